@@ -1,0 +1,169 @@
+// Package detector decides, from the text of one tmux pane, whether Claude Code is stopped at
+// a usage limit, when that limit lifts, and what is on screen around the stop: Claude Code's own
+// auto-continue, the rate-limit options menu, the user's draft in the input box and signs that a
+// turn has resumed.
+//
+// The package is pure: Detect takes the screen text (what `tmux capture-pane -p -J` prints) and
+// the facts it cannot read from the screen (the capture instant, when the message first
+// appeared, the claude host's time zone) and returns a Verdict. It does no I/O of its own and
+// never reads the clock. Time zones are resolved with the time package; the binary embeds
+// time/tzdata so every IANA name loads on any machine.
+package detector
+
+import (
+	"time"
+)
+
+// Facts are what Detect needs to know beyond the screen text.
+type Facts struct {
+	// Now is the capture instant. It is required.
+	Now time.Time
+	// Appeared is the instant the last limit message was first seen on screen, or the zero
+	// time when it is unknown (a watcher that starts with the message already on screen).
+	// Time-only resets are resolved as the next occurrence after this instant.
+	Appeared time.Time
+	// Zone is the time zone of the host that runs claude, used for messages that print no
+	// zone (1.0.88–2.0.50) and for the printed zone "Etc/Unknown". Nil means UTC.
+	Zone *time.Location
+}
+
+// Kind names which limit stopped the session.
+type Kind string
+
+// The kinds of limit Claude Code reports.
+const (
+	KindNone         Kind = ""
+	KindSession      Kind = "session"
+	KindFiveHour     Kind = "5-hour"
+	KindWeekly       Kind = "weekly"
+	KindOpus         Kind = "opus"
+	KindSonnet       Kind = "sonnet"
+	KindUsage        Kind = "usage"
+	KindExtraUsage   Kind = "extra-usage"
+	KindUsageCredits Kind = "usage-credits"
+	KindSpendingCap  Kind = "spending-cap"
+	KindTeam         Kind = "team"
+	KindLegacy       Kind = "legacy"
+	KindUnknown      Kind = "unknown"
+)
+
+// Native is the state of Claude Code's own auto-continue (2.1.234+) after the last stop.
+type Native string
+
+// The states of Claude Code's own auto-continue.
+const (
+	// NativeNone: nothing on screen says Claude Code will continue by itself.
+	NativeNone Native = "none"
+	// NativeArmed: Claude Code will continue by itself at the reset; send nothing, since
+	// Esc or any typing cancels it.
+	NativeArmed Native = "armed"
+	// NativeFired: "Usage limit reset · Continuing automatically": the session resumed.
+	NativeFired Native = "fired"
+	// NativeCancelled: the user or a key cancelled it; the watcher takes over.
+	NativeCancelled Native = "cancelled"
+	// NativeStopped: Claude Code gave up (repeated hits, reset > 24 h, login change, turned
+	// off, did not run); the watcher takes over.
+	NativeStopped Native = "stopped"
+	// NativePressEnter: "Your usage limit has reset · press enter to continue" (after the
+	// machine slept): a bare Enter resumes.
+	NativePressEnter Native = "press-enter"
+)
+
+// Source says how a reset instant was derived.
+type Source string
+
+// The ways a reset instant is derived from the message.
+const (
+	SourceNone  Source = ""
+	SourceEpoch Source = "epoch" // legacy "…|<unix seconds>"
+	SourceClock Source = "clock" // a wall-clock time only: "resets 4:30pm"
+	SourceDate  Source = "date"  // a date and a time: "resets Nov 23, 11pm"
+)
+
+// Anchor says which instant a time-only reset was resolved against.
+type Anchor string
+
+// The instants a time-only reset can be resolved against.
+const (
+	AnchorNone     Anchor = ""
+	AnchorAppeared Anchor = "appeared" // Facts.Appeared
+	AnchorSummary  Anchor = "summary"  // the "done 10:58 PM" turn summary after the stop
+	AnchorUnknown  Anchor = "unknown"  // neither: a conservative choice around Facts.Now
+)
+
+// Reset is the instant a limit lifts and how it was worked out.
+type Reset struct {
+	// Known is false when the message prints no usable reset.
+	Known bool
+	// At is the reset instant, in the zone it was printed in (or the assumed zone).
+	At time.Time
+	// Printed is the reset text as it appeared ("Nov 23, 11pm (Europe/Berlin)", "1760000400").
+	Printed string
+	Source  Source
+	// Zone is the IANA name the wall-clock time was read in; ZonePrinted says whether the
+	// message printed it or it was assumed (Facts.Zone).
+	Zone        string
+	ZonePrinted bool
+	// Anchor is set for time-only resets.
+	Anchor Anchor
+	// Ambiguous is true when the appearance instant was unknown and the reset had to be
+	// chosen between two candidate days (SPEC §4.3).
+	Ambiguous bool
+	// How explains the derivation in one sentence.
+	How string
+}
+
+// MenuRow is one numbered row of the rate-limit options menu.
+type MenuRow struct {
+	Digit   int    `json:"digit"`
+	Label   string `json:"label"`
+	Focused bool   `json:"focused"`
+}
+
+// Menu is the rate-limit options menu ("What do you want to do?", 2.0.45+).
+type Menu struct {
+	// Open is true when the menu is the live bottom of the screen.
+	Open bool
+	Rows []MenuRow
+	// Focused is the digit of the focused row, 0 when none could be read.
+	Focused int
+	// StopDigit is the digit of the row whose label starts with "Stop", 0 when there is none
+	// or the rows could not be read as 1..N. It is the only key the watcher may press.
+	StopDigit int
+}
+
+// Input is Claude Code's input box.
+type Input struct {
+	// Visible is false when no input box is on screen (a menu hides it, or claude exited).
+	Visible bool
+	// Draft is the text in the box, empty when the box is empty.
+	Draft string
+}
+
+// Verdict is what Detect concludes about one screen.
+type Verdict struct {
+	// Limited is true when the latest thing on screen is a usage-limit stop of a live
+	// Claude Code session.
+	Limited bool
+	// Message is the limit message (joined across wrapped lines), set whenever a stop
+	// message is on screen, even when newer activity means the session is no longer stopped.
+	Message string
+	// Line is the 0-based screen row of the message's first line, -1 when there is none.
+	Line int
+	Kind Kind
+	// Waitable is false for stops that waiting cannot clear (org and spend limits).
+	Waitable bool
+	Reset    Reset
+	Native   Native
+	Menu     Menu
+	Input    Input
+	// Busy is true when a turn is running ("esc to interrupt").
+	Busy bool
+	// Resumed is true when there is evidence below the last stop that a turn ran after it
+	// (a reply, a tool call, a submitted prompt, a working spinner, native continue fired).
+	Resumed bool
+	// Exited is true when a shell prompt follows the stop: claude is no longer running.
+	Exited bool
+	// Reason says in one sentence why the screen is or is not a stop.
+	Reason string
+}
