@@ -56,7 +56,7 @@ func Detect(screen string, f Facts) Verdict {
 		v.Reason = "newer activity follows the stop: " + after.activity
 	default:
 		v.Limited = true
-		v.Reason = fmt.Sprintf("the last response-gutter message (row %d) is a %s limit stop", last.row+1, v.Kind)
+		v.Reason = fmt.Sprintf("the last response-gutter message (row %d) is a usage-limit stop (%s) with nothing newer below it", last.row+1, v.Kind)
 	}
 	return v
 }
@@ -306,8 +306,7 @@ func (s *screen) findLimits() {
 		for j := i + 1; j < end; j++ {
 			full += " " + strings.TrimSpace(s.rows[j])
 		}
-		full = normalize(full)
-		if msg, ok := parseMessage(full); ok {
+		if msg, ok := parseMessage(normalize(full)); ok {
 			s.limits = append(s.limits, limitAt{row: i, end: end, text: full, msg: msg})
 		} else if limitWords.MatchString(full) {
 			s.quoted = true

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/pflag"
+
+	"github.com/cac-tmux/cac-tmux/detector"
+)
+
+// maxScreen bounds what inspect reads: a 500×200 pane is 100 kB of text even with wide runes
+// and escapes; 16 MiB leaves room for any capture and refuses runaway input.
+const maxScreen = 16 << 20
+
+// inspectOptions are the flags of `cac-tmux inspect`.
+type inspectOptions struct {
+	now  time.Time // capture instant; zero: the current time
+	zone *time.Location
+	json bool
+	file string // "-" for stdin
+}
+
+func parseInspect(args []string, io stdio) (inspectOptions, error) {
+	fs := pflag.NewFlagSet("inspect", pflag.ContinueOnError)
+	fs.SetOutput(io.err)
+	fs.Usage = func() {
+		fmt.Fprint(io.err, "Usage: cac-tmux inspect [FILE|-] [flags]\n\nClassify one Claude Code screen (plain text or a capture with escapes) and explain the decision.\nExit 0 limited, 1 not limited, 2 error.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	now := fs.String("now", "", "capture instant, RFC3339 (e.g. 2026-11-20T23:00:00+01:00); the message is taken to have appeared then. Default: now, appearance unknown")
+	tz := fs.String("tz", "", "IANA zone of the host that ran claude, for messages that print none (default: this machine's zone)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return inspectOptions{}, err
+		}
+		return inspectOptions{}, usageError("inspect: %v", err)
+	}
+	o := inspectOptions{json: *asJSON, zone: time.Local}
+	switch fs.NArg() {
+	case 0:
+		if io.inTTY {
+			return o, usageError("inspect: no input: give a FILE, or - and pipe a capture (tmux capture-pane -p -J -t %%N | cac-tmux inspect -)")
+		}
+		o.file = "-"
+	case 1:
+		o.file = fs.Arg(0)
+	default:
+		return o, usageError("inspect: one FILE at most, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " "))
+	}
+	if *now != "" {
+		t, err := time.Parse(time.RFC3339, *now)
+		if err != nil {
+			return o, usageError("inspect: --now: must be an RFC3339 instant like 2026-11-20T23:00:00+01:00 (got %q)", *now)
+		}
+		o.now = t
+	}
+	if *tz != "" {
+		l, err := time.LoadLocation(*tz)
+		if err != nil {
+			return o, usageError("inspect: --tz: unknown time zone %q: use an IANA name like Europe/Berlin", *tz)
+		}
+		o.zone = l
+	}
+	return o, nil
+}
+
+// runInspect implements `cac-tmux inspect`.
+func runInspect(args []string, io stdio) int {
+	o, err := parseInspect(args, io)
+	if errors.Is(err, pflag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(io.err, "cac-tmux: %v\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		return 2
+	}
+	raw, err := readScreen(o.file, io.in)
+	if err != nil {
+		fmt.Fprintf(io.err, "cac-tmux: inspect: %v\n", err)
+		return 2
+	}
+	facts := detector.Facts{Now: o.now, Appeared: o.now, Zone: o.zone}
+	if o.now.IsZero() {
+		facts.Now = time.Now()
+	}
+	v := detector.Detect(cleanScreen(raw), facts)
+	if o.json {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(newVerdictJSON(v, facts.Now)); err != nil {
+			fmt.Fprintf(io.err, "cac-tmux: inspect: write: %v\n", err)
+			return 1
+		}
+	} else {
+		writeExplanation(io.out, v, facts.Now)
+	}
+	if v.Limited {
+		return 0
+	}
+	return 1
+}
+
+func readScreen(file string, stdin io.Reader) (string, error) {
+	r := stdin
+	name := "stdin"
+	if file != "-" {
+		f, err := os.Open(file)
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already in the message
+		}
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", file, err)
+		}
+		defer f.Close()
+		r, name = f, file
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxScreen+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(b) > maxScreen {
+		return "", fmt.Errorf("read %s: more than %d MiB: that is not one pane's screen", name, maxScreen>>20)
+	}
+	return string(b), nil
+}
+
+// cleanScreen turns a capture with escapes (capture-pane -e, a terminal log) into the plain
+// text capture-pane -p prints: ansi.Strip removes CSI (SGR colours, cursor moves), OSC
+// (titles, OSC 8 hyperlinks), DCS and the rest; carriage returns of CRLF logs go too.
+func cleanScreen(raw string) string {
+	if strings.ContainsAny(raw, "\x1b\x9b\x9d") {
+		raw = ansi.Strip(raw)
+	}
+	return strings.ReplaceAll(raw, "\r\n", "\n")
+}
+
+// verdictJSON is the --json form of a verdict: stable snake_case names, RFC3339 instants and
+// null for what is unknown.
+type verdictJSON struct {
+	Limited        bool      `json:"limited"`
+	Reset          *string   `json:"reset"`
+	Message        *string   `json:"message"`
+	Row            *int      `json:"row"`
+	Kind           *string   `json:"kind"`
+	Waitable       bool      `json:"waitable"`
+	ResetKnown     bool      `json:"reset_known"`
+	ResetPrinted   string    `json:"reset_printed,omitempty"`
+	ResetSource    string    `json:"reset_source,omitempty"`
+	ResetZone      string    `json:"reset_zone,omitempty"`
+	ZonePrinted    bool      `json:"zone_printed"`
+	ResetAnchor    string    `json:"reset_anchor,omitempty"`
+	ResetAmbiguous bool      `json:"reset_ambiguous"`
+	ResetHow       string    `json:"reset_how,omitempty"`
+	Native         string    `json:"native"`
+	Menu           menuJSON  `json:"menu"`
+	Input          inputJSON `json:"input"`
+	Busy           bool      `json:"busy"`
+	Resumed        bool      `json:"resumed"`
+	Exited         bool      `json:"exited"`
+	Reason         string    `json:"reason"`
+	Now            string    `json:"now"`
+}
+
+type menuJSON struct {
+	Open      bool               `json:"open"`
+	Rows      []detector.MenuRow `json:"rows"`
+	Focused   *int               `json:"focused"`
+	StopDigit *int               `json:"stop_digit"`
+}
+
+type inputJSON struct {
+	Visible bool   `json:"visible"`
+	Draft   string `json:"draft"`
+}
+
+func newVerdictJSON(v detector.Verdict, now time.Time) verdictJSON {
+	j := verdictJSON{
+		Limited:        v.Limited,
+		Waitable:       v.Waitable,
+		ResetKnown:     v.Reset.Known,
+		ResetPrinted:   v.Reset.Printed,
+		ResetSource:    string(v.Reset.Source),
+		ResetZone:      v.Reset.Zone,
+		ZonePrinted:    v.Reset.ZonePrinted,
+		ResetAnchor:    string(v.Reset.Anchor),
+		ResetAmbiguous: v.Reset.Ambiguous,
+		ResetHow:       v.Reset.How,
+		Native:         string(v.Native),
+		Menu:           menuJSON{Open: v.Menu.Open, Rows: v.Menu.Rows},
+		Input:          inputJSON{Visible: v.Input.Visible, Draft: v.Input.Draft},
+		Busy:           v.Busy,
+		Resumed:        v.Resumed,
+		Exited:         v.Exited,
+		Reason:         v.Reason,
+		Now:            now.Format(time.RFC3339),
+	}
+	if j.Menu.Rows == nil {
+		j.Menu.Rows = []detector.MenuRow{}
+	}
+	if v.Menu.Focused != 0 {
+		j.Menu.Focused = &v.Menu.Focused
+	}
+	if v.Menu.StopDigit != 0 {
+		j.Menu.StopDigit = &v.Menu.StopDigit
+	}
+	if v.Line >= 0 {
+		row, msg, kind := v.Line+1, v.Message, string(v.Kind)
+		j.Row, j.Message, j.Kind = &row, &msg, &kind
+	}
+	if v.Reset.Known {
+		r := v.Reset.At.Format(time.RFC3339)
+		j.Reset = &r
+	}
+	return j
+}
+
+// writeExplanation prints the verdict for a person: the decision, the matched line, the kind,
+// the reset in the printed zone and in local time, and why.
+func writeExplanation(w io.Writer, v detector.Verdict, now time.Time) {
+	yes := map[bool]string{true: "yes", false: "no"}
+	fmt.Fprintf(w, "limited:   %s\n", yes[v.Limited])
+	fmt.Fprintf(w, "why:       %s\n", v.Reason)
+	if v.Line >= 0 {
+		fmt.Fprintf(w, "message:   %s  (row %d)\n", v.Message, v.Line+1)
+		clears := "waiting for the reset clears it"
+		if !v.Waitable {
+			clears = "waiting cannot clear it: notify, do not resume"
+		}
+		fmt.Fprintf(w, "kind:      %s (%s)\n", v.Kind, clears)
+		if v.Reset.Known {
+			at := v.Reset.At
+			fmt.Fprintf(w, "reset:     %s (%s)\n", at.Format("Mon 2006-01-02 15:04 MST"), v.Reset.Zone)
+			fmt.Fprintf(w, "local:     %s, %s\n", at.Local().Format("Mon 2006-01-02 15:04 MST"), relative(at.Sub(now)))
+		} else {
+			fmt.Fprintf(w, "reset:     unknown\n")
+		}
+		if v.Reset.How != "" {
+			fmt.Fprintf(w, "derived:   %s\n", v.Reset.How)
+		}
+		if v.Reset.Ambiguous {
+			fmt.Fprintf(w, "           (the appearance instant is unknown; pass --now with the capture instant to resolve it exactly)\n")
+		}
+	}
+	fmt.Fprintf(w, "auto:      %s\n", nativeText(v.Native))
+	switch {
+	case v.Menu.Open:
+		fmt.Fprintf(w, "menu:      open, focused row %d\n", v.Menu.Focused)
+		for _, r := range v.Menu.Rows {
+			mark := " "
+			if r.Focused {
+				mark = "❯"
+			}
+			fmt.Fprintf(w, "           %s %d. %s\n", mark, r.Digit, r.Label)
+		}
+		if v.Menu.StopDigit != 0 {
+			fmt.Fprintf(w, "           Stop row: %d (the only key to press)\n", v.Menu.StopDigit)
+		} else {
+			fmt.Fprintf(w, "           Stop row: none readable: press nothing, report the pane\n")
+		}
+	default:
+		fmt.Fprintf(w, "menu:      not open\n")
+	}
+	switch {
+	case !v.Input.Visible:
+		fmt.Fprintf(w, "input:     not visible\n")
+	case v.Input.Draft == "":
+		fmt.Fprintf(w, "input:     empty\n")
+	default:
+		fmt.Fprintf(w, "input:     draft %q (hold: never overwrite it)\n", v.Input.Draft)
+	}
+	fmt.Fprintf(w, "busy:      %s   resumed after the stop: %s   claude exited: %s\n", yes[v.Busy], yes[v.Resumed], yes[v.Exited])
+}
+
+func nativeText(n detector.Native) string {
+	switch n {
+	case detector.NativeArmed:
+		return "armed: Claude Code will continue by itself; send nothing"
+	case detector.NativeFired:
+		return "fired: Claude Code continued by itself"
+	case detector.NativeCancelled:
+		return "cancelled: take over"
+	case detector.NativeStopped:
+		return "stopped: Claude Code gave up; take over"
+	case detector.NativePressEnter:
+		return "press-enter: the limit has reset; a bare Enter resumes"
+	}
+	return "none"
+}
+
+// relative says how far d is, to the minute: "in 1h52m", "3m ago".
+func relative(d time.Duration) string {
+	d = d.Round(time.Minute)
+	ago := d < 0
+	if ago {
+		d = -d
+	}
+	s := strings.TrimSuffix(d.String(), "0s")
+	if d >= time.Hour {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	if s == "" {
+		s = "0m"
+	}
+	if ago {
+		return s + " ago"
+	}
+	return "in " + s
+}

@@ -1,0 +1,71 @@
+// Command cac-tmux supervises Claude Code sessions in tmux panes: it recognises a usage-limit
+// stop, works out when the limit lifts and resumes the session.
+//
+// This file dispatches subcommands. Each subcommand parses its own GNU-style flags (pflag),
+// writes data to stdout and errors to stderr, and returns an exit code: 0 success, 1 runtime
+// failure, 2 usage or configuration error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	_ "time/tzdata" // every IANA zone Claude Code may print loads on any machine (SPEC §4.3)
+)
+
+// errUsage marks errors that exit 2: bad flags, arguments or configuration.
+var errUsage = errors.New("usage")
+
+// usageError wraps err so that it exits 2.
+func usageError(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+}
+
+const usageText = `cac-tmux: resume Claude Code sessions in tmux after a usage limit lifts
+
+Usage:
+  cac-tmux watch                    supervise every Claude Code pane (not implemented yet)
+  cac-tmux inspect [FILE|-] [flags] classify one screen capture and explain the decision
+  cac-tmux help                     this text
+
+Run "cac-tmux COMMAND --help" for a command's flags.
+`
+
+// stdio are the streams a command talks to.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+	// inTTY is true when in is a terminal (inspect then refuses to wait for stdin).
+	inTTY bool
+}
+
+func main() {
+	io := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: isTerminal(os.Stdin)}
+	os.Exit(run(os.Args[1:], io))
+}
+
+// run executes one command line and returns its exit code.
+func run(args []string, io stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(io.err, usageText)
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "--help":
+		fmt.Fprint(io.out, usageText)
+		return 0
+	case "inspect":
+		return runInspect(args[1:], io)
+	case "watch":
+		fmt.Fprintln(io.err, "cac-tmux: watch: not implemented yet (the watcher lands with issue 3); use \"cac-tmux inspect\" to classify a screen")
+		return 1
+	}
+	fmt.Fprintf(io.err, "cac-tmux: unknown command %q\n\n%s", args[0], usageText)
+	return 2
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
