@@ -100,8 +100,8 @@ var (
 	promptRow = regexp.MustCompile(`^([❯>!])(?:[ \x{00a0}]|$)`)
 	// menuRow is "❯ 1. Stop and wait for limit to reset" or "  2. Switch to extra usage".
 	menuRow = regexp.MustCompile(`^([❯>›▸] ?)?(\d{1,2})\. +(\S.*)$`)
-	// shellPrompt is a shell prompt at column 0: "user@host:~/proj$", "[me@box ~]# ", "% ".
-	shellPrompt = regexp.MustCompile(`^(?:[\w.-]+@[\w.-]+\S*|[^\s●⏺✻✽✶✳✢>❯!│╭╰─▐▝▘※▎⎿*·].{0,300}[$#%])[ \x{00a0}]?$|^[$#%][ \x{00a0}]?$`)
+	// userHost is the start of a typical shell prompt: "user@devbox:~/proj$".
+	userHost = regexp.MustCompile(`^[\w.-]+@[\w.-]+[:\s]?\S*[$#%>]?[ \x{00a0}]?$`)
 	// limitWords is loose limit wording, used for the reason text and to tell a ● line that
 	// reports a stop ("● Teammate @x failed: You've hit your session limit") from activity.
 	limitWords = regexp.MustCompile(`(?i)hit your .{0,40}limit|limit reached|out of (?:extra usage|usage credits)|usage limit`)
@@ -287,18 +287,14 @@ func (s *screen) findLimits() {
 			continue // a wrapped or indented line of the current block
 		default:
 			owner = ownerOther
-			if toolCall.MatchString(r) {
+			if (strings.HasPrefix(r, "! ") || strings.Contains(r, "(")) && toolCall.MatchString(r) {
 				owner = ownerTool
 			}
-			if !s.quoted && limitWords.MatchString(r) {
-				s.quoted = true
-			}
+			s.quoted = s.quoted || mentionsLimit(r)
 			continue
 		}
 		if owner == ownerTool {
-			if limitWords.MatchString(text) {
-				s.quoted = true
-			}
+			s.quoted = s.quoted || mentionsLimit(text)
 			continue // tool output: "● Bash(cat notes.md)" then "  ⎿  You've hit your limit…"
 		}
 		end := s.joinWrapped(i)
@@ -308,11 +304,16 @@ func (s *screen) findLimits() {
 		}
 		if msg, ok := parseMessage(normalize(full)); ok {
 			s.limits = append(s.limits, limitAt{row: i, end: end, text: full, msg: msg})
-		} else if limitWords.MatchString(full) {
-			s.quoted = true
+		} else {
+			s.quoted = s.quoted || mentionsLimit(full)
 		}
 		i = end - 1
 	}
+}
+
+// mentionsLimit is a cheap test for limit wording, for the reason text only.
+func mentionsLimit(r string) bool {
+	return (strings.Contains(r, "imit") || strings.Contains(r, "usage")) && limitWords.MatchString(r)
 }
 
 type lineOwner int
@@ -447,7 +448,7 @@ func activity(r string) string {
 	first, _ := utf8.DecodeRuneInString(t)
 	switch {
 	case first == '●' || first == '⏺':
-		if limitWords.MatchString(t) {
+		if mentionsLimit(t) {
 			return ""
 		}
 		return "an assistant reply or tool call"
@@ -472,7 +473,7 @@ func activity(r string) string {
 func (s *screen) busyFrom(from int) bool {
 	for i := from; i < len(s.rows); i++ {
 		t := strings.TrimSpace(s.rows[i])
-		if !strings.Contains(strings.ToLower(t), "esc to interrupt") {
+		if !strings.Contains(t, "to interrupt") || !strings.Contains(strings.ToLower(t), "esc to interrupt") {
 			continue
 		}
 		first, _ := utf8.DecodeRuneInString(t)
@@ -491,9 +492,29 @@ func (s *screen) exitedFrom(from int) bool {
 		start = from // no input box or menu: anything below the stop counts
 	}
 	for i := start; i < len(s.rows); i++ {
-		if shellPrompt.MatchString(s.rows[i]) {
+		if isShellPrompt(s.rows[i]) {
 			return true
 		}
 	}
 	return false
+}
+
+// claudeLead are the runes Claude Code's own rows can start with at column 0: prompts, bullets,
+// spinners, boxes, rules, the logo and banners.
+const claudeLead = "●⏺✻✽✶✳✢✺✹>❯!│╭╰─▐▝▘※▎⎿*·"
+
+// isShellPrompt reports a row that looks like a shell prompt at column 0 ("user@devbox:~/proj$",
+// "[me@box ~]# ", "% "): not one of Claude Code's own rows, ending in a prompt character.
+func isShellPrompt(r string) bool {
+	if r == "" || r[0] == ' ' || len(r) > 300 {
+		return false
+	}
+	if first, _ := utf8.DecodeRuneInString(r); strings.ContainsRune(claudeLead, first) {
+		return false
+	}
+	t := strings.TrimRight(r, " \u00a0")
+	if last := t[len(t)-1]; last == '$' || last == '#' || last == '%' {
+		return true
+	}
+	return userHost.MatchString(r)
 }

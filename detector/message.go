@@ -132,9 +132,16 @@ var after = regexp.MustCompile(`^(?:$|[.·∙•–—|:-]|,? ?(?:resets|will re
 // resetClause finds the reset keyword; the text after it is read by parseClock.
 var resetClause = regexp.MustCompile(`\b(?:resets|will reset at|reset at)(?: at)? `)
 
+// maxMessageBytes bounds a limit message: the longest real one is under 200 bytes; longer
+// gutter text is something else (tool output, a paste) and is not read further.
+const maxMessageBytes = 600
+
 // parseMessage reads one limit message (already normalized). ok is false when the text is not
 // a usage-limit stop.
 func parseMessage(text string) (message, bool) {
+	if len(text) > maxMessageBytes {
+		return message{}, false
+	}
 	text = strings.TrimPrefix(text, "Error: ")
 	if notStop.MatchString(text) {
 		return message{}, false

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -27,26 +28,26 @@ type inspectOptions struct {
 	file string // "-" for stdin
 }
 
-func parseInspect(args []string, io stdio) (inspectOptions, error) {
+func parseInspect(args []string, std stdio) (inspectOptions, error) {
 	fs := pflag.NewFlagSet("inspect", pflag.ContinueOnError)
-	fs.SetOutput(io.err)
-	fs.Usage = func() {
-		fmt.Fprint(io.err, "Usage: cac-tmux inspect [FILE|-] [flags]\n\nClassify one Claude Code screen (plain text or a capture with escapes) and explain the decision.\nExit 0 limited, 1 not limited, 2 error.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // parse errors are reported once, below; --help prints to stdout
 	now := fs.String("now", "", "capture instant, RFC3339 (e.g. 2026-11-20T23:00:00+01:00); the message is taken to have appeared then. Default: now, appearance unknown")
 	tz := fs.String("tz", "", "IANA zone of the host that ran claude, for messages that print none (default: this machine's zone)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(std.out, "Usage: cac-tmux inspect [FILE|-] [flags]\n\nClassify one Claude Code screen (plain text or a capture with escapes) and explain the decision.\nExit 0 limited, 1 not limited, 2 error.\n\nFlags:\n")
+			fs.SetOutput(std.out)
+			fs.PrintDefaults()
 			return inspectOptions{}, err
 		}
-		return inspectOptions{}, usageError("inspect: %v", err)
+		return inspectOptions{}, usageError("inspect: %v (see cac-tmux inspect --help)", err)
 	}
 	o := inspectOptions{json: *asJSON, zone: time.Local}
 	switch fs.NArg() {
 	case 0:
-		if io.inTTY {
+		if std.inTTY {
 			return o, usageError("inspect: no input: give a FILE, or - and pipe a capture (tmux capture-pane -p -J -t %%N | cac-tmux inspect -)")
 		}
 		o.file = "-"
@@ -73,18 +74,18 @@ func parseInspect(args []string, io stdio) (inspectOptions, error) {
 }
 
 // runInspect implements `cac-tmux inspect`.
-func runInspect(args []string, io stdio) int {
-	o, err := parseInspect(args, io)
+func runInspect(args []string, std stdio) int {
+	o, err := parseInspect(args, std)
 	if errors.Is(err, pflag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "cac-tmux: %v\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		fmt.Fprintf(std.err, "cac-tmux: %v\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 		return 2
 	}
-	raw, err := readScreen(o.file, io.in)
+	raw, err := readScreen(o.file, std.in)
 	if err != nil {
-		fmt.Fprintf(io.err, "cac-tmux: inspect: %v\n", err)
+		fmt.Fprintf(std.err, "cac-tmux: inspect: %v\n", err)
 		return 2
 	}
 	facts := detector.Facts{Now: o.now, Appeared: o.now, Zone: o.zone}
@@ -93,14 +94,14 @@ func runInspect(args []string, io stdio) int {
 	}
 	v := detector.Detect(cleanScreen(raw), facts)
 	if o.json {
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(newVerdictJSON(v, facts.Now)); err != nil {
-			fmt.Fprintf(io.err, "cac-tmux: inspect: write: %v\n", err)
+			fmt.Fprintf(std.err, "cac-tmux: inspect: write: %v\n", err)
 			return 1
 		}
 	} else {
-		writeExplanation(io.out, v, facts.Now)
+		writeExplanation(std.out, v, facts.Now)
 	}
 	if v.Limited {
 		return 0
@@ -134,14 +135,20 @@ func readScreen(file string, stdin io.Reader) (string, error) {
 }
 
 // cleanScreen turns a capture with escapes (capture-pane -e, a terminal log) into the plain
-// text capture-pane -p prints: ansi.Strip removes CSI (SGR colours, cursor moves), OSC
-// (titles, OSC 8 hyperlinks), DCS and the rest; carriage returns of CRLF logs go too.
+// text capture-pane -p prints. Escape strings (OSC titles and OSC 8 hyperlinks, DCS, APC, PM,
+// SOS) are removed first, whole: ansi.Strip (charmbracelet/x/ansi v0.11) ends them at any
+// 0x9C byte, which is also inside UTF-8 text such as the "✳" of Claude Code's titles. Then
+// ansi.Strip removes CSI (SGR colours, cursor moves) and the rest; CRLF becomes LF.
 func cleanScreen(raw string) string {
-	if strings.ContainsAny(raw, "\x1b\x9b\x9d") {
+	if strings.Contains(raw, "\x1b") {
+		raw = escapeString.ReplaceAllString(raw, "")
 		raw = ansi.Strip(raw)
 	}
 	return strings.ReplaceAll(raw, "\r\n", "\n")
 }
+
+// escapeString is an OSC, DCS, SOS, PM or APC string ended by BEL or ST (ESC \).
+var escapeString = regexp.MustCompile(`\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)`)
 
 // verdictJSON is the --json form of a verdict: stable snake_case names, RFC3339 instants and
 // null for what is unknown.
@@ -216,7 +223,7 @@ func newVerdictJSON(v detector.Verdict, now time.Time) verdictJSON {
 		row, msg, kind := v.Line+1, v.Message, string(v.Kind)
 		j.Row, j.Message, j.Kind = &row, &msg, &kind
 	}
-	if v.Reset.Known {
+	if v.Limited && v.Reset.Known {
 		r := v.Reset.At.Format(time.RFC3339)
 		j.Reset = &r
 	}

@@ -41,27 +41,26 @@ type stdio struct {
 }
 
 func main() {
-	io := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: isTerminal(os.Stdin)}
-	os.Exit(run(os.Args[1:], io))
+	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: isTerminal(os.Stdin)}))
 }
 
 // run executes one command line and returns its exit code.
-func run(args []string, io stdio) int {
+func run(args []string, std stdio) int {
 	if len(args) == 0 {
-		fmt.Fprint(io.err, usageText)
+		fmt.Fprint(std.err, usageText)
 		return 2
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
-		fmt.Fprint(io.out, usageText)
+		fmt.Fprint(std.out, usageText)
 		return 0
 	case "inspect":
-		return runInspect(args[1:], io)
+		return runInspect(args[1:], std)
 	case "watch":
-		fmt.Fprintln(io.err, "cac-tmux: watch: not implemented yet (the watcher lands with issue 3); use \"cac-tmux inspect\" to classify a screen")
+		fmt.Fprintln(std.err, "cac-tmux: watch: not implemented yet (the watcher lands with issue 3); use \"cac-tmux inspect\" to classify a screen")
 		return 1
 	}
-	fmt.Fprintf(io.err, "cac-tmux: unknown command %q\n\n%s", args[0], usageText)
+	fmt.Fprintf(std.err, "cac-tmux: unknown command %q\n\n%s", args[0], usageText)
 	return 2
 }
 

@@ -1,0 +1,36 @@
+# cac-tmux — build, test and measure. `make help` lists the targets.
+GO      ?= go
+BIN     ?= bin/cac-tmux
+FUZZTIME ?= 30s
+
+.PHONY: help build run test lint fuzz bench clean
+
+help:
+	@echo "make build   build $(BIN)"
+	@echo "make run     build and run 'cac-tmux watch' on the current tmux server"
+	@echo "make test    lint, then every test (needs tmux for integration tests)"
+	@echo "make lint    gofmt + go vet"
+	@echo "make fuzz    fuzz the detector for FUZZTIME (default $(FUZZTIME))"
+	@echo "make bench   Go benchmarks of the hot paths"
+
+build:
+	$(GO) build -o $(BIN) ./cmd/cac-tmux
+
+run: build
+	./$(BIN) watch
+
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test: lint
+	$(GO) test -count=1 ./...
+
+fuzz:
+	$(GO) test ./detector -run '^$$' -fuzz FuzzDetect -fuzztime $(FUZZTIME)
+
+bench:
+	$(GO) test ./... -run '^$$' -bench . -benchmem -count 5
+
+clean:
+	rm -rf bin results
