@@ -54,6 +54,9 @@ func Detect(screen string, f Facts) Verdict {
 		v.Reason = "Claude Code's own auto-continue fired after the stop"
 	case after.activity != "":
 		v.Reason = "newer activity follows the stop: " + after.activity
+	case v.Busy:
+		v.Resumed = true
+		v.Reason = "a turn is running below the stop (esc to interrupt)"
 	default:
 		v.Limited = true
 		v.Reason = fmt.Sprintf("the last response-gutter message (row %d) is a usage-limit stop (%s) with nothing newer below it", last.row+1, v.Kind)
@@ -378,10 +381,11 @@ type afterStop struct {
 
 // after reads the transcript rows below the stop, then the footer, for newer activity and for
 // Claude Code's own auto-continue (SPEC §4.5). The latest auto-continue line in the transcript
-// sets the state; an armed banner in the footer is the current state and wins.
+// sets the state; an armed banner or a press-enter line in the footer is the current state and
+// wins.
 func (s *screen) after(from int) afterStop {
 	a := afterStop{native: NativeNone}
-	footerArmed := false
+	footer := NativeNone // the footer shows the current state: armed, or press enter
 	for i := from; i < len(s.rows); i++ {
 		t := strings.TrimSpace(s.rows[i])
 		if t == "" {
@@ -389,7 +393,12 @@ func (s *screen) after(from int) afterStop {
 		}
 		n := nativeEvent(t)
 		if i >= s.footer {
-			footerArmed = footerArmed || n == NativeArmed || strings.HasPrefix(t, "⚠ Usage limit reached")
+			switch {
+			case n == NativeArmed, strings.HasPrefix(t, "⚠ Usage limit reached"):
+				footer = NativeArmed
+			case n == NativePressEnter:
+				footer = NativePressEnter
+			}
 			continue
 		}
 		if i >= s.end {
@@ -408,8 +417,8 @@ func (s *screen) after(from int) afterStop {
 			}
 		}
 	}
-	if footerArmed {
-		a.native = NativeArmed
+	if footer != NativeNone {
+		a.native = footer
 	}
 	return a
 }
