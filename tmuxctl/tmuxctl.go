@@ -1,0 +1,161 @@
+// Package tmuxctl is the only code in cac-tmux that runs tmux. It builds argv slices (never a
+// shell string), selects the server with -L or -S exactly like tmux (with neither, tmux itself
+// uses the server of $TMUX, else the default one), bounds every call with a context timeout and
+// keeps tmux's stderr and exit status in its errors. The parsers of tmux output are pure
+// functions, tested on their own.
+//
+// gotmux was evaluated and is not used: it panics on a pane title containing "-:-", has no
+// literal send-keys and no -L, and drops tmux's error text (SPEC §8).
+package tmuxctl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Errors a caller can test with errors.Is.
+var (
+	// ErrNoServer: no tmux server listens on the socket.
+	ErrNoServer = errors.New("no tmux server running")
+	// ErrNoTarget: the pane, window, session or client does not exist (any more).
+	ErrNoTarget = errors.New("no such tmux target")
+	// ErrNoClient: the command needs an attached client and there is none.
+	ErrNoClient = errors.New("no tmux client attached")
+)
+
+// Error is a failed tmux call: its arguments (after the binary and socket flags), exit status
+// and stderr. It wraps ErrNoServer, ErrNoTarget or ErrNoClient when stderr says so.
+type Error struct {
+	Args     []string
+	ExitCode int
+	Stderr   string
+	Err      error // the exec error, or one of the sentinel errors
+}
+
+func (e *Error) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("tmux %s: %s (exit %d)", strings.Join(e.Args, " "), msg, e.ExitCode)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// classify maps tmux's stderr to a sentinel error (texts of tmux 3.3a).
+func classify(stderr string) error {
+	switch {
+	case strings.Contains(stderr, "no server running"), strings.Contains(stderr, "error connecting to"),
+		strings.Contains(stderr, "server exited unexpectedly"):
+		return ErrNoServer
+	case strings.Contains(stderr, "can't find pane"), strings.Contains(stderr, "can't find window"),
+		strings.Contains(stderr, "can't find session"), strings.Contains(stderr, "can't find client"):
+		return ErrNoTarget
+	case strings.Contains(stderr, "no current client"), strings.Contains(stderr, "no client"):
+		return ErrNoClient
+	}
+	return nil
+}
+
+// DefaultTimeout bounds one tmux call when the Client sets none.
+const DefaultTimeout = 5 * time.Second
+
+// Client runs tmux against one server.
+type Client struct {
+	// SocketName is tmux's -L; SocketPath is -S (it wins when both are set). With neither,
+	// tmux uses $TMUX's server, else the default server.
+	SocketName string
+	SocketPath string
+	// Bin is the tmux binary, "tmux" when empty.
+	Bin string
+	// Timeout bounds each call, DefaultTimeout when zero.
+	Timeout time.Duration
+}
+
+// Argv returns the full argv for a tmux command, socket flags included.
+func (c *Client) Argv(args ...string) []string {
+	bin := c.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	argv := []string{bin}
+	switch {
+	case c.SocketPath != "":
+		argv = append(argv, "-S", c.SocketPath)
+	case c.SocketName != "":
+		argv = append(argv, "-L", c.SocketName)
+	}
+	return append(argv, args...)
+}
+
+// Run runs one tmux command and returns its stdout.
+func (c *Client) Run(ctx context.Context, args ...string) (string, error) {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	argv := c.Argv(args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err == nil {
+		return stdout.String(), nil
+	}
+	e := &Error{Args: args, ExitCode: -1, Stderr: stderr.String(), Err: err}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		e.ExitCode = exit.ExitCode()
+	}
+	if ctx.Err() != nil {
+		e.Err = fmt.Errorf("timed out after %s: %w", timeout, ctx.Err())
+	} else if s := classify(e.Stderr); s != nil {
+		e.Err = s
+	}
+	return "", e
+}
+
+// Capture returns the visible screen of a pane as `capture-pane -p -J` prints it: no escapes,
+// wrapped lines joined, trailing spaces kept.
+func (c *Client) Capture(ctx context.Context, pane string) (string, error) {
+	return c.Run(ctx, "capture-pane", "-p", "-J", "-t", pane)
+}
+
+// SendLiteral types text into a pane literally (`send-keys -l --`: without "--" a text that
+// starts with "-" would be read as a flag). It sends no Enter: keys go in a separate call,
+// since text and Enter in one call is read as a paste by Claude Code.
+func (c *Client) SendLiteral(ctx context.Context, pane, text string) error {
+	_, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", text)
+	return err
+}
+
+// SendKey sends one key by name ("Enter", "Escape", "1") to a pane.
+func (c *Client) SendKey(ctx context.Context, pane, key string) error {
+	_, err := c.Run(ctx, "send-keys", "-t", pane, key)
+	return err
+}
+
+// SetPaneOption sets a pane user option (name starts with "@").
+func (c *Client) SetPaneOption(ctx context.Context, pane, name, value string) error {
+	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, name, value)
+	return err
+}
+
+// UnsetPaneOption removes a pane user option.
+func (c *Client) UnsetPaneOption(ctx context.Context, pane, name string) error {
+	_, err := c.Run(ctx, "set-option", "-p", "-u", "-t", pane, name)
+	return err
+}
+
+// PaneOption reads a pane user option; "" when it is unset.
+func (c *Client) PaneOption(ctx context.Context, pane, name string) (string, error) {
+	out, err := c.Run(ctx, "display-message", "-p", "-t", pane, "#{"+name+"}")
+	return strings.TrimSuffix(out, "\n"), err
+}

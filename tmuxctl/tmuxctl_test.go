@@ -1,0 +1,215 @@
+package tmuxctl_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+func TestMain(m *testing.M) {
+	cleanup := tmuxtest.Isolate()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+func row(fields ...string) string { return strings.Join(fields, "\x1f") }
+
+func TestParsePanes(t *testing.T) {
+	base := []string{"%3", "4242", "@1", "0", "1", "120", "40", "0", "1", "0", "1", "1795219800", "2", "main", "claude", "waiting"}
+	for _, tc := range []struct {
+		name  string
+		title string
+	}{
+		{"plain", "✳ Claude Code"},
+		{"dash-colon-dash", "a-:-b -:- c"},
+		{"tabs", "x\ty\tz"},
+		{"empty", ""},
+		{"braille spinner", "⠂ Claude Code"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := row(append(base, tc.title)...) + "\n"
+			got, err := tmuxctl.ParsePanes(out)
+			if err != nil {
+				t.Fatalf("ParsePanes(%q) error: %v", out, err)
+			}
+			want := []tmuxctl.Pane{{ID: "%3", PID: 4242, WindowID: "@1", WindowIndex: 0, PaneIndex: 1, Width: 120, Height: 40,
+				InMode: true, Synced: true, WindowActivity: time.Unix(1795219800, 0), Match: 2,
+				Session: "main", Command: "claude", State: "waiting", Title: tc.title}}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("ParsePanes(%q) = %+v, want %+v", out, got, want)
+			}
+		})
+	}
+}
+
+func TestParsePanesTitleWithSeparatorStaysInTitle(t *testing.T) {
+	// Free text is last, so even a separator byte in a title cannot shift the numeric fields.
+	out := row("%1", "1", "@1", "0", "0", "80", "24", "0", "0", "0", "0", "0", "0", "s", "bash", "", "a\x1fb") + "\n"
+	got, err := tmuxctl.ParsePanes(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Title != "a\x1fb" {
+		t.Errorf("ParsePanes(%q) = %+v, want one pane titled %q", out, got, "a\x1fb")
+	}
+}
+
+func TestParsePanesDedupesLinkedWindows(t *testing.T) {
+	a := row("%1", "1", "@1", "0", "0", "80", "24", "0", "0", "0", "0", "0", "0", "one", "bash", "", "t")
+	b := row("%1", "1", "@1", "3", "0", "80", "24", "0", "0", "0", "0", "0", "0", "two", "bash", "", "t")
+	got, err := tmuxctl.ParsePanes(a + "\n" + b + "\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Session != "one" {
+		t.Errorf("ParsePanes(two rows of %%1) = %+v, want the first row only", got)
+	}
+}
+
+func TestParsePanesErrors(t *testing.T) {
+	for _, out := range []string{
+		row("%1", "1", "@1") + "\n",
+		row("%1", "x", "@1", "0", "0", "80", "24", "0", "0", "0", "0", "0", "0", "s", "bash", "", "t") + "\n",
+		row("1", "1", "@1", "0", "0", "80", "24", "0", "0", "0", "0", "0", "0", "s", "bash", "", "t") + "\n",
+	} {
+		if got, err := tmuxctl.ParsePanes(out); err == nil {
+			t.Errorf("ParsePanes(%q) = %+v, want an error", out, got)
+		}
+	}
+}
+
+func TestArgv(t *testing.T) {
+	for _, tc := range []struct {
+		c    tmuxctl.Client
+		want []string
+	}{
+		{tmuxctl.Client{}, []string{"tmux", "ls"}},
+		{tmuxctl.Client{SocketName: "work"}, []string{"tmux", "-L", "work", "ls"}},
+		{tmuxctl.Client{SocketPath: "/tmp/x/s", SocketName: "work", Bin: "/usr/bin/tmux"}, []string{"/usr/bin/tmux", "-S", "/tmp/x/s", "ls"}},
+	} {
+		if got := tc.c.Argv("ls"); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%+v.Argv(ls) = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
+
+// TestRealServer drives a private tmux server: odd session names and titles never break a
+// listing, the pre-filter finds limit text, literal text and keys arrive as sent, pane options
+// round-trip, and errors are told apart.
+func TestRealServer(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	ctx := context.Background()
+	c := s.Client
+
+	// A second session with a name tmux rewrites, and a window linked into both sessions.
+	s.Tmux(t, "new-session", "-d", "-s", "odd.name:x y", "-x", "100", "-y", "30")
+	s.Tmux(t, "link-window", "-s", "main:0", "-t", "odd_name_x y:5")
+
+	// A title with -:- and control characters, and limit text on screen.
+	s.Tmux(t, "send-keys", "-t", "main:0.0", "-l", "--", `printf '\033]2;ti-:-tle\tX\001Y\033\\'; printf 'You\047ve hit your limit \302\267 resets 4pm\n'`)
+	s.Tmux(t, "send-keys", "-t", "main:0.0", "Enter")
+	s.WaitScreen(t, "main:0.0", "resets 4pm\n")
+
+	var panes []tmuxctl.Pane
+	tmuxtest.WaitFor(t, 5*time.Second, "the title to be set", func() bool {
+		var err error
+		panes, err = c.ListPanes(ctx, `hit your .*limit|limit reached`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(panes) > 0 && strings.Contains(panes[0].Title, "-:-")
+	})
+	if len(panes) != 2 {
+		t.Fatalf("ListPanes = %d panes, want 2 (the linked window deduplicated): %+v", len(panes), panes)
+	}
+	byID := map[string]tmuxctl.Pane{}
+	for _, p := range panes {
+		byID[p.ID] = p
+	}
+	main := panes[0]
+	if main.Session != "main" || main.Match == 0 || main.PID == 0 || main.Width != 100 || main.Height != 30 {
+		t.Errorf("ListPanes()[0] = %+v, want session main, a pre-filter match, a pid, 100x30", main)
+	}
+	if main.Title != "ti-:-tleXY" {
+		t.Errorf("ListPanes()[0].Title = %q, want %q (tmux strips control characters)", main.Title, "ti-:-tleXY")
+	}
+	if main.WindowActivity.IsZero() || time.Since(main.WindowActivity) > time.Minute {
+		t.Errorf("ListPanes()[0].WindowActivity = %v, want about now", main.WindowActivity)
+	}
+	other := panes[1]
+	if other.Session != "odd_name_x y" || other.Match != 0 {
+		t.Errorf("ListPanes()[1] = %+v, want session %q and no pre-filter match", other, "odd_name_x y")
+	}
+
+	// Literal text that starts with "-" and contains key names arrives as typed.
+	if err := c.SendLiteral(ctx, other.ID, "-n Enter C-c continue"); err != nil {
+		t.Fatal(err)
+	}
+	s.WaitScreen(t, other.ID, "-n Enter C-c continue")
+
+	// Pane options round-trip.
+	if err := c.SetPaneOption(ctx, main.ID, "@cac_state", "waiting"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.PaneOption(ctx, main.ID, "@cac_state"); err != nil || got != "waiting" {
+		t.Errorf("PaneOption(@cac_state) = %q, %v; want %q", got, err, "waiting")
+	}
+	panes, err := c.ListPanes(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if panes[0].State != "waiting" || panes[0].Match != 0 {
+		t.Errorf("ListPanes(no filter)[0] = %+v, want State waiting and Match 0", panes[0])
+	}
+	if err := c.UnsetPaneOption(ctx, main.ID, "@cac_state"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.PaneOption(ctx, main.ID, "@cac_state"); err != nil || got != "" {
+		t.Errorf("PaneOption(@cac_state) after unset = %q, %v; want empty", got, err)
+	}
+
+	// No attached client: an empty list, not an error.
+	if cs, err := c.Clients(ctx); err != nil || len(cs) != 0 {
+		t.Errorf("Clients() = %+v, %v; want none", cs, err)
+	}
+
+	// A pane that does not exist.
+	_, err = c.Capture(ctx, "%999")
+	var te *tmuxctl.Error
+	if !errors.Is(err, tmuxctl.ErrNoTarget) || !errors.As(err, &te) || !strings.Contains(te.Stderr, "can't find pane") {
+		t.Errorf("Capture(%%999) error = %v, want ErrNoTarget with tmux's stderr", err)
+	}
+}
+
+func TestNoServer(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "cxn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	c := &tmuxctl.Client{SocketPath: filepath.Join(dir, "s")}
+	_, err = c.ListPanes(context.Background(), "")
+	if !errors.Is(err, tmuxctl.ErrNoServer) {
+		t.Errorf("ListPanes on an empty socket dir: error = %v, want ErrNoServer", err)
+	}
+	if errors.Is(err, tmuxctl.ErrNoTarget) {
+		t.Errorf("ListPanes on an empty socket dir: error %v is also ErrNoTarget", err)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	c := &tmuxctl.Client{Bin: "sleep", Timeout: 50 * time.Millisecond}
+	_, err := c.Run(context.Background(), "5")
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Run(sleep 5) with a 50ms timeout: error = %v, want a deadline error", err)
+	}
+}

@@ -1,0 +1,106 @@
+// Package tmuxtest starts private tmux servers for tests. A server lives on a socket in a short
+// temporary directory (socket paths over ~100 bytes fail) and is killed when the test ends.
+// Isolate, called from TestMain, points TMUX_TMPDIR at a private directory and unsets TMUX, so
+// that even a tmux call that forgot its -S cannot reach the user's default server.
+package tmuxtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+)
+
+// Isolate makes the default tmux server unreachable for this process and the tmux clients it
+// starts. Call it first in TestMain; the returned function removes the private directory.
+func Isolate() (cleanup func()) {
+	dir, err := os.MkdirTemp("/tmp", "cxi")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("TMUX_TMPDIR", dir)
+	os.Unsetenv("TMUX")
+	os.Unsetenv("TMUX_PANE")
+	return func() { os.RemoveAll(dir) }
+}
+
+// Server is a private tmux server.
+type Server struct {
+	Dir    string // its temporary directory
+	Socket string // the socket path (tmux -S)
+	Client *tmuxctl.Client
+}
+
+// Config is the server configuration the tests run with: the server stays up with no session,
+// and nothing a user's ~/.tmux.conf sets applies.
+const Config = "set -g exit-empty off\nset -g history-limit 200\nset -g default-shell /bin/sh\n"
+
+// Start starts a private server with one detached session "main" of the given size running
+// command (the default shell when empty). The server is killed when t ends.
+func Start(t testing.TB, width, height int, command ...string) *Server {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is not installed (apt-get install -y tmux): %v", err)
+	}
+	dir, err := os.MkdirTemp("/tmp", "cx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "tmux.conf")
+	if err := os.WriteFile(conf, []byte(Config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Dir: dir, Socket: filepath.Join(dir, "s")}
+	s.Client = &tmuxctl.Client{SocketPath: s.Socket}
+	args := []string{"-f", conf, "new-session", "-d", "-s", "main", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
+	args = append(args, command...)
+	if _, err := s.Client.Run(context.Background(), args...); err != nil {
+		os.RemoveAll(dir)
+		t.Fatalf("start tmux server: %v", err)
+	}
+	t.Cleanup(func() {
+		s.Client.Run(context.Background(), "kill-server")
+		os.RemoveAll(dir)
+	})
+	return s
+}
+
+// Tmux runs a tmux command on the server and fails the test on error.
+func (s *Server) Tmux(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := s.Client.Run(context.Background(), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// WaitFor polls cond every 20 ms until it holds or the deadline passes, then fails with what.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WaitScreen waits until the pane's screen contains text and returns the screen.
+func (s *Server) WaitScreen(t testing.TB, pane, text string) string {
+	t.Helper()
+	var screen string
+	WaitFor(t, 5*time.Second, fmt.Sprintf("%q on pane %s", text, pane), func() bool {
+		out, err := s.Client.Capture(context.Background(), pane)
+		screen = out
+		return err == nil && strings.Contains(out, text)
+	})
+	return screen
+}
