@@ -1,0 +1,123 @@
+// Package scheduler makes cac-tmux's decisions over time, purely: when a stopped pane is due
+// (the reset plus a margin, later when Claude Code's own auto-continue should go first), how
+// panes due at the same reset are staggered, and how failed attempts back off until they give
+// up. It takes the current instant as an argument and never reads a clock or sleeps.
+//
+// Due instants are wall-clock instants compared on every tick, so a wake after the machine
+// slept happens on the first tick after the due instant.
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Config holds the scheduling parameters.
+type Config struct {
+	// Margin is the wait after the reset instant before acting. The printed reset is
+	// truncated to the minute, so the true reset can be up to 59 s later (SPEC §4.3).
+	Margin time.Duration
+	// NativeGrace is how long after reset+Margin Claude Code's own auto-continue gets to fire
+	// before the watcher takes over. It fires 30–90 s after the reset (measured, 2.1.250–2.1.315).
+	NativeGrace time.Duration
+	// Stagger separates panes that wake at the same reset (one account, one limit).
+	Stagger time.Duration
+	// SameReset is how close two resets must be to count as the same limit.
+	SameReset time.Duration
+	// MaxPerReset caps how many panes wake per reset; 0 means no cap.
+	MaxPerReset int
+	// RetryBase is the wait before the first retry; each further retry doubles it, up to
+	// RetryMax.
+	RetryBase, RetryMax time.Duration
+	// MaxAttempts is how many resumes are tried before the pane is marked failed.
+	MaxAttempts int
+}
+
+// Default is the configuration of SPEC §2 and §5.
+var Default = Config{
+	Margin:      60 * time.Second,
+	NativeGrace: 3 * time.Minute,
+	Stagger:     5 * time.Second,
+	SameReset:   time.Minute,
+	RetryBase:   30 * time.Second,
+	RetryMax:    10 * time.Minute,
+	MaxAttempts: 3,
+}
+
+// Wait is one stopped pane waiting for its reset.
+type Wait struct {
+	Pane string
+	// Reset is the instant the limit lifts.
+	Reset time.Time
+	// Stopped is when the stop was first seen; panes due together wake in this order.
+	Stopped time.Time
+	// Native is true while Claude Code's own auto-continue is armed: it goes first.
+	Native bool
+}
+
+// Slot is when one pane is due.
+type Slot struct {
+	Pane string
+	Due  time.Time
+	// Capped is true when the pane is beyond MaxPerReset for its reset and is not woken.
+	Capped bool
+}
+
+// Due is the instant a pane stopped until reset may be acted on: reset + Margin, plus
+// NativeGrace when Claude Code's own auto-continue is armed.
+func (c Config) Due(reset time.Time, native bool) time.Time {
+	d := reset.Add(c.Margin)
+	if native {
+		d = d.Add(c.NativeGrace)
+	}
+	return d
+}
+
+// Schedule returns one slot per wait, in the order the panes wake. Waits whose resets are
+// within SameReset of each other form one group (ordered by reset, then by when they
+// stopped, then by pane); the i-th pane of a group is due Stagger×i after the group's first
+// due instant, and panes past MaxPerReset are capped.
+func (c Config) Schedule(waits []Wait) []Slot {
+	ws := slices.Clone(waits)
+	slices.SortStableFunc(ws, func(a, b Wait) int {
+		return cmp.Or(a.Reset.Compare(b.Reset), a.Stopped.Compare(b.Stopped), cmp.Compare(a.Pane, b.Pane))
+	})
+	slots := make([]Slot, 0, len(ws))
+	var groupReset time.Time
+	var groupDue time.Time
+	n := 0
+	for i, w := range ws {
+		if i == 0 || w.Reset.Sub(groupReset) > c.SameReset {
+			groupReset, n = w.Reset, 0
+			groupDue = c.Due(w.Reset, false)
+		}
+		due := groupDue.Add(time.Duration(n) * c.Stagger)
+		if own := c.Due(w.Reset, w.Native); own.After(due) {
+			due = own
+		}
+		slots = append(slots, Slot{Pane: w.Pane, Due: due, Capped: c.MaxPerReset > 0 && n >= c.MaxPerReset})
+		n++
+	}
+	slices.SortStableFunc(slots, func(a, b Slot) int { return a.Due.Compare(b.Due) })
+	return slots
+}
+
+// Retry returns when to try again after attempts failed resumes, the last at last, and false
+// when the attempts are used up (the pane is then marked failed).
+func (c Config) Retry(last time.Time, attempts int) (time.Time, bool) {
+	if attempts >= c.MaxAttempts {
+		return time.Time{}, false
+	}
+	wait := c.RetryBase
+	for i := 1; i < attempts && wait < c.RetryMax; i++ {
+		wait *= 2
+	}
+	return last.Add(min(wait, c.RetryMax)), true
+}
+
+// IsDue reports whether due has come at now. A due instant in the past is due at once, so a
+// watcher that starts, or wakes from sleep, after it acts on its first tick.
+func IsDue(due, now time.Time) bool {
+	return !due.IsZero() && !now.Before(due)
+}

@@ -1,0 +1,99 @@
+package scheduler
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 21, 0, 50, 0, 0, time.UTC)
+
+func TestDue(t *testing.T) {
+	c := Default
+	for _, tc := range []struct {
+		native bool
+		want   time.Time
+	}{
+		{false, t0.Add(time.Minute)},
+		{true, t0.Add(4 * time.Minute)},
+	} {
+		if got := c.Due(t0, tc.native); !got.Equal(tc.want) {
+			t.Errorf("Due(%v, native=%v) = %v, want %v", t0, tc.native, got, tc.want)
+		}
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	c := Default
+	c.MaxPerReset = 3
+	waits := []Wait{
+		{Pane: "%4", Reset: t0, Stopped: t0.Add(-3 * time.Hour)},
+		{Pane: "%2", Reset: t0.Add(20 * time.Second), Stopped: t0.Add(-4 * time.Hour)}, // same limit, printed a minute apart
+		{Pane: "%9", Reset: t0.Add(2 * time.Hour), Stopped: t0.Add(-time.Hour)},        // another limit
+		{Pane: "%1", Reset: t0, Stopped: t0.Add(-2 * time.Hour), Native: true},
+		{Pane: "%7", Reset: t0, Stopped: t0.Add(-1 * time.Hour)},
+	}
+	got := c.Schedule(waits)
+	due := t0.Add(time.Minute)
+	want := []Slot{
+		{Pane: "%4", Due: due},                                     // first stopped
+		{Pane: "%7", Due: due.Add(10 * time.Second)},               // third in the group (%1 is second but native)
+		{Pane: "%2", Due: due.Add(20 * time.Second), Capped: true}, // slot +15 s, but never before its own reset+margin
+		{Pane: "%1", Due: t0.Add(4 * time.Minute)},                 // auto-continue armed: after the grace
+		{Pane: "%9", Due: t0.Add(2*time.Hour + time.Minute)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Schedule(%+v) =\n%+v\nwant\n%+v", waits, got, want)
+	}
+}
+
+func TestScheduleEmpty(t *testing.T) {
+	if got := Default.Schedule(nil); len(got) != 0 {
+		t.Errorf("Schedule(nil) = %+v, want none", got)
+	}
+}
+
+func TestRetry(t *testing.T) {
+	c := Default
+	c.RetryBase, c.RetryMax, c.MaxAttempts = 30*time.Second, 90*time.Second, 4
+	for _, tc := range []struct {
+		attempts int
+		want     time.Duration
+		ok       bool
+	}{
+		{1, 30 * time.Second, true},
+		{2, 60 * time.Second, true},
+		{3, 90 * time.Second, true}, // 120 s capped
+		{4, 0, false},
+	} {
+		got, ok := c.Retry(t0, tc.attempts)
+		if ok != tc.ok || (ok && got.Sub(t0) != tc.want) {
+			t.Errorf("Retry(t0, %d) = t0+%v, %v; want t0+%v, %v", tc.attempts, got.Sub(t0), ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestIsDueClockJump: due instants are wall-clock instants checked each tick, so a clock that
+// jumps forward (suspend, NTP) makes a past due instant due on the next tick, and one that
+// jumps back delays it.
+func TestIsDueClockJump(t *testing.T) {
+	due := Default.Due(t0, false)
+	clock := []struct {
+		now  time.Time
+		want bool
+	}{
+		{due.Add(-time.Hour), false},
+		{due.Add(-time.Nanosecond), false},
+		{due.Add(9 * time.Hour), true}, // woke from sleep long after
+		{due.Add(-2 * time.Minute), false},
+		{due, true},
+	}
+	for _, tc := range clock {
+		if got := IsDue(due, tc.now); got != tc.want {
+			t.Errorf("IsDue(%v, %v) = %v, want %v", due, tc.now, got, tc.want)
+		}
+	}
+	if IsDue(time.Time{}, t0) {
+		t.Errorf("IsDue(zero, %v) = true, want false", t0)
+	}
+}
