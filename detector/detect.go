@@ -7,10 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-const (
-	nbsp   = '\u00a0'
-	gutter = '⎿' // U+23BF, the response gutter
-)
+// gutter is U+23BF, the first rune of a response gutter row.
+const gutter = '⎿'
 
 // maxMessageRows bounds how many wrapped rows one message may span.
 const maxMessageRows = 6
@@ -25,7 +23,7 @@ func Detect(screen string, f Facts) Verdict {
 	s := scan(screen)
 	v := Verdict{Line: -1, Native: NativeNone, Input: s.input, Menu: s.menu}
 
-	last := s.lastLimit()
+	last := s.last
 	if last == nil {
 		v.Busy = s.busyFrom(0)
 		v.Exited = s.exitedFrom(0)
@@ -69,8 +67,8 @@ type screen struct {
 	rows []string
 	// width is the widest row, used to tell a wrapped message from the hint below it.
 	width int
-	// limits are the stop messages found in response gutters, top to bottom.
-	limits []limitAt
+	// last is the bottom-most stop message in a response gutter, nil when there is none.
+	last *limitAt
 	// end is where the transcript ends: the top of the live input box or menu, or len(rows).
 	end int
 	// footer is the first row below the live input box or menu (len(rows) when none).
@@ -85,13 +83,6 @@ type limitAt struct {
 	row, end int // first row and one past the last row of the message (with its wraps)
 	text     string
 	msg      message
-}
-
-func (s *screen) lastLimit() *limitAt {
-	if len(s.limits) == 0 {
-		return nil
-	}
-	return &s.limits[len(s.limits)-1]
 }
 
 var (
@@ -306,7 +297,7 @@ func (s *screen) findLimits() {
 			full += " " + strings.TrimSpace(s.rows[j])
 		}
 		if msg, ok := parseMessage(normalize(full)); ok {
-			s.limits = append(s.limits, limitAt{row: i, end: end, text: full, msg: msg})
+			s.last = &limitAt{row: i, end: end, text: full, msg: msg}
 		} else {
 			s.quoted = s.quoted || mentionsLimit(full)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
 // maxScreen bounds what inspect reads: a 500×200 pane is 100 kB of text even with wide runes
@@ -26,6 +28,8 @@ type inspectOptions struct {
 	zone *time.Location
 	json bool
 	file string // "-" for stdin
+	pane string // a live pane instead of a file
+	tmux *tmuxctl.Client
 }
 
 func parseInspect(args []string, std stdio) (inspectOptions, error) {
@@ -35,23 +39,28 @@ func parseInspect(args []string, std stdio) (inspectOptions, error) {
 	now := fs.String("now", "", "capture instant, RFC3339 (e.g. 2026-11-20T23:00:00+01:00); the message is taken to have appeared then. Default: now, appearance unknown")
 	tz := fs.String("tz", "", "IANA zone of the host that ran claude, for messages that print none (default: this machine's zone)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	pane := fs.String("pane", "", "inspect a live pane (%N) instead of a file")
+	tmux := socketFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(std.out, "Usage: cac-tmux inspect [FILE|-] [flags]\n\nClassify one Claude Code screen (plain text or a capture with escapes) and explain the decision.\nExit 0 limited, 1 not limited, 2 error.\n\nFlags:\n")
+			fmt.Fprint(std.out, "Usage: cac-tmux inspect [FILE|-] [flags]\n       cac-tmux inspect --pane %N [-L NAME|-S PATH] [flags]\n\nClassify one Claude Code screen (plain text or a capture with escapes) and explain the decision.\nExit 0 limited, 1 not limited, 2 error.\n\nFlags:\n")
 			fs.SetOutput(std.out)
 			fs.PrintDefaults()
 			return inspectOptions{}, err
 		}
 		return inspectOptions{}, usageError("inspect: %v (see cac-tmux inspect --help)", err)
 	}
-	o := inspectOptions{json: *asJSON, zone: time.Local}
-	switch fs.NArg() {
-	case 0:
+	o := inspectOptions{json: *asJSON, zone: time.Local, pane: *pane, tmux: tmux}
+	switch {
+	case o.pane != "" && fs.NArg() > 0:
+		return o, usageError("inspect: --pane and a FILE: give one of them")
+	case o.pane != "":
+	case fs.NArg() == 0:
 		if std.inTTY {
 			return o, usageError("inspect: no input: give a FILE, or - and pipe a capture (tmux capture-pane -p -J -t %%N | cac-tmux inspect -)")
 		}
 		o.file = "-"
-	case 1:
+	case fs.NArg() == 1:
 		o.file = fs.Arg(0)
 	default:
 		return o, usageError("inspect: one FILE at most, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " "))
@@ -83,7 +92,18 @@ func runInspect(args []string, std stdio) int {
 		fmt.Fprintf(std.err, "cac-tmux: %v\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 		return 2
 	}
-	raw, err := readScreen(o.file, std.in)
+	var raw string
+	if o.pane != "" {
+		raw, err = o.tmux.Capture(context.Background(), o.pane)
+		switch {
+		case errors.Is(err, tmuxctl.ErrNoServer):
+			err = fmt.Errorf("%w; is tmux running there? select the server with -L NAME or -S PATH", err)
+		case errors.Is(err, tmuxctl.ErrNoTarget):
+			err = fmt.Errorf("%w; list the panes with: tmux list-panes -a -F '#{pane_id} #{session_name}:#{window_index}.#{pane_index}'", err)
+		}
+	} else {
+		raw, err = readScreen(o.file, std.in)
+	}
 	if err != nil {
 		fmt.Fprintf(std.err, "cac-tmux: inspect: %v\n", err)
 		return 2

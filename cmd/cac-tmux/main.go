@@ -12,6 +12,10 @@ import (
 	"io"
 	"os"
 	_ "time/tzdata" // every IANA zone Claude Code may print loads on any machine (SPEC §4.3)
+
+	"github.com/spf13/pflag"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
 // errUsage marks errors that exit 2: bad flags, arguments or configuration.
@@ -27,6 +31,7 @@ const usageText = `cac-tmux: resume Claude Code sessions in tmux after a usage l
 Usage:
   cac-tmux watch                    supervise every Claude Code pane (not implemented yet)
   cac-tmux inspect [FILE|-] [flags] classify one screen capture and explain the decision
+  cac-tmux inspect --pane %N        classify a live pane
   cac-tmux help                     this text
 
 Run "cac-tmux COMMAND --help" for a command's flags.
@@ -62,6 +67,15 @@ func run(args []string, std stdio) int {
 	}
 	fmt.Fprintf(std.err, "cac-tmux: unknown command %q\n\n%s", args[0], usageText)
 	return 2
+}
+
+// socketFlags adds tmux's server selection to a command's flags: -L/--socket-name and
+// -S/--socket-path exactly like tmux; with neither, tmux uses $TMUX's server, else the default.
+func socketFlags(fs *pflag.FlagSet) *tmuxctl.Client {
+	c := &tmuxctl.Client{}
+	fs.StringVarP(&c.SocketName, "socket-name", "L", "", "tmux server socket name, as tmux -L")
+	fs.StringVarP(&c.SocketPath, "socket-path", "S", "", "tmux server socket path, as tmux -S")
+	return c
 }
 
 func isTerminal(f *os.File) bool {
