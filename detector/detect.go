@@ -513,6 +513,9 @@ func isShellPrompt(r string) bool {
 		return false
 	}
 	t := strings.TrimRight(r, " \u00a0")
+	if t == "" {
+		return false
+	}
 	if last := t[len(t)-1]; last == '$' || last == '#' || last == '%' {
 		return true
 	}
