@@ -94,14 +94,15 @@ var (
 	promptRow = regexp.MustCompile(`^([❯>!])(?:[ \x{00a0}]|$)`)
 	// menuRow is "❯ 1. Stop and wait for limit to reset" or "  2. Switch to extra usage".
 	menuRow = regexp.MustCompile(`^([❯>›▸] ?)?(\d{1,2})\. +(\S.*)$`)
-	// userHost is the start of a typical shell prompt: "user@devbox:~/proj$".
-	userHost = regexp.MustCompile(`^[\w.-]+@[\w.-]+[:\s]?\S*[$#%>]?[ \x{00a0}]?$`)
+	// userHost is a typical shell prompt, with or without a command after it:
+	// "user@devbox:~/proj$", "user@devbox:~/proj$ claude -c".
+	userHost = regexp.MustCompile(`^[\w.-]+@[\w.-]+(?::\S*?)?[$#%>](?:[ \x{00a0}]|$)`)
 	// limitWords is loose limit wording, used for the reason text and to tell a ● line that
 	// reports a stop ("● Teammate @x failed: You've hit your session limit") from activity.
 	limitWords = regexp.MustCompile(`(?i)hit your .{0,40}limit|limit reached|out of (?:extra usage|usage credits)|usage limit`)
 	// summaryRow is a finished turn's summary: "✻ Worked for 0s · done 10:58 PM",
 	// "✻ Brewed for 0s". It belongs to the turn that failed and is not new activity.
-	summaryRow = regexp.MustCompile(`^\S+ [A-Z][a-z]+ for \d|· done \d`)
+	summaryRow = regexp.MustCompile(`^\S+ \p{Lu}\p{Ll}+ for \d|· done \d`)
 	doneClock  = regexp.MustCompile(`· done (\d{1,2}(?::\d{2})? ?[AaPp][Mm])`)
 )
 
@@ -279,6 +280,14 @@ func (s *screen) findLimits() {
 			// a gutter belongs to the block it hangs under; handled below
 		case indent(r) >= 3:
 			continue // a wrapped or indented line of the current block
+		case indent(r) > 0:
+			// A row indented by one or two spaces continues its block (a wrapped prompt or
+			// tool call: "● Bash(… |" then "  cat -v)"); opening a block it is quoted text,
+			// such as a transcript the assistant shows in a code block.
+			if owner == ownerNone {
+				owner = ownerQuoted
+			}
+			continue
 		default:
 			owner = ownerOther
 			if (strings.HasPrefix(r, "! ") || strings.Contains(r, "(")) && toolCall.MatchString(r) {
@@ -287,7 +296,7 @@ func (s *screen) findLimits() {
 			s.quoted = s.quoted || mentionsLimit(r)
 			continue
 		}
-		if owner == ownerTool {
+		if owner == ownerTool || owner == ownerQuoted {
 			s.quoted = s.quoted || mentionsLimit(text)
 			continue // tool output: "● Bash(cat notes.md)" then "  ⎿  You've hit your limit…"
 		}
@@ -313,9 +322,10 @@ func mentionsLimit(r string) bool {
 type lineOwner int
 
 const (
-	ownerNone  lineOwner = iota // the gutter stands alone (a blank row above its block)
-	ownerOther                  // a prompt, a reply, a notification
-	ownerTool                   // a tool call: its gutter is tool output
+	ownerNone   lineOwner = iota // the gutter stands alone (a blank row above its block)
+	ownerOther                   // a prompt, a reply, a notification
+	ownerTool                    // a tool call: its gutter is tool output
+	ownerQuoted                  // an indented row opened the block: quoted text, not a response
 )
 
 // gutterText returns the text after "  ⎿ " (spaces and U+00A0), and whether r is a gutter row.
@@ -377,9 +387,14 @@ type afterStop struct {
 func (s *screen) after(from int) afterStop {
 	a := afterStop{native: NativeNone}
 	footer := NativeNone // the footer shows the current state: armed, or press enter
+	// owner is what the current block hangs under: the rows right below the stop belong to
+	// the failed turn ("Stop hook feedback", hints) until a blank row.
+	owner := blockStop
 	for i := from; i < len(s.rows); i++ {
-		t := strings.TrimSpace(s.rows[i])
+		r := s.rows[i]
+		t := strings.TrimSpace(r)
 		if t == "" {
+			owner = blockNone
 			continue
 		}
 		n := nativeEvent(t)
@@ -397,15 +412,39 @@ func (s *screen) after(from int) afterStop {
 		}
 		if n != NativeNone {
 			a.native = n
+			if indent(r) == 0 {
+				owner = blockQuiet
+			}
 			continue
 		}
-		if what := activity(s.rows[i]); what != "" && a.activity == "" {
-			a.activity = what
+		text, isGutter := gutterText(r)
+		switch {
+		case isGutter:
+			// A response row is newer activity unless it belongs to the failed turn, to a
+			// slash command ("❯ /usage" → "Status dialog dismissed", "/model" → "Set model
+			// to …"), to a turn summary (its todo list) or to an auto-continue line, or
+			// reports an interruption.
+			if owner == blockNone || owner == blockOther {
+				if !strings.HasPrefix(text, "Interrupted") && a.activity == "" {
+					a.activity = "a response line"
+				}
+			}
+			continue
+		case indent(r) > 0:
+			continue // wrapped text, hints, notices
 		}
-		if a.summary == nil {
-			if m := doneClock.FindStringSubmatch(t); m != nil {
+		owner = blockOther
+		if m := promptRow.FindStringSubmatch(t); m != nil && strings.HasPrefix(strings.TrimSpace(t[len(m[0]):]), "/") {
+			owner = blockQuiet // a slash command's echo; its output is not a turn
+		}
+		if summaryRow.MatchString(t) {
+			owner = blockQuiet
+			if m := doneClock.FindStringSubmatch(t); m != nil && a.summary == nil {
 				a.summary = parseClock(normalize(m[1]))
 			}
+		}
+		if what := activity(r); what != "" && a.activity == "" {
+			a.activity = what
 		}
 	}
 	if footer != NativeNone {
@@ -413,6 +452,14 @@ func (s *screen) after(from int) afterStop {
 	}
 	return a
 }
+
+// The blocks rows below a stop can hang under, for telling activity from attachments.
+const (
+	blockNone  = iota // after a blank row
+	blockStop         // the stop's own block
+	blockQuiet        // a slash-command echo, a turn summary or an auto-continue line
+	blockOther        // a prompt, a reply, a tool call
+)
 
 // nativeEvent recognises Claude Code's auto-continue lines (2.1.234+), with or without their
 // "● " or "⚠ " glyph.
@@ -428,20 +475,18 @@ func nativeEvent(t string) Native {
 	case strings.Contains(t, "limit has reset") && strings.Contains(t, "press enter to continue"):
 		return NativePressEnter
 	case strings.HasPrefix(t, "Continuing automatically at"), strings.HasPrefix(t, "Continuing shortly"),
-		strings.HasPrefix(t, "Usage limit reached · continuing automatically"):
+		strings.HasPrefix(t, "Usage limit reached · continuing automatically"),
+		strings.Contains(t, "will continue automatically at"): // "Wait here…" chosen in the menu (2.1.250+)
 		return NativeArmed
 	}
 	return NativeNone
 }
 
-// activity says what kind of newer activity row r is, or "" when it is none: an assistant
-// reply or tool call, a working spinner, a submitted prompt (not a slash command), a gutter
-// line (a tool result or reply). Turn summaries, hints, notices and limit reports are not.
+// activity says what kind of newer activity the column-0 row r is, or "" when it is none: an
+// assistant reply or tool call, a working spinner, a submitted prompt (not a slash command).
+// Turn summaries, hints, notices and limit reports are not.
 func activity(r string) string {
 	t := strings.TrimSpace(r)
-	if _, g := gutterText(r); g {
-		return "a response line"
-	}
 	if indent(r) > 0 {
 		return "" // wrapped text, hints, notices
 	}
@@ -487,16 +532,28 @@ func (s *screen) busyFrom(from int) bool {
 // exitedFrom reports a shell prompt at column 0 below row from and below the transcript: claude
 // exited and left its last screen behind (SPEC §4.6).
 func (s *screen) exitedFrom(from int) bool {
-	start := max(from, s.end)
-	if s.end == len(s.rows) {
-		start = from // no input box or menu: anything below the stop counts
-	}
-	for i := start; i < len(s.rows); i++ {
-		if isShellPrompt(s.rows[i]) {
-			return true
+	for i := from; i < len(s.rows); i++ {
+		r := s.rows[i]
+		switch {
+		case i >= s.end && i < s.footer:
+			// the live input box or menu
+		case i >= s.footer:
+			// Below the live input box Claude Code's own rows are indented; a row at column
+			// 0 is a shell's ("➜  proj git:(main)", a starship or powerline prompt), except
+			// the echo of a slash command under a 2.0.x menu ("> /rate-limit-options").
+			if r != "" && r[0] != ' ' && !isSlashEcho(r) {
+				return true
+			}
+		case isShellPrompt(r):
+			return true // a shell between the stop and a newer claude, or no input box at all
 		}
 	}
 	return false
+}
+
+func isSlashEcho(r string) bool {
+	m := promptRow.FindStringSubmatch(r)
+	return m != nil && strings.HasPrefix(strings.TrimSpace(r[len(m[0]):]), "/")
 }
 
 // claudeLead are the runes Claude Code's own rows can start with at column 0: prompts, bullets,

@@ -1,0 +1,457 @@
+//go:build linux
+
+// Command fakeclaude is a stand-in for Claude Code that the watcher's integration tests run in
+// a tmux pane (SPEC §9). It draws 2.1.x-style screens like the captures in
+// ../shared/fixtures/claude-screens, reads its terminal in raw mode and changes screen on input
+// the way Claude Code does at a usage limit.
+//
+// Protocol. With --log FILE it appends one line per read(2) of its terminal:
+//
+//	2026-11-20T22:00:01.123456789+01:00<TAB>"continue"
+//
+// (an RFC3339Nano timestamp, a tab, the bytes quoted with strconv.Quote), and a line
+// "# state NAME" whenever its state changes, the first one naming the scenario. With
+// --pidfile FILE it writes its pid there. It redraws the whole screen on every input, state
+// change and SIGWINCH (home, each row erased and rewritten, rest of the screen erased).
+//
+// Scenarios (--scenario) and the states they log:
+//
+//	plain    "❯ hello", then the gutter stop "You've hit your session limit · resets <T> (<ZONE>)"
+//	         and an empty prompt. Printable bytes edit a draft in the input box (Backspace
+//	         deletes, C-u and C-c clear it). Enter on a non-empty draft submits it: before
+//	         --limit-until it echoes the prompt and a new stop (limited-again); after it,
+//	         "● Resuming the task…" and a working spinner (resumed). A bare Enter does nothing.
+//	         A "\r" that arrives in the same read after text is a pasted newline, not a
+//	         submit, as in Claude Code (pasted-enter).
+//	draft    plain with the box holding --draft.
+//	menu     plain with the options menu open, rows from --rows. The Stop row's digit
+//	         (menu-stopped) or Esc (menu-escaped) closes it; any other digit, or Enter on a row
+//	         that is not Stop, starts an "UPGRADE FLOW STARTED" screen (harm); other bytes are lost.
+//	armed    Claude Code's own auto-continue is armed: any read cancels it (native-cancelled;
+//	         then it behaves like plain), else it fires at --fire-at: "● Usage limit reset ·
+//	         Continuing automatically" and a working spinner (native-fired).
+//	stopped  auto-continue already gave up ("Automatic continue stopped after repeated
+//	         usage-limit hits"); behaves like plain.
+//	idle     a finished turn and an empty prompt, no stop; Enter on text echoes it and replies
+//	         (replied).
+//
+// --exit-after DURATION exits (state exit) leaving the last screen in the pane. --spinner
+// makes idle sessions run a turn and animates the working spinner every 100 ms.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	_ "time/tzdata" // --zone loads any IANA name
+	"unicode/utf8"
+	"unsafe"
+)
+
+// fake is the session on screen; only the main loop touches it.
+type fake struct {
+	scenario, resetAt, stopRow string
+	limitUntil, fireAt         time.Time
+	exitAfter                  time.Duration
+	spinner                    bool
+	log                        io.Writer
+	width, height, frame       int
+	transcript                 []string
+	draft                      []byte
+	menu                       []string // the open options menu's rows, nil when closed
+	armed                      bool     // native auto-continue armed: the footer shows it
+	limited                    bool     // a prompt submitted before limitUntil hits the limit
+	busy                       bool     // a turn runs: a spinner row ends the transcript
+	harm                       bool     // a paid option was chosen
+}
+
+const (
+	nbsp   = "\u00a0"
+	hint   = "     /upgrade or /usage-credits to finish what you’re working on."
+	frames = "·✢✳✶✻✽"
+)
+
+var header = []string{
+	" ▐▛███▜▌   Claude Code v2.1.329 (fakeclaude)",
+	"▝▜█████▛▘  Opus 5.5 · Claude Pro",
+	"  ▘▘ ▝▝    ~/src/fake",
+}
+
+func main() {
+	f := &fake{log: io.Discard, width: 120, height: 40}
+	logPath := flag.String("log", "", "append every read and state change to this file")
+	pidPath := flag.String("pidfile", "", "write the pid to this file")
+	reset := flag.String("reset", "", "the reset instant, RFC3339 (default: in one hour)")
+	until := flag.String("limit-until", "", "prompts submitted before this RFC3339 instant hit the limit again (default: --reset)")
+	fire := flag.String("fire-at", "", "armed: the RFC3339 instant auto-continue fires")
+	zone := flag.String("zone", "", "print the reset in this IANA zone (default: the zone of --reset's offset)")
+	rows := flag.String("rows", "Stop and wait for limit to reset,Switch to usage credits,Upgrade your plan", "menu: the row labels, comma separated")
+	stop := flag.String("stop", "You've hit your session limit", "the stop message before \" · resets …\"")
+	draft := flag.String("draft", "", "draft: the text in the input box")
+	flag.StringVar(&f.scenario, "scenario", "plain", "plain, draft, menu, armed, stopped or idle")
+	flag.DurationVar(&f.exitAfter, "exit-after", 0, "exit after this long (0: never)")
+	flag.BoolVar(&f.spinner, "spinner", false, "animate the working spinner every 100ms; idle runs a turn")
+	flag.Parse()
+	resetAt := instant(*reset, time.Now().Add(time.Hour).Truncate(time.Minute))
+	f.limitUntil, f.fireAt = instant(*until, resetAt), instant(*fire, time.Time{})
+	at, name, err := zoned(resetAt, *zone)
+	check(err)
+	f.resetAt = clock(at)
+	f.stopRow = "  ⎿ " + nbsp + *stop + " · resets " + resetText(at, time.Now()) + " (" + name + ")"
+	if *logPath != "" {
+		lf, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		check(err)
+		f.log = lf
+	}
+	if *pidPath != "" {
+		check(os.WriteFile(*pidPath, []byte(fmt.Sprintln(os.Getpid())), 0o644))
+	}
+	check(f.setup(strings.Split(*rows, ","), *draft))
+	restore := makeRaw(0)
+	f.resize()
+	f.run(restore)
+}
+
+func instant(s string, def time.Time) time.Time {
+	if s == "" {
+		return def
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	check(err)
+	return t
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeclaude:", err)
+		os.Exit(2)
+	}
+}
+
+// zoned returns t in the zone it is printed in and that zone's name: --zone, else the zone
+// of t's offset as an IANA name ("UTC", "Etc/GMT-2" for +02:00), else UTC.
+func zoned(t time.Time, name string) (time.Time, string, error) {
+	if name != "" {
+		loc, err := time.LoadLocation(name)
+		return t.In(loc), name, err
+	}
+	switch _, off := t.Zone(); {
+	case off == 0:
+		return t.UTC(), "UTC", nil
+	case off%3600 == 0:
+		name = fmt.Sprintf("Etc/GMT%+d", -off/3600) // the sign of Etc/GMT zones is inverted
+		return t.In(time.FixedZone(name, off)), name, nil
+	}
+	return t.UTC(), "UTC", nil
+}
+
+// clock prints a wall-clock time like Claude Code: "4pm", "4:30pm", "12am".
+func clock(t time.Time) string {
+	return strings.Replace(strings.ToLower(t.Format("3:04PM")), ":00", "", 1)
+}
+
+// resetText is the reset as printed: the clock, after a date when the reset is over 24 h away
+// ("Nov 23, 11pm", "Jan 2, 2027, 5pm").
+func resetText(at, now time.Time) string {
+	switch {
+	case at.Sub(now) <= 24*time.Hour:
+		return clock(at)
+	case at.Year() != now.In(at.Location()).Year():
+		return at.Format("Jan 2, 2006, ") + clock(at)
+	}
+	return at.Format("Jan 2, ") + clock(at)
+}
+
+func (f *fake) setup(rows []string, draft string) error {
+	f.transcript, f.limited = append([]string{}, header...), f.scenario != "idle"
+	stop := []string{"❯ hello", f.stopRow}
+	armed := "● Usage limit reached · continuing automatically at " + f.resetAt + " · esc to cancel"
+	switch f.scenario {
+	case "plain":
+	case "draft":
+		f.draft = []byte(draft)
+	case "menu":
+		f.menu = rows
+	case "armed":
+		stop, f.armed = append(stop, armed), true
+	case "stopped":
+		stop = append(stop, armed, "● Automatic continue stopped after repeated usage-limit hits · send a message to continue")
+	case "idle":
+		f.add("❯ hello")
+		f.add("● Hello! What should we work on?")
+		stop, f.busy = []string{"✻ Worked for 3s"}, f.spinner
+	default:
+		return fmt.Errorf("unknown scenario %q", f.scenario)
+	}
+	f.add(stop...)
+	return nil
+}
+
+// add appends a block of rows to the transcript after a blank row.
+func (f *fake) add(rows ...string) { f.transcript = append(append(f.transcript, ""), rows...) }
+
+func (f *fake) setState(name string) { fmt.Fprintf(f.log, "# state %s\n", name) }
+
+func (f *fake) run(restore func()) {
+	type chunk struct {
+		at time.Time
+		b  []byte
+	}
+	input := make(chan chunk)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := os.Stdin.Read(buf)
+			if n > 0 {
+				input <- chunk{time.Now(), append([]byte(nil), buf[:n]...)}
+			}
+			if err != nil {
+				close(input)
+				return
+			}
+		}
+	}()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP)
+	var tick, fire, exit <-chan time.Time
+	if f.spinner {
+		tick = time.NewTicker(100 * time.Millisecond).C
+	}
+	if f.armed && !f.fireAt.IsZero() {
+		fire = time.After(time.Until(f.fireAt))
+	}
+	if f.exitAfter > 0 {
+		exit = time.After(f.exitAfter)
+	}
+	quit := func() {
+		os.Stdout.WriteString("\x1b[?25h\r\n") // the shell's prompt goes below the last screen
+		restore()
+		os.Exit(0)
+	}
+	f.draw()
+	f.setState(f.scenario)
+	for {
+		select {
+		case c, ok := <-input:
+			if !ok {
+				quit()
+			}
+			fmt.Fprintf(f.log, "%s\t%s\n", c.at.Format(time.RFC3339Nano), strconv.Quote(string(c.b)))
+			f.handle(c.b)
+		case s := <-sigs:
+			if s != syscall.SIGWINCH {
+				quit()
+			}
+			f.resize()
+		case <-tick:
+			f.frame++
+		case <-fire:
+			if f.armed {
+				f.armed, f.limited, f.busy = false, false, true
+				f.add("● Usage limit reset · Continuing automatically")
+				f.setState("native-fired")
+			}
+		case <-exit:
+			f.setState("exit")
+			quit()
+		}
+		f.draw()
+	}
+}
+
+// handle reacts to one read of the terminal.
+func (f *fake) handle(b []byte) {
+	switch {
+	case f.harm:
+		return
+	case f.armed: // "esc or type to cancel": the read is consumed
+		f.armed = false
+		f.add("● Automatic continue cancelled · send a message to continue after the reset")
+		f.setState("native-cancelled")
+		return
+	case f.menu != nil:
+		f.menuKeys(b)
+		return
+	case b[0] == 0x1b:
+		return // Esc, arrows, Alt-keys: nothing to do at the prompt
+	}
+	text := false
+	for _, c := range b {
+		switch {
+		case c == '\r' && text: // text and Enter in one read is a paste: Enter is a newline
+			f.draft = append(f.draft, '\n')
+			f.setState("pasted-enter")
+		case c == '\r':
+			f.submit()
+		case c == 0x7f || c == 0x08:
+			_, n := utf8.DecodeLastRune(f.draft)
+			f.draft = f.draft[:len(f.draft)-n]
+		case c == 0x15 || c == 0x03: // C-u, C-c
+			f.draft = nil
+		case c >= 0x20:
+			f.draft, text = append(f.draft, c), true
+		}
+	}
+}
+
+// menuKeys: the Stop row's digit or Esc closes the menu, Enter picks the focused (first) row,
+// any other row is harm, other bytes are lost.
+func (f *fake) menuKeys(b []byte) {
+	if string(b) == "\x1b" {
+		f.menu = nil
+		f.setState("menu-escaped")
+		return
+	}
+	for _, c := range b {
+		if c != '\r' && (c < '1' || int(c-'0') > len(f.menu)) || b[0] == 0x1b {
+			continue // lost, as in Claude Code; escape sequences too
+		}
+		row := 0
+		if c != '\r' {
+			row = int(c - '1')
+		}
+		if label := f.menu[row]; label == "Stop" || strings.HasPrefix(label, "Stop ") {
+			f.menu = nil
+			f.setState("menu-stopped")
+		} else {
+			f.harm = true
+			f.setState("harm")
+		}
+		return
+	}
+}
+
+func (f *fake) submit() {
+	text := strings.TrimSpace(string(f.draft))
+	if text == "" {
+		return
+	}
+	f.draft = nil
+	echo := "❯ " + strings.ReplaceAll(text, "\n", "\n  ")
+	switch {
+	case f.limited && time.Now().Before(f.limitUntil):
+		f.add(echo, f.stopRow, hint)
+		f.setState("limited-again")
+	case f.limited:
+		f.limited, f.busy = false, true
+		f.add(echo)
+		f.add("● Resuming the task…")
+		f.setState("resumed")
+	default:
+		f.add(echo)
+		f.add("● Got it: " + strings.ReplaceAll(text, "\n", " "))
+		f.setState("replied")
+	}
+}
+
+// screen returns the rows of the current frame.
+func (f *fake) screen() []string {
+	if f.harm {
+		return []string{"UPGRADE FLOW STARTED", "", "  Opening claude.ai/upgrade in your browser…"}
+	}
+	var rows []string
+	for _, r := range f.transcript {
+		for _, l := range strings.Split(r, "\n") {
+			rows = append(rows, wrap(l, f.width)...)
+		}
+	}
+	if f.busy {
+		glyph := "✻"
+		if f.spinner {
+			glyph = string([]rune(frames)[f.frame%utf8.RuneCountInString(frames)])
+		}
+		rows = append(rows, "", glyph+" Working… (esc to interrupt)")
+	}
+	rule := strings.Repeat("─", f.width)
+	rows = append(rows, "", rule)
+	if f.menu != nil {
+		rows = append(rows, "  What do you want to do?", "")
+		for i, label := range f.menu {
+			focus := "  "
+			if i == 0 {
+				focus = "❯ "
+			}
+			rows = append(rows, fmt.Sprintf("  %s%d. %s", focus, i+1, label))
+		}
+		return append(rows, "", "  Enter to confirm · Esc to cancel")
+	}
+	prompt := "❯" + nbsp
+	for _, l := range strings.Split(string(f.draft), "\n") {
+		rows, prompt = append(rows, prompt+l), "  "
+	}
+	rows = append(rows, rule)
+	if f.armed {
+		return append(rows, "  ⚠ Usage limit reached · limit resets "+f.resetAt,
+			"    Continuing automatically at "+f.resetAt+" · Esc to cancel")
+	}
+	return append(rows, "  ? for shortcuts")
+}
+
+// wrap breaks a row at spaces to fit width, continuing gutter rows indented five spaces and
+// other rows two.
+func wrap(r string, width int) (out []string) {
+	indent := "  "
+	if strings.HasPrefix(r, "  ⎿") {
+		indent = "     "
+	}
+	for runes := []rune(r); len(runes) > width && width > 10; runes = []rune(r) {
+		cut := width
+		for cut > len(indent)+1 && runes[cut] != ' ' {
+			cut--
+		}
+		if cut <= len(indent)+1 {
+			cut = width // no space to break at
+		}
+		out = append(out, string(runes[:cut]))
+		r = indent + strings.TrimLeft(string(runes[cut:]), " ")
+	}
+	return append(out, r)
+}
+
+// draw writes the frame in one write: home, each row erased and rewritten, the rest of the
+// screen erased. The top rows are dropped when the frame is taller than the pane.
+func (f *fake) draw() {
+	rows := f.screen()
+	rows = rows[max(0, len(rows)-f.height):]
+	os.Stdout.WriteString("\x1b[?25l\x1b[H\x1b[2K" + strings.Join(rows, "\r\n\x1b[2K") + "\x1b[J")
+}
+
+func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg)); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// resize reads the terminal's size (120x40 when stdout is no terminal).
+func (f *fake) resize() {
+	var ws struct{ row, col, x, y uint16 }
+	if ioctl(1, syscall.TIOCGWINSZ, unsafe.Pointer(&ws)) == nil && ws.col > 0 && ws.row > 0 {
+		f.width, f.height = int(ws.col), int(ws.row)
+	}
+}
+
+// makeRaw puts the terminal on fd in raw mode like cfmakeraw(3): no echo, no line editing, no
+// signals from keys, no output processing, a byte at a time. It returns the function that
+// restores the old mode (a no-op when fd is no terminal).
+func makeRaw(fd int) func() {
+	var old syscall.Termios
+	if ioctl(fd, syscall.TCGETS, unsafe.Pointer(&old)) != nil {
+		return func() {}
+	}
+	t := old
+	t.Iflag &^= syscall.IGNBRK | syscall.BRKINT | syscall.PARMRK | syscall.ISTRIP | syscall.INLCR |
+		syscall.IGNCR | syscall.ICRNL | syscall.IXON
+	t.Oflag &^= syscall.OPOST
+	t.Lflag &^= syscall.ECHO | syscall.ECHONL | syscall.ICANON | syscall.ISIG | syscall.IEXTEN
+	t.Cflag = t.Cflag&^(syscall.CSIZE|syscall.PARENB) | syscall.CS8
+	t.Cc[syscall.VMIN], t.Cc[syscall.VTIME] = 1, 0
+	check(ioctl(fd, syscall.TCSETS, unsafe.Pointer(&t)))
+	return func() { ioctl(fd, syscall.TCSETS, unsafe.Pointer(&old)) }
+}
