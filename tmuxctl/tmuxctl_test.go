@@ -14,12 +14,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
-func TestMain(m *testing.M) {
-	cleanup := tmuxtest.Isolate()
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
 func row(fields ...string) string { return strings.Join(fields, "\x1f") }
 

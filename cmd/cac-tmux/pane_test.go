@@ -2,19 +2,13 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
-func TestMain(m *testing.M) {
-	cleanup := tmuxtest.Isolate()
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
 // TestInspectPane inspects live panes of a private tmux server that show real screens.
 func TestInspectPane(t *testing.T) {

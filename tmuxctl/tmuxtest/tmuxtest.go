@@ -30,6 +30,15 @@ func Isolate() (cleanup func()) {
 	return func() { os.RemoveAll(dir) }
 }
 
+// Main is a TestMain for packages whose tests start tmux: it isolates the process (Isolate),
+// runs the tests and exits with their status.
+func Main(m *testing.M) {
+	cleanup := Isolate()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
 // Server is a private tmux server.
 type Server struct {
 	Dir    string // its temporary directory
