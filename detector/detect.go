@@ -108,7 +108,7 @@ var (
 
 const spinnerGlyphs = "✻✽✶✳✢✺✹·*"
 
-// scan splits the screen into rows and finds the input box, the menu and every gutter stop.
+// scan splits the screen into rows and finds the input box, the menu and the last gutter stop.
 func scan(text string) *screen {
 	s := &screen{rows: strings.Split(text, "\n")}
 	for i, r := range s.rows {
@@ -266,7 +266,7 @@ func stopDigit(rows []MenuRow) int {
 }
 
 // findLimits walks the transcript once, tracking which line owns each response gutter, and
-// records every gutter message that is a stop.
+// keeps the last gutter message that is a stop.
 func (s *screen) findLimits() {
 	owner := ownerNone
 	for i := 0; i < s.end; i++ {
