@@ -434,7 +434,7 @@ func (s *screen) after(from int) afterStop {
 			continue // wrapped text, hints, notices
 		}
 		owner = blockOther
-		if m := promptRow.FindStringSubmatch(t); m != nil && strings.HasPrefix(strings.TrimSpace(t[len(m[0]):]), "/") {
+		if isSlashEcho(t) {
 			owner = blockQuiet // a slash command's echo; its output is not a turn
 		}
 		if summaryRow.MatchString(t) {

@@ -105,12 +105,6 @@ func Read(dir string) ([]Case, error) {
 	return out, nil
 }
 
-var months = map[string]time.Month{
-	"Jan": time.January, "Feb": time.February, "Mar": time.March, "Apr": time.April,
-	"May": time.May, "Jun": time.June, "Jul": time.July, "Aug": time.August,
-	"Sep": time.September, "Oct": time.October, "Nov": time.November, "Dec": time.December,
-}
-
 func (c *Case) resolve(reset string, host *time.Location) error {
 	var bad error
 	atoi := func(s string) int {
@@ -141,11 +135,11 @@ func (c *Case) resolve(reset string, host *time.Location) error {
 		c.Now = c.Reset.Add(-time.Hour)
 	case monthDay.MatchString(reset):
 		m := monthDay.FindStringSubmatch(reset)
-		mon, ok := months[m[1]]
-		if !ok {
+		mon, err := time.Parse("Jan", m[1])
+		if err != nil {
 			return fmt.Errorf("reset %q: unknown month %q", reset, m[1])
 		}
-		c.Reset = time.Date(2026, mon, atoi(m[2]), atoi(m[3]), atoi(m[4]), 0, 0, zone(m[5]))
+		c.Reset = time.Date(2026, mon.Month(), atoi(m[2]), atoi(m[3]), atoi(m[4]), 0, 0, zone(m[5]))
 		c.Now = c.Reset.Add(-48 * time.Hour)
 	case fullDate.MatchString(reset):
 		m := fullDate.FindStringSubmatch(reset)
