@@ -118,7 +118,7 @@ func runInspect(args []string, std stdio) int {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(newVerdictJSON(v, facts.Now)); err != nil {
 			fmt.Fprintf(std.err, "cac-tmux: inspect: write: %v\n", err)
-			return 1
+			return 2 // 1 would read as "not limited"
 		}
 	} else {
 		writeExplanation(std.out, v, facts.Now)
