@@ -29,11 +29,27 @@ type Pane struct {
 	// WindowActivity is the last activity in the pane's window (1 s resolution).
 	WindowActivity time.Time
 	// Match is the 1-based row of the first visible line matching the pre-filter, 0 when
-	// none (or when no pre-filter was given).
+	// none matches and -1 when the pane was not searched (no pre-filter, or its command is
+	// not one the search is limited to).
 	Match   int
 	Command string // pane_current_command: argv[0] of the foreground process group
-	State   string // the pane option @cac_state, "" when unset
+	// Options are cac-tmux's pane user options (@cac_state, …), "" when unset.
+	Options Options
 	Title   string // pane_title, free text: last
+}
+
+// Options are the pane user options cac-tmux publishes on a supervised pane (SPEC §6).
+// Reset and Due are RFC3339 instants; Zone is the IANA zone the reset was printed in.
+type Options struct {
+	State, Reset, Due, Kind, Zone, Note string
+}
+
+// OptionNames are the tmux names of Options' fields, in field order.
+var OptionNames = []string{"@cac_state", "@cac_reset", "@cac_due", "@cac_kind", "@cac_zone", "@cac_note"}
+
+// Values returns the options in OptionNames order.
+func (o Options) Values() []string {
+	return []string{o.State, o.Reset, o.Due, o.Kind, o.Zone, o.Note}
 }
 
 // Target is "session:window.pane" for people; tmux commands take the pane ID instead.
@@ -41,21 +57,43 @@ func (p Pane) Target() string {
 	return fmt.Sprintf("%s:%d.%d", p.Session, p.WindowIndex, p.PaneIndex)
 }
 
-// paneFields are the format of ListPanes: ids and numbers first, free text last.
-var paneFields = []string{
+// Search is ListPanes' server-side pre-filter (#{C/ri:…}, tmux 3.2+).
+type Search struct {
+	// Pattern is a POSIX extended regular expression searched case-insensitively in each
+	// visible row of a pane; "" searches nothing. Rows are searched one at a time, so a
+	// phrase wrapped across rows does not match: it is a cheap pre-filter, not the detector.
+	Pattern string
+	// Commands, when set, limits the search to panes whose pane_current_command matches this
+	// regular expression (the others report Match -1), so the server does not search every
+	// shell and editor on each tick.
+	Commands string
+}
+
+// paneFields are the format of ListPanes: ids and numbers first, free text last. Session
+// names cannot hold control characters (tmux 3.3a escapes them) and the options are ours.
+var paneFields = append([]string{
 	"#{pane_id}", "#{pane_pid}", "#{window_id}", "#{window_index}", "#{pane_index}",
 	"#{pane_width}", "#{pane_height}", "#{pane_dead}", "#{pane_in_mode}", "#{pane_input_off}",
 	"#{pane_synchronized}", "#{window_activity}", "%MATCH%",
-	"#{session_name}", "#{pane_current_command}", "#{@cac_state}", "#{pane_title}",
+	"#{session_name}", "#{pane_current_command}"},
+	append(optionFields(), "#{pane_title}")...)
+
+func optionFields() []string {
+	f := make([]string, len(OptionNames))
+	for i, n := range OptionNames {
+		f[i] = "#{" + n + "}"
+	}
+	return f
 }
 
-// PaneFormat returns the list-panes format; filter is a regular expression searched
-// case-insensitively in every pane's visible screen by the server (#{C/ri:…}), "" for none.
-// Rows are searched one at a time, so it is a cheap pre-filter, not the detector.
-func PaneFormat(filter string) string {
-	match := "0"
-	if filter != "" {
-		match = "#{C/ri:" + filter + "}"
+// PaneFormat returns the list-panes format for a search.
+func PaneFormat(s Search) string {
+	match := "-1"
+	switch {
+	case s.Pattern != "" && s.Commands != "":
+		match = "#{?#{m/r:" + s.Commands + ",#{pane_current_command}},#{C/ri:" + s.Pattern + "},-1}"
+	case s.Pattern != "":
+		match = "#{C/ri:" + s.Pattern + "}"
 	}
 	f := strings.Join(paneFields, sep)
 	return strings.Replace(f, "%MATCH%", match, 1)
@@ -63,12 +101,32 @@ func PaneFormat(filter string) string {
 
 // ListPanes lists every pane on the server once (`list-panes -a`), deduplicated by pane ID:
 // a window linked into several sessions is listed once per session.
-func (c *Client) ListPanes(ctx context.Context, filter string) ([]Pane, error) {
-	out, err := c.Run(ctx, "list-panes", "-a", "-F", PaneFormat(filter))
+func (c *Client) ListPanes(ctx context.Context, s Search) ([]Pane, error) {
+	out, err := c.Run(ctx, "list-panes", "-a", "-F", PaneFormat(s))
 	if err != nil {
 		return nil, err
 	}
 	return ParsePanes(out)
+}
+
+// PaneInfo returns the listing row of one pane (without a search), or an error wrapping
+// ErrNoTarget when the pane is gone. It lists the pane's window (`list-panes -t %N`): tmux
+// 3.3a's display-message prints empty fields for a missing pane instead of failing.
+func (c *Client) PaneInfo(ctx context.Context, pane string) (Pane, error) {
+	out, err := c.Run(ctx, "list-panes", "-t", pane, "-F", PaneFormat(Search{}))
+	if err != nil {
+		return Pane{}, err
+	}
+	ps, err := ParsePanes(out)
+	if err != nil {
+		return Pane{}, err
+	}
+	for _, p := range ps {
+		if p.ID == pane {
+			return p, nil
+		}
+	}
+	return Pane{}, &Error{Args: []string{"list-panes", "-t", pane}, Stderr: "can't find pane: " + pane, Err: ErrNoTarget}
 }
 
 // ParsePanes parses ListPanes output. A row that does not have the fields it needs is an
@@ -105,7 +163,10 @@ func ParsePanes(out string) ([]Pane, error) {
 		p.ID, p.WindowID = f[0], f[2]
 		p.Dead, p.InMode, p.InputOff, p.Synced = f[7] == "1", f[8] == "1", f[9] == "1", f[10] == "1"
 		p.WindowActivity = time.Unix(act, 0)
-		p.Session, p.Command, p.State, p.Title = f[13], f[14], f[15], f[16]
+		p.Session, p.Command = f[13], f[14]
+		o := f[15 : 15+len(OptionNames)]
+		p.Options = Options{State: o[0], Reset: o[1], Due: o[2], Kind: o[3], Zone: o[4], Note: o[5]}
+		p.Title = f[len(f)-1]
 		if seen[p.ID] {
 			continue
 		}

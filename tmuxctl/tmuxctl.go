@@ -154,6 +154,47 @@ func (c *Client) UnsetPaneOption(ctx context.Context, pane, name string) error {
 	return err
 }
 
+// SetPaneOptions sets several pane user options in one tmux call (commands separated by a
+// ";" argument); an empty value unsets its option.
+func (c *Client) SetPaneOptions(ctx context.Context, pane string, names, values []string) error {
+	if len(names) != len(values) {
+		return fmt.Errorf("tmuxctl: set pane options %s: %d names, %d values", pane, len(names), len(values))
+	}
+	var args []string
+	for i, n := range names {
+		if i > 0 {
+			args = append(args, ";")
+		}
+		if values[i] == "" {
+			args = append(args, "set-option", "-p", "-u", "-t", pane, n)
+		} else {
+			args = append(args, "set-option", "-p", "-t", pane, n, values[i])
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	_, err := c.Run(ctx, args...)
+	return err
+}
+
+// SetGlobalOption sets a global user option (set-option -g), or unsets it when value is "".
+func (c *Client) SetGlobalOption(ctx context.Context, name, value string) error {
+	var err error
+	if value == "" {
+		_, err = c.Run(ctx, "set-option", "-g", "-u", name)
+	} else {
+		_, err = c.Run(ctx, "set-option", "-g", name, value)
+	}
+	return err
+}
+
+// GlobalOption reads a global user option; "" when it is unset.
+func (c *Client) GlobalOption(ctx context.Context, name string) (string, error) {
+	out, err := c.Run(ctx, "display-message", "-p", "#{"+name+"}")
+	return strings.TrimSuffix(out, "\n"), err
+}
+
 // PaneOption reads a pane user option; "" when it is unset.
 func (c *Client) PaneOption(ctx context.Context, pane, name string) (string, error) {
 	out, err := c.Run(ctx, "display-message", "-p", "-t", pane, "#{"+name+"}")

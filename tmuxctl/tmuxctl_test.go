@@ -18,8 +18,18 @@ func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
 func row(fields ...string) string { return strings.Join(fields, "\x1f") }
 
+// opts are the six @cac_* option fields of a listing row, unset.
+var opts = []string{"", "", "", "", "", ""}
+
+// plainRow is a listing row of pane id with the given pid, session and title.
+func plainRow(id, pid, window, session, title string) string {
+	f := append([]string{id, pid, "@1", window, "0", "80", "24", "0", "0", "0", "0", "0", "0", session, "bash"}, opts...)
+	return row(append(f, title)...)
+}
+
 func TestParsePanes(t *testing.T) {
-	base := []string{"%3", "4242", "@1", "0", "1", "120", "40", "0", "1", "0", "1", "1795219800", "2", "main", "claude", "waiting"}
+	base := []string{"%3", "4242", "@1", "0", "1", "120", "40", "0", "1", "0", "1", "1795219800", "2", "main", "claude",
+		"waiting", "2026-11-20T19:30:00+02:00", "2026-11-20T19:31:00+02:00", "session", "Asia/Nicosia", "a note"}
 	for _, tc := range []struct {
 		name  string
 		title string
@@ -38,7 +48,9 @@ func TestParsePanes(t *testing.T) {
 			}
 			want := []tmuxctl.Pane{{ID: "%3", PID: 4242, WindowID: "@1", WindowIndex: 0, PaneIndex: 1, Width: 120, Height: 40,
 				InMode: true, Synced: true, WindowActivity: time.Unix(1795219800, 0), Match: 2,
-				Session: "main", Command: "claude", State: "waiting", Title: tc.title}}
+				Session: "main", Command: "claude", Title: tc.title,
+				Options: tmuxctl.Options{State: "waiting", Reset: "2026-11-20T19:30:00+02:00", Due: "2026-11-20T19:31:00+02:00",
+					Kind: "session", Zone: "Asia/Nicosia", Note: "a note"}}}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("ParsePanes(%q) = %+v, want %+v", out, got, want)
 			}
@@ -48,7 +60,7 @@ func TestParsePanes(t *testing.T) {
 
 func TestParsePanesTitleWithSeparatorStaysInTitle(t *testing.T) {
 	// Free text is last, so even a separator byte in a title cannot shift the numeric fields.
-	out := row("%1", "1", "@1", "0", "0", "80", "24", "0", "0", "0", "0", "0", "0", "s", "bash", "", "a\x1fb") + "\n"
+	out := plainRow("%1", "1", "0", "s", "a\x1fb") + "\n"
 	got, err := tmuxctl.ParsePanes(out)
 	if err != nil {
 		t.Fatal(err)
@@ -59,8 +71,8 @@ func TestParsePanesTitleWithSeparatorStaysInTitle(t *testing.T) {
 }
 
 func TestParsePanesDedupesLinkedWindows(t *testing.T) {
-	a := row("%1", "1", "@1", "0", "0", "80", "24", "0", "0", "0", "0", "0", "0", "one", "bash", "", "t")
-	b := row("%1", "1", "@1", "3", "0", "80", "24", "0", "0", "0", "0", "0", "0", "two", "bash", "", "t")
+	a := plainRow("%1", "1", "0", "one", "t")
+	b := plainRow("%1", "1", "3", "two", "t")
 	got, err := tmuxctl.ParsePanes(a + "\n" + b + "\n")
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +85,8 @@ func TestParsePanesDedupesLinkedWindows(t *testing.T) {
 func TestParsePanesErrors(t *testing.T) {
 	for _, out := range []string{
 		row("%1", "1", "@1") + "\n",
-		row("%1", "x", "@1", "0", "0", "80", "24", "0", "0", "0", "0", "0", "0", "s", "bash", "", "t") + "\n",
-		row("1", "1", "@1", "0", "0", "80", "24", "0", "0", "0", "0", "0", "0", "s", "bash", "", "t") + "\n",
+		plainRow("%1", "x", "0", "s", "t") + "\n",
+		plainRow("1", "1", "0", "s", "t") + "\n",
 	} {
 		if got, err := tmuxctl.ParsePanes(out); err == nil {
 			t.Errorf("ParsePanes(%q) = %+v, want an error", out, got)
@@ -117,7 +129,7 @@ func TestRealServer(t *testing.T) {
 	var panes []tmuxctl.Pane
 	tmuxtest.WaitFor(t, 5*time.Second, "the title to be set", func() bool {
 		var err error
-		panes, err = c.ListPanes(ctx, `hit your .*limit|limit reached`)
+		panes, err = c.ListPanes(ctx, tmuxctl.Search{Pattern: `hit your .*limit|limit reached`})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,12 +170,55 @@ func TestRealServer(t *testing.T) {
 	if got, err := c.PaneOption(ctx, main.ID, "@cac_state"); err != nil || got != "waiting" {
 		t.Errorf("PaneOption(@cac_state) = %q, %v; want %q", got, err, "waiting")
 	}
-	panes, err := c.ListPanes(ctx, "")
+	panes, err := c.ListPanes(ctx, tmuxctl.Search{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if panes[0].State != "waiting" || panes[0].Match != 0 {
-		t.Errorf("ListPanes(no filter)[0] = %+v, want State waiting and Match 0", panes[0])
+	if panes[0].Options.State != "waiting" || panes[0].Match != -1 {
+		t.Errorf("ListPanes(no search)[0] = %+v, want State waiting and Match -1", panes[0])
+	}
+
+	// Several options in one call, read back through the listing and PaneInfo; "" unsets.
+	o := tmuxctl.Options{State: "held", Reset: "2026-11-20T19:30:00+02:00", Kind: "session", Zone: "Asia/Nicosia", Note: "draft in the input box; it stays"}
+	if err := c.SetPaneOptions(ctx, main.ID, tmuxctl.OptionNames, o.Values()); err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.PaneInfo(ctx, main.ID)
+	if err != nil || info.Options != o || info.ID != main.ID || info.Title != main.Title {
+		t.Errorf("PaneInfo(%s) = %+v, %v; want options %+v", main.ID, info, err, o)
+	}
+	if err := c.SetPaneOptions(ctx, main.ID, tmuxctl.OptionNames, tmuxctl.Options{State: "waiting"}.Values()); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := c.PaneInfo(ctx, main.ID); err != nil || info.Options != (tmuxctl.Options{State: "waiting"}) {
+		t.Errorf("PaneInfo(%s).Options after unsetting all but state = %+v, %v", main.ID, info.Options, err)
+	}
+	if _, err := c.PaneInfo(ctx, "%999"); !errors.Is(err, tmuxctl.ErrNoTarget) {
+		t.Errorf("PaneInfo(%%999) error = %v, want ErrNoTarget", err)
+	}
+
+	// The search limited to some commands leaves the other panes unsearched (-1).
+	panes, err = c.ListPanes(ctx, tmuxctl.Search{Pattern: "resets 4pm", Commands: "^(nothing-runs-this)$"})
+	if err != nil || panes[0].Match != -1 {
+		t.Errorf("ListPanes(search limited to another command) = %+v, %v; want Match -1", panes, err)
+	}
+	panes, err = c.ListPanes(ctx, tmuxctl.Search{Pattern: "resets 4pm", Commands: "^(sh|bash)$"})
+	if err != nil || panes[0].Match < 1 || panes[1].Match != 0 {
+		t.Errorf("ListPanes(search limited to sh) = %+v, %v; want a match in %s, none in %s", panes, err, main.ID, other.ID)
+	}
+
+	// Global user options.
+	if err := c.SetGlobalOption(ctx, "@cac_watcher", "123"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GlobalOption(ctx, "@cac_watcher"); err != nil || got != "123" {
+		t.Errorf("GlobalOption(@cac_watcher) = %q, %v; want 123", got, err)
+	}
+	if err := c.SetGlobalOption(ctx, "@cac_watcher", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GlobalOption(ctx, "@cac_watcher"); err != nil || got != "" {
+		t.Errorf("GlobalOption(@cac_watcher) after unset = %q, %v; want empty", got, err)
 	}
 	if err := c.UnsetPaneOption(ctx, main.ID, "@cac_state"); err != nil {
 		t.Fatal(err)
@@ -192,7 +247,7 @@ func TestNoServer(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	c := &tmuxctl.Client{SocketPath: filepath.Join(dir, "s")}
-	_, err = c.ListPanes(context.Background(), "")
+	_, err = c.ListPanes(context.Background(), tmuxctl.Search{})
 	if !errors.Is(err, tmuxctl.ErrNoServer) {
 		t.Errorf("ListPanes on an empty socket dir: error = %v, want ErrNoServer", err)
 	}
