@@ -19,7 +19,8 @@
 //	plain    "❯ hello", then the gutter stop "You've hit your session limit · resets <T> (<ZONE>)"
 //	         and an empty prompt. Printable bytes edit a draft in the input box (Backspace
 //	         deletes, C-u and C-c clear it). Enter on a non-empty draft submits it: before
-//	         --limit-until it echoes the prompt and a new stop (limited-again); after it,
+//	         --limit-until (or for the first --again N prompts) it echoes the prompt and a new
+//	         stop that prints --next-reset (limited-again); after it,
 //	         "● Resuming the task…" and a working spinner (resumed). A bare Enter does nothing.
 //	         A "\r" that arrives in the same read after text is a pasted newline, not a
 //	         submit, as in Claude Code (pasted-enter).
@@ -35,6 +36,7 @@
 //	idle     a finished turn and an empty prompt, no stop; Enter on text echoes it and replies
 //	         (replied).
 //
+// --add "row\nrow" adds rows after the scenario's own (a quoted message, tool output).
 // --exit-after DURATION exits (state exit) leaving the last screen in the pane. --spinner
 // makes idle sessions run a turn and animates the working spinner every 100 ms.
 package main
@@ -57,6 +59,8 @@ import (
 // fake is the session on screen; only the main loop touches it.
 type fake struct {
 	scenario, resetAt, stopRow string
+	nextRow                    string // the stop row after a prompt hits the limit again
+	again                      int    // prompts that still hit the limit; -1: until limitUntil
 	limitUntil, fireAt         time.Time
 	exitAfter                  time.Duration
 	spinner                    bool
@@ -94,6 +98,9 @@ func main() {
 	rows := flag.String("rows", "Stop and wait for limit to reset,Switch to usage credits,Upgrade your plan", "menu: the row labels, comma separated")
 	stop := flag.String("stop", "You've hit your session limit", "the stop message before \" · resets …\"")
 	draft := flag.String("draft", "", "draft: the text in the input box")
+	next := flag.String("next-reset", "", "the reset a prompt that hits the limit again prints, RFC3339 (default: --reset)")
+	add := flag.String("add", "", `rows to add to the transcript before the scenario's own, separated by "\n"`)
+	flag.IntVar(&f.again, "again", -1, "the first N prompts hit the limit again, whatever the time (-1: use --limit-until)")
 	flag.StringVar(&f.scenario, "scenario", "plain", "plain, draft, menu, armed, stopped or idle")
 	flag.DurationVar(&f.exitAfter, "exit-after", 0, "exit after this long (0: never)")
 	flag.BoolVar(&f.spinner, "spinner", false, "animate the working spinner every 100ms; idle runs a turn")
@@ -104,6 +111,12 @@ func main() {
 	check(err)
 	f.resetAt = clock(at)
 	f.stopRow = "  ⎿ " + nbsp + *stop + " · resets " + resetText(at, time.Now()) + " (" + name + ")"
+	f.nextRow = f.stopRow
+	if *next != "" {
+		at, name, err := zoned(instant(*next, resetAt), *zone)
+		check(err)
+		f.nextRow = "  ⎿ " + nbsp + *stop + " · resets " + resetText(at, time.Now()) + " (" + name + ")"
+	}
 	if *logPath != "" {
 		lf, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		check(err)
@@ -113,6 +126,9 @@ func main() {
 		check(os.WriteFile(*pidPath, []byte(fmt.Sprintln(os.Getpid())), 0o644))
 	}
 	check(f.setup(strings.Split(*rows, ","), *draft))
+	if *add != "" {
+		f.add(strings.Split(*add, `\n`)...)
+	}
 	restore := makeRaw(0)
 	f.resize()
 	f.run(restore)
@@ -335,8 +351,9 @@ func (f *fake) submit() {
 	f.draft = nil
 	echo := "❯ " + strings.ReplaceAll(text, "\n", "\n  ")
 	switch {
-	case f.limited && time.Now().Before(f.limitUntil):
-		f.add(echo, f.stopRow, hint)
+	case f.limited && (f.again > 0 || f.again < 0 && time.Now().Before(f.limitUntil)):
+		f.again--
+		f.add(echo, f.nextRow, hint)
 		f.setState("limited-again")
 	case f.limited:
 		f.limited, f.busy = false, true

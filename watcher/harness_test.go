@@ -1,0 +1,284 @@
+//go:build linux
+
+package watcher_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// claudeBin is the fake Claude Code (watcher/fakeclaude), built by TestMain under the name
+// "claude" so that the watcher recognises it through /proc like the real one.
+var claudeBin string
+
+func TestMain(m *testing.M) {
+	cleanup := tmuxtest.Isolate()
+	dir, err := os.MkdirTemp("", "cacw")
+	if err != nil {
+		panic(err)
+	}
+	claudeBin = filepath.Join(dir, "claude")
+	goTool, err := exec.LookPath("go") // go test puts $GOROOT/bin first in PATH
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	if out, err := exec.Command(goTool, "build", "-o", claudeBin, "./fakeclaude").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	cleanup()
+	os.Exit(code)
+}
+
+// patience bounds every wait: generous, since a loaded CI machine can be slow and a passing
+// test never waits for it.
+const patience = 20 * time.Second
+
+// testSchedule is a fast schedule: the same rules as the default, in seconds.
+var testSchedule = scheduler.Config{
+	Margin:      time.Second,
+	NativeGrace: 2 * time.Second,
+	Stagger:     300 * time.Millisecond,
+	SameReset:   time.Minute,
+	RetryBase:   500 * time.Millisecond,
+	RetryMax:    2 * time.Second,
+	MaxAttempts: 3,
+}
+
+// world is one private tmux server with fake Claude Code panes and a watcher running on it
+// in this process. The watcher's clock runs ahead of the real one by an offset, so that a
+// reset printed to the minute ("resets 7:31pm") lies a few seconds ahead of the watcher's now
+// without the test waiting for a real minute to pass. The fakes run on real time.
+type world struct {
+	t      *testing.T
+	s      *tmuxtest.Server
+	reset  time.Time // the printed reset, on the watcher's clock: a whole minute
+	offset atomic.Int64
+	w      *watcher.Watcher
+	logs   *syncBuffer
+	mu     sync.Mutex
+	rows   []watcher.Row
+	stop   func()
+}
+
+// newWorld starts a private server whose first pane runs sh (a spare pane) and sets the
+// watcher's clock so that the reset (a whole minute) is lead ahead.
+func newWorld(t *testing.T, lead time.Duration) *world {
+	t.Parallel()
+	wd := &world{t: t, s: tmuxtest.Start(t, 120, 40), logs: &syncBuffer{}}
+	now := time.Now()
+	wd.reset = now.Truncate(time.Minute).Add(2 * time.Minute).UTC()
+	wd.offset.Store(int64(wd.reset.Sub(now.Add(lead))))
+	return wd
+}
+
+// now is the watcher's clock.
+func (wd *world) now() time.Time { return time.Now().Add(time.Duration(wd.offset.Load())) }
+
+// jump moves the watcher's clock forward, as after a suspend.
+func (wd *world) jump(d time.Duration) { wd.offset.Add(int64(d)) }
+
+// real converts an instant on the watcher's clock to the real clock.
+func (wd *world) real(t time.Time) time.Time { return t.Add(-time.Duration(wd.offset.Load())) }
+
+// fake is one fake Claude Code pane.
+type fake struct {
+	wd   *world
+	pane string
+	log  string
+}
+
+// claude opens a window running the fake Claude Code with args; through sh -c when wrap is
+// set (a wrapper, and a shell left behind when it exits).
+func (wd *world) claude(wrap bool, args ...string) *fake {
+	wd.t.Helper()
+	log := filepath.Join(wd.s.Dir, fmt.Sprintf("claude%d.log", time.Now().UnixNano()))
+	// Prompts hit the limit again until the reset on the real clock.
+	argv := append([]string{claudeBin, "--log", log, "--reset", wd.reset.Format(time.RFC3339),
+		"--limit-until", wd.real(wd.reset).Format(time.RFC3339Nano)}, args...)
+	cmd := argv
+	if wrap {
+		quoted := make([]string, len(argv))
+		for i, a := range argv {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		cmd = []string{"sh", "-c", strings.Join(quoted, " ") + "; exec sh"}
+	}
+	out := wd.s.Tmux(wd.t, append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}"}, cmd...)...)
+	f := &fake{wd: wd, pane: strings.TrimSpace(out), log: log}
+	f.waitState("started", func(s []string) bool { return len(s) > 0 })
+	return f
+}
+
+// start runs the watcher until the test ends.
+func (wd *world) start(mod func(*watcher.Config)) {
+	cfg := watcher.Config{
+		Interval: 100 * time.Millisecond,
+		Schedule: testSchedule,
+		Pause:    150 * time.Millisecond,
+		Settle:   600 * time.Millisecond,
+		Now:      wd.now,
+		Log:      zerolog.New(wd.logs).With().Timestamp().Logger(),
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	wd.w = watcher.New(wd.s.Client, &proc.Finder{}, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wd.w.Run(ctx, func(rows []watcher.Row) {
+			wd.mu.Lock()
+			wd.rows = rows
+			wd.mu.Unlock()
+		})
+	}()
+	wd.stop = func() { cancel(); <-done }
+	wd.t.Cleanup(func() {
+		wd.stop()
+		if wd.t.Failed() {
+			wd.t.Logf("watcher log:\n%s", wd.logs.String())
+		}
+	})
+}
+
+// row is the watcher's row for a pane after its last tick (ok false when not supervised).
+func (wd *world) row(pane string) (watcher.Row, bool) {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	for _, r := range wd.rows {
+		if r.Pane == pane {
+			return r, true
+		}
+	}
+	return watcher.Row{}, false
+}
+
+// waitRow waits until the watcher's row for the pane satisfies cond.
+func (wd *world) waitRow(pane, what string, cond func(watcher.Row, bool) bool) watcher.Row {
+	wd.t.Helper()
+	var r watcher.Row
+	var ok bool
+	tmuxtest.WaitFor(wd.t, patience, what, func() bool {
+		r, ok = wd.row(pane)
+		return cond(r, ok)
+	})
+	return r
+}
+
+// waitState waits for the pane's row to be in state s.
+func (wd *world) waitState(pane string, s watcher.State) watcher.Row {
+	wd.t.Helper()
+	return wd.waitRow(pane, fmt.Sprintf("pane %s in state %s", pane, s), func(r watcher.Row, ok bool) bool { return ok && r.State == s })
+}
+
+// waitUntil waits until the watcher's clock reaches t and then a few more ticks pass, so
+// that anything due at t has happened.
+func (wd *world) waitUntil(t time.Time) {
+	wd.t.Helper()
+	t = t.Add(500 * time.Millisecond)
+	tmuxtest.WaitFor(wd.t, patience, "the watcher's clock to reach "+t.Format(time.TimeOnly), func() bool { return !wd.now().Before(t) })
+}
+
+// input is one read(2) of the fake's terminal.
+type input struct {
+	at    time.Time // real clock
+	bytes string
+}
+
+// read returns the fake's inputs and states so far.
+func (f *fake) read() (ins []input, states []string) {
+	f.wd.t.Helper()
+	file, err := os.Open(f.log)
+	if err != nil {
+		return nil, nil
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	for sc.Scan() {
+		line := sc.Text()
+		if s, ok := strings.CutPrefix(line, "# state "); ok {
+			states = append(states, s)
+			continue
+		}
+		ts, q, ok := strings.Cut(line, "\t")
+		at, err1 := time.Parse(time.RFC3339Nano, ts)
+		b, err2 := strconv.Unquote(q)
+		if !ok || err1 != nil || err2 != nil {
+			f.wd.t.Fatalf("fake log %s: unreadable line %q", f.log, line)
+		}
+		ins = append(ins, input{at, b})
+	}
+	return ins, states
+}
+
+// inputs returns the bytes of every read, in order.
+func (f *fake) inputs() []string {
+	ins, _ := f.read()
+	out := make([]string, len(ins))
+	for i, in := range ins {
+		out[i] = in.bytes
+	}
+	return out
+}
+
+// waitState waits until the fake's states satisfy cond.
+func (f *fake) waitState(what string, cond func([]string) bool) {
+	f.wd.t.Helper()
+	tmuxtest.WaitFor(f.wd.t, patience, "fake claude in "+f.pane+": "+what, func() bool {
+		_, s := f.read()
+		return cond(s)
+	})
+}
+
+// reached waits until the fake logged state s.
+func (f *fake) reached(s string) {
+	f.wd.t.Helper()
+	f.waitState("state "+s, func(states []string) bool {
+		for _, x := range states {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// syncBuffer is a log sink the watcher goroutine writes while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,279 @@
+package watcher
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// State is where a supervised session stands (SPEC §6).
+type State string
+
+// The states of a supervised session.
+const (
+	Running    State = "running"    // no stop on screen, or a turn ran after it
+	Limited    State = "limited"    // stopped at a limit whose reset is not known
+	Waiting    State = "waiting"    // stopped; due at the reset plus the margin
+	Native     State = "native"     // Claude Code's own auto-continue is armed and goes first
+	Held       State = "held"       // nothing will be typed until the user acts (see the note)
+	Resuming   State = "resuming"   // the options menu's Stop row was pressed
+	Verifying  State = "verifying"  // the message went out; looking for a resumed turn
+	Failed     State = "failed"     // retries used up
+	Unwaitable State = "unwaitable" // an org or spend limit: waiting cannot clear it
+	Skipped    State = "skipped"    // the user skipped this wait
+)
+
+// Paused reports whether the state is one a user wants to see in `list`: every state but
+// running.
+func (s State) Paused() bool { return s != Running && s != "" }
+
+// pane is one supervised Claude Code session: a pane and the claude process in it.
+type pane struct {
+	info tmuxctl.Pane
+	proc.Identity
+	// unknown is true when the process could not be confirmed (no /proc, no ps) and the
+	// pane was taken for Claude Code by its command and title only: it is never typed into.
+	unknown bool
+	sched   scheduler.Config
+
+	state State
+	note  string
+
+	// The stop being handled; stop is "" while running.
+	stop     string
+	appeared time.Time // when the stop appeared; zero when unknown
+	stopped  time.Time // when the watcher first saw it
+	reset    detector.Reset
+	kind     detector.Kind
+	due      time.Time // from the scheduler
+	capped   bool      // beyond the cap of wakes per reset
+	retryAt  time.Time // after a failed attempt: replaces due
+	// pressEnter: Claude Code asks for a bare Enter ("press enter to continue").
+	pressEnter bool
+	attempts   int
+	sent       time.Time // when keys last went out for this stop
+	typed      bool      // the message was typed for this stop (an Enter may be missing)
+	pre        string    // the screen down to the stop, just before the keys
+	checkAt    time.Time // when to look for the effect of the keys
+	dryRun     bool      // the dry-run decision for this stop is logged
+
+	// Looks.
+	looks      int
+	lookedAt   time.Time // watcher clock
+	lookedReal time.Time // wall clock, to compare with tmux's window_activity
+	activity   time.Time // window_activity at the last look
+	match      int       // the pre-filter's row at the last look
+
+	published tmuxctl.Options
+}
+
+func newPane(info tmuxctl.Pane, id identity, sched scheduler.Config) *pane {
+	return &pane{info: info, Identity: id.Identity, unknown: id.unknown, sched: sched, state: Running, published: info.Options}
+}
+
+// needsLook says whether the pane is captured on this tick: a running session when its
+// window shows activity and the pre-filter sees limit text (or could not search it), or the
+// matching row moved; a stopped one on activity and every `revisit`. Panes with keys in
+// flight are looked at by act at their check instant instead.
+func (p *pane) needsLook(now time.Time) bool {
+	if p.state == Resuming || p.state == Verifying {
+		return false
+	}
+	// window_activity has 1 s resolution: activity in the second of the last look may have
+	// come after it, so that second counts as a change too.
+	changed := !p.info.WindowActivity.Equal(p.activity) || p.lookedReal.Unix() <= p.info.WindowActivity.Unix()
+	if p.state != Running {
+		return changed || now.Sub(p.lookedAt) >= revisit
+	}
+	return changed && (p.info.Match != 0 || p.info.Width < narrow) || p.info.Match > 0 && p.info.Match != p.match
+}
+
+// newStop starts handling a stop that appeared at appeared (zero: unknown). After keys went
+// out for the previous stop, a stop with the same reset means the limit still holds: its
+// attempts carry on and it waits for the backoff, so "continue" never loops.
+func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
+	old, hadKeys := p.reset, !p.sent.IsZero()
+	p.stop, p.appeared, p.stopped, p.reset, p.kind = v.Message, appeared, now, v.Reset, v.Kind
+	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt = time.Time{}, false, time.Time{}, false, false, false, time.Time{}
+	if p.state == Failed || p.state == Skipped || p.state == Held {
+		p.state = Limited // classify decides afresh
+	}
+	if hadKeys && old.Known && v.Reset.Known && !v.Reset.At.After(old.At.Add(p.sched.SameReset)) {
+		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
+		return
+	}
+	p.attempts, p.sent = 0, time.Time{}
+}
+
+// observe moves the state machine after a look at the pane.
+func (p *pane) observe(v detector.Verdict, now time.Time, message string, log zerolog.Logger) {
+	prev, prevNote := p.state, p.note
+	if !v.Limited {
+		if prev.Paused() {
+			how := "no longer stopped"
+			switch {
+			case v.Native == detector.NativeFired:
+				how = "Claude Code continued by itself"
+			case v.Resumed || v.Busy:
+				how = "a turn ran after the stop"
+			}
+			p.event(log.Info()).Str("was", string(prev)).Msg("running: " + how)
+		}
+		p.toRunning()
+		return
+	}
+	p.classify(v, message)
+	if p.state != prev || p.note != prevNote {
+		p.logState(log, prev)
+	}
+}
+
+// classify sets the state of a pane stopped at p.stop from what is on screen now.
+func (p *pane) classify(v detector.Verdict, message string) {
+	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message
+	switch {
+	case !v.Waitable:
+		p.set(Unwaitable, "waiting cannot clear this limit ("+string(v.Kind)+"); nothing will be typed")
+	case p.state == Failed || p.state == Skipped:
+		// stays until the stop changes or the session runs again
+	case v.Native == detector.NativePressEnter:
+		p.pressEnter = true
+		if p.due.IsZero() {
+			p.due = p.stopped
+		}
+		p.set(Waiting, "Claude Code asks for Enter after the reset")
+	case !p.reset.Known:
+		p.set(Limited, "no reset time on screen; nothing will be typed")
+	case p.unknown:
+		p.set(Held, "cannot confirm the claude process (no /proc and no ps); nothing will be typed")
+	case v.Input.Draft != "" && !ours:
+		p.set(Held, "a draft is in the input box; it is left alone (resume by hand when ready)")
+	case v.Menu.Open && v.Menu.StopDigit == 0:
+		p.set(Held, "the options menu has no readable Stop row; nothing will be pressed")
+	case v.Native == detector.NativeArmed:
+		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
+	case !p.retryAt.IsZero():
+		p.set(Waiting, p.note) // keep the retry's note
+	default:
+		p.set(Waiting, "")
+	}
+}
+
+func (p *pane) set(s State, note string) { p.state, p.note = s, note }
+
+// retry schedules the next attempt after one that showed no effect, or gives up.
+func (p *pane) retry(now time.Time, why string) {
+	at, ok := p.sched.Retry(now, p.attempts)
+	if !ok {
+		p.set(Failed, why+"; gave up after "+plural(p.attempts, "attempt")+" (resume by hand)")
+		p.retryAt = time.Time{}
+		return
+	}
+	if due := p.sched.Due(p.reset.At, false); p.reset.Known && due.After(at) {
+		at = due
+	}
+	p.retryAt = at
+	p.set(Waiting, why+"; next attempt "+at.Format(time.TimeOnly))
+}
+
+func (p *pane) toRunning() {
+	*p = pane{info: p.info, Identity: p.Identity, unknown: p.unknown, sched: p.sched, state: Running,
+		looks: p.looks, lookedAt: p.lookedAt, lookedReal: p.lookedReal, activity: p.activity, match: p.match, published: p.published}
+}
+
+// dueAt is when the pane may be acted on: the retry instant after a failed attempt, else the
+// scheduled due instant; zero when it is not waiting or is capped.
+func (p *pane) dueAt() time.Time {
+	if (p.state != Waiting && p.state != Native) || p.capped {
+		return time.Time{}
+	}
+	if !p.retryAt.IsZero() {
+		return p.retryAt
+	}
+	return p.due
+}
+
+// wake is the next instant the pane wants the watcher's attention, zero for none.
+func (p *pane) wake() time.Time {
+	if p.state == Resuming || p.state == Verifying {
+		return p.checkAt
+	}
+	return p.dueAt()
+}
+
+// options are the pane options that publish the state: all unset while running.
+func (p *pane) options() tmuxctl.Options {
+	if !p.state.Paused() {
+		return tmuxctl.Options{}
+	}
+	o := tmuxctl.Options{State: string(p.state), Kind: string(p.kind), Note: oneLine(p.note)}
+	if p.reset.Known {
+		o.Reset, o.Zone = p.reset.At.Format(time.RFC3339), p.reset.Zone
+	}
+	if d := p.dueAt(); !d.IsZero() {
+		o.Due = d.In(p.reset.At.Location()).Format(time.RFC3339)
+	}
+	return o
+}
+
+// event starts a log event about the pane.
+func (p *pane) event(e *zerolog.Event) *zerolog.Event {
+	return e.Str("pane", p.info.ID).Str("target", p.info.Target())
+}
+
+// logState logs the pane's state after a change from prev.
+func (p *pane) logState(log zerolog.Logger, prev State) {
+	e := log.Info()
+	if p.state == Failed || p.state == Held || p.state == Unwaitable {
+		e = log.Warn()
+	}
+	e = p.event(e).Str("state", string(p.state)).Str("was", string(prev)).Str("kind", string(p.kind))
+	if p.reset.Known {
+		e = e.Time("reset", p.reset.At).Str("reset_how", p.reset.How)
+	}
+	if d := p.dueAt(); !d.IsZero() {
+		e = e.Time("due", d)
+	}
+	if p.note != "" {
+		e = e.Str("note", p.note)
+	}
+	e.Msg(string(p.state))
+	if prev == Running && log.GetLevel() <= zerolog.DebugLevel {
+		p.event(log.Debug()).Str("message", p.stop).Msg("stop message")
+	}
+}
+
+// oneLine keeps a note to one line without the listing's separator.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// compareIDs orders pane ids "%2" < "%10".
+func compareIDs(a, b string) int {
+	x, errA := strconv.Atoi(strings.TrimPrefix(a, "%"))
+	y, errB := strconv.Atoi(strings.TrimPrefix(b, "%"))
+	if errA != nil || errB != nil {
+		return strings.Compare(a, b)
+	}
+	return x - y
+}

@@ -1,0 +1,125 @@
+package proc
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestIsClaude(t *testing.T) {
+	const native = "/home/u/.local/share/claude/versions/2.1.329"
+	tests := []struct {
+		comm string
+		argv []string
+		exe  string
+		want bool
+		why  string // a part of the reason, for a few
+	}{
+		// The name.
+		{"claude", []string{"claude"}, native, true, `argv[0] "claude"`},
+		{"claude", []string{"claude", "--resume"}, "", true, "claude"},
+		{"node", []string{"claude"}, "/usr/bin/node", true, "argv[0]"}, // npm on Linux: process.title
+		{"claude", nil, "", true, `comm "claude"`},
+		{"claude.exe", nil, "", true, "claude.exe"},
+		{"init", []string{"/mnt/c/Users/u/AppData/claude.exe"}, "", true, "claude.exe"},
+		{"", []string{"/usr/local/bin/claude", "-c"}, "", true, "argv[0]"}, // ps fallback: no comm
+		// The native binary by its versioned path.
+		{"2.1.329", []string{native}, native, true, "version-named"},
+		{"2.1.329", []string{"2.1.329"}, native, true, "exe"},
+		{"2.1.329", []string{"/Users/me/.local/share/claude/versions/2.1.329", "--resume"}, "", true, "argv[0]"},
+		{"1.0.0-beta.1", []string{"x"}, "/opt/claude/versions/1.0.0-beta.1", true, "exe"},
+		{"2.0.5", []string{"2.0.5"}, "/home/u/.claude/local/2.0.5", true, "exe"},
+		// A runtime running the npm package.
+		{"node", []string{"node", "/usr/local/lib/node_modules/@anthropic-ai/claude-code/cli.js"}, "/usr/bin/node", true, "node running"},
+		{"node", []string{"node", "/usr/local/bin/claude"}, "/usr/local/bin/node", true, `"/usr/local/bin/claude"`},
+		{"node", []string{"node", "--max-old-space-size=4096", "/opt/homebrew/bin/claude", "--resume"}, "", true, "claude"},
+		{"nodejs", []string{"nodejs", "-r", "ts-node/register", "/usr/bin/claude"}, "", true, "nodejs"},
+		{"bun", []string{"bun", "run", "/home/u/.bun/bin/claude"}, "", true, "bun"},
+		{"", []string{"/usr/local/bin/node", "/usr/local/bin/claude"}, "", true, "node"},
+		{"MainThread", []string{"x"}, "/usr/bin/node", false, ""}, // runtime by exe, but no script
+		{"MainThread", []string{"x", "@anthropic-ai/claude-code/cli.js"}, "/usr/bin/node", true, "node"},
+		// Not Claude Code.
+		{"bash", []string{"-bash"}, "/usr/bin/bash", false, ""},
+		{"zsh", []string{"zsh"}, "/bin/zsh", false, ""},
+		{"vim", []string{"vim", "claude.md"}, "/usr/bin/vim", false, ""},
+		{"vim", []string{"vim", native}, "/usr/bin/vim", false, ""},
+		{"node", []string{"node", "server.js"}, "/usr/bin/node", false, ""},
+		{"node", []string{"node", "server.js", "claude"}, "/usr/bin/node", false, ""},
+		{"node", []string{"node"}, "/usr/bin/node", false, ""},
+		{"less", []string{"less", "claude.md"}, "/usr/bin/less", false, ""},
+		{"grep", []string{"grep", "claude"}, "/usr/bin/grep", false, ""},
+		{"grep", []string{"grep", "-r", "@anthropic-ai/claude-code", "."}, "/usr/bin/grep", false, ""},
+		{"sleep", []string{"sleep", "600"}, "/usr/bin/sleep", false, ""},
+		{"claude-monitor", []string{"claude-monitor"}, "", false, ""},
+		{"2.1.329", []string{"./2.1.329"}, "/home/u/build/2.1.329", false, ""}, // no claude directory
+		{"python3", []string{"python3", "/home/u/claude/tool.py"}, "/usr/bin/python3", false, ""},
+		{"1.2", []string{"/opt/claude/1.2"}, "", false, ""}, // not digits.digits.digits
+		{"", nil, "", false, ""},
+	}
+	for _, tt := range tests {
+		why, got := IsClaude(tt.comm, tt.argv, tt.exe)
+		if got != tt.want {
+			t.Errorf("IsClaude(%q, %q, %q) = %v, want %v (why %q)", tt.comm, tt.argv, tt.exe, got, tt.want, why)
+			continue
+		}
+		if why == "" {
+			t.Errorf("IsClaude(%q, %q, %q) gives no reason", tt.comm, tt.argv, tt.exe)
+		}
+		if !strings.Contains(why, tt.why) {
+			t.Errorf("IsClaude(%q, %q, %q) why = %q, want it to contain %q", tt.comm, tt.argv, tt.exe, why, tt.why)
+		}
+	}
+}
+
+func TestHint(t *testing.T) {
+	tests := []struct {
+		command, title string
+		want           bool
+	}{
+		{"claude", "", true},
+		{"claude.exe", "bash", true},
+		{"node", "", true},
+		{"2.1.329", "", true},
+		{"1.0.0-beta", "", true},
+		{"bash", "✳ Claude Code", true},
+		{"bash", "✳ Fix the login bug", true},
+		{"bash", "⠐ Compacting conversation", true},
+		{"bash", "\u2800", true},
+		{"bash", "\u28ff x", true},
+		{"zsh", "my Claude Code session", true},
+		{"bash", "", false},
+		{"zsh", "user@host: ~/src", false},
+		{"vim", "claude.md (~/src) - VIM", false},
+		{"nodejs", "", false}, // tmux names the argv[0]; only "node" is a hint
+		{"2.1", "", false},
+		{"bash", "x ✳", false},
+		{"bash", "\u2900 arrows", false},
+	}
+	for _, tt := range tests {
+		if got := Hint(tt.command, tt.title); got != tt.want {
+			t.Errorf("Hint(%q, %q) = %v, want %v", tt.command, tt.title, got, tt.want)
+		}
+	}
+}
+
+func TestIsVersion(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"2.1.329", true},
+		{"10.20.30", true},
+		{"1.0.0-beta.1", true},
+		{"2.1.329 (deleted)", true},
+		{"2.1", false},
+		{"2..1", false},
+		{"v2.1.3", false},
+		{"2.1.", false},
+		{"", false},
+		{"claude", false},
+	}
+	for _, tt := range tests {
+		if got := isVersion(tt.s); got != tt.want {
+			t.Errorf("isVersion(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}

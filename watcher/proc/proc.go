@@ -1,0 +1,143 @@
+// Package proc finds the Claude Code process in a tmux pane.
+//
+// tmux's pane_current_command only names argv[0] of the pane's foreground process group, which
+// reads "node", a version string or a wrapper shell for some installs (SPEC §4.7). A Finder looks
+// at the foreground group itself: the terminal's foreground process group (tpgid) of the pane's
+// first process, its leader and the leader's descendants in that group, breadth-first up to
+// depth 3, so that a wrapper script running claude in the foreground is seen through, while a
+// claude suspended with Ctrl-Z or running in the background of a shell is not taken for the
+// foreground program.
+//
+// On Linux it reads /proc (a few files per candidate, no exec). Where /proc is not usable
+// (macOS, or a /proc that cannot be read) it runs ps once per call instead:
+//
+//	ps -ww -A -o pid= -o ppid= -o pgid= -o tpgid= -o stat= -o lstart= -o args=
+//
+// with LC_ALL=C and TZ=UTC, so that the five lstart tokens ("Fri Nov 20 10:00:00 2026") are the
+// same for every call of every watcher. Every column but the last is one token; args, the only
+// free text, is last. The comm column is not asked for: it is free text too (a full path with
+// spaces on macOS), and base(argv[0]) from args tells the same for Claude Code.
+//
+// A process is identified by its pid and its start (Identity), since pids are reused.
+package proc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Identity is one process instance: a pid can be reused, so its start time is part of it.
+type Identity struct {
+	PID   int
+	Start string // Linux /proc: "ticks:<starttime field 22 of /proc/PID/stat>"; ps fallback: "lstart:<ps lstart text>"
+}
+
+// Found is the Claude Code process in a pane and how it was found.
+type Found struct {
+	Identity
+	How string // one short sentence for logs/doctor, e.g. "foreground group 123 of pane pid 100: comm \"claude\""
+}
+
+// Finder finds Claude Code under a pane's process. Its methods may be called concurrently.
+type Finder struct {
+	// Root is the proc filesystem root; "" means "/proc". It counts as usable when Root/self
+	// exists (procfs always has it); otherwise Find and Alive fall back to ps.
+	Root string
+	// PS runs `ps` for the fallback and returns its output; nil means exec the real ps (argv
+	// only, bounded by the context or psTimeout). A replacement must print the columns of
+	// psArgs in that order.
+	PS func(ctx context.Context) (string, error)
+}
+
+// Start prefixes of an Identity: which source it came from.
+const (
+	ticksPrefix  = "ticks:"
+	lstartPrefix = "lstart:"
+)
+
+// Candidate walk limits: how deep below the group leader, and how many processes at most (a
+// foreground "make -j" has many children; Claude Code is the leader or near it).
+const (
+	maxDepth      = 3
+	maxCandidates = 32
+)
+
+// Find returns the Claude Code process in the foreground of the pane whose first process is
+// panePID. ok=false, err=nil: definitely not Claude Code (a shell, vim, …), or the pane
+// process is gone. err != nil: neither /proc nor ps could tell.
+func (f *Finder) Find(ctx context.Context, panePID int) (found Found, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %w", panePID, err)
+	}
+	if panePID <= 0 {
+		return Found{}, false, fmt.Errorf("proc: find pane pid %d: not a pid", panePID)
+	}
+	fs := procfs{root: f.root()}
+	found, ok, procErr := fs.find(panePID)
+	if procErr == nil {
+		return found, ok, nil
+	}
+	out, err := f.runPS(ctx)
+	if err != nil {
+		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %v; fallback: %w", panePID, procErr, err)
+	}
+	tab, err := parsePS(out)
+	if err != nil {
+		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %v; fallback: %w", panePID, procErr, err)
+	}
+	found, ok = tab.find(panePID)
+	return found, ok, nil
+}
+
+// Alive reports whether the process id is still running with the same start (same Root/PS
+// sources). A zombie is not running. An identity from /proc ("ticks:") can only be checked
+// through /proc, one from ps ("lstart:") only through ps.
+func (f *Finder) Alive(ctx context.Context, id Identity) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("proc: alive pid %d: %w", id.PID, err)
+	}
+	if id.PID <= 0 {
+		return false, fmt.Errorf("proc: alive pid %d: not a pid", id.PID)
+	}
+	switch {
+	case strings.HasPrefix(id.Start, ticksPrefix):
+		fs := procfs{root: f.root()}
+		alive, err := fs.alive(id)
+		if err != nil {
+			return false, fmt.Errorf("proc: alive pid %d: %w", id.PID, err)
+		}
+		return alive, nil
+	case strings.HasPrefix(id.Start, lstartPrefix):
+		out, err := f.runPS(ctx)
+		if err != nil {
+			return false, fmt.Errorf("proc: alive pid %d: %w", id.PID, err)
+		}
+		tab, err := parsePS(out)
+		if err != nil {
+			return false, fmt.Errorf("proc: alive pid %d: %w", id.PID, err)
+		}
+		return tab.alive(id), nil
+	}
+	return false, fmt.Errorf("proc: alive pid %d: unknown start %q", id.PID, id.Start)
+}
+
+func (f *Finder) root() string {
+	if f.Root == "" {
+		return "/proc"
+	}
+	return strings.TrimSuffix(f.Root, "/")
+}
+
+// how is the sentence of Found.How. source is "" for /proc, " (ps)" for the fallback.
+func how(source string, panePID, tpgid, pid, depth int, why string) string {
+	if pid == tpgid {
+		return fmt.Sprintf("foreground group %d of pane pid %d%s: %s", tpgid, panePID, source, why)
+	}
+	if depth < 0 {
+		return fmt.Sprintf("foreground group %d of pane pid %d%s (leader gone): pid %d: %s",
+			tpgid, panePID, source, pid, why)
+	}
+	return fmt.Sprintf("foreground group %d of pane pid %d%s: pid %d at depth %d: %s",
+		tpgid, panePID, source, pid, depth, why)
+}

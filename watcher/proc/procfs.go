@@ -1,0 +1,325 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// procfs reads one Find's or Alive's worth of a proc filesystem (Linux). It is not safe for
+// concurrent use; each call makes its own.
+type procfs struct {
+	root string
+	buf  []byte // scratch for readFile, grown as needed
+
+	// byParent lists children by parent pid, built from a scan of every process when a
+	// task/PID/children file is missing (kernels built without CONFIG_PROC_CHILDREN).
+	byParent map[int][]int
+	scanned  bool
+}
+
+// statInfo is what Find uses of /proc/PID/stat.
+type statInfo struct {
+	pid   int
+	comm  string
+	state byte
+	ppid  int
+	pgrp  int
+	tpgid int
+	start string // field 22, starttime in clock ticks since boot, as text
+}
+
+// parseStat parses /proc/PID/stat. comm (field 2) is in parentheses and may itself contain
+// spaces and ')' (a process can name itself anything), so the other fields are read after the
+// LAST ')'.
+func parseStat(b []byte) (statInfo, error) {
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return statInfo{}, fmt.Errorf("malformed stat %.40q", b)
+	}
+	var st statInfo
+	var ok bool
+	if st.pid, ok = atoi(bytes.TrimSpace(b[:open])); !ok {
+		return statInfo{}, fmt.Errorf("malformed stat pid %.40q", b)
+	}
+	st.comm = string(b[open+1 : end])
+	// Fields after comm: 3 state, 4 ppid, 5 pgrp, 6 session, 7 tty_nr, 8 tpgid, …, 22 starttime.
+	rest := b[end+1:]
+	for field := 3; field <= 22; field++ {
+		for len(rest) > 0 && rest[0] == ' ' {
+			rest = rest[1:]
+		}
+		n := bytes.IndexByte(rest, ' ')
+		if n < 0 {
+			n = len(rest)
+		}
+		tok := bytes.TrimSpace(rest[:n])
+		rest = rest[n:]
+		if len(tok) == 0 {
+			return statInfo{}, fmt.Errorf("malformed stat of pid %d: %d fields after comm", st.pid, field-3)
+		}
+		switch field {
+		case 3:
+			st.state = tok[0]
+		case 4:
+			st.ppid, ok = atoi(tok)
+		case 5:
+			st.pgrp, ok = atoi(tok)
+		case 8:
+			st.tpgid, ok = atoi(tok)
+		case 22:
+			if _, ok = atoi(tok); ok {
+				st.start = string(tok)
+			}
+		}
+		if !ok {
+			return statInfo{}, fmt.Errorf("malformed stat of pid %d: field %d %q", st.pid, field, tok)
+		}
+	}
+	return st, nil
+}
+
+// gone reports whether err says the process does not exist (any more).
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+}
+
+// zombie reports whether a process state is a zombie or dead one: not running any more.
+func zombie(state byte) bool { return state == 'Z' || state == 'X' || state == 'x' }
+
+func (p *procfs) path(pid int, file string) string {
+	return p.root + "/" + strconv.Itoa(pid) + "/" + file
+}
+
+func (p *procfs) read(path string) ([]byte, error) {
+	if p.buf == nil {
+		p.buf = make([]byte, 1024)
+	}
+	b, err := readFile(path, p.buf)
+	if cap(b) > cap(p.buf) {
+		p.buf = b[:cap(b)]
+	}
+	return b, err
+}
+
+// stat reads and parses /proc/PID/stat.
+func (p *procfs) stat(pid int) (statInfo, error) {
+	path := p.path(pid, "stat")
+	b, err := p.read(path)
+	if err != nil {
+		return statInfo{}, err
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		return statInfo{}, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return st, nil
+}
+
+// usable reports whether root is a proc filesystem, so that a missing /proc/PID means that the
+// process does not exist.
+func (p *procfs) usable() bool {
+	_, err := os.Lstat(p.root + "/self")
+	return err == nil
+}
+
+// cmdline returns argv from /proc/PID/cmdline (NUL-separated), nil when unreadable or empty
+// (a kernel thread, a zombie). A process that rewrote its argv area (node's process.title on
+// Linux) leaves trailing NULs, which are dropped.
+func (p *procfs) cmdline(pid int) []string {
+	b, err := p.read(p.path(pid, "cmdline"))
+	if err != nil {
+		return nil
+	}
+	for len(b) > 0 && b[len(b)-1] == 0 {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(string(b), "\x00")
+}
+
+// exe returns the target of /proc/PID/exe, "" when unreadable (another user's process). Linux
+// appends " (deleted)" when the binary was removed since it started (the native install deletes
+// old versions when it updates): that suffix is dropped.
+func (p *procfs) exe(pid int) string {
+	exe, err := os.Readlink(p.path(pid, "exe"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(exe, " (deleted)")
+}
+
+// children returns the children of pid: /proc/PID/task/PID/children lists those forked by its
+// main thread (Linux ≥ 3.5 with CONFIG_PROC_CHILDREN); where that file is missing, a scan of
+// every process by ppid.
+func (p *procfs) children(pid int) []int {
+	b, err := p.read(p.path(pid, "task/"+strconv.Itoa(pid)+"/children"))
+	if err == nil {
+		var kids []int
+		for len(b) > 0 {
+			for len(b) > 0 && (b[0] == ' ' || b[0] == '\n') {
+				b = b[1:]
+			}
+			n := 0
+			for n < len(b) && b[n] != ' ' && b[n] != '\n' {
+				n++
+			}
+			if kid, ok := atoi(b[:n]); ok && kid > 0 {
+				kids = append(kids, kid)
+			}
+			b = b[n:]
+		}
+		return kids
+	}
+	if !gone(err) {
+		return nil
+	}
+	if !p.scanned {
+		p.scanned = true
+		p.byParent = make(map[int][]int)
+		for _, st := range p.scan() {
+			p.byParent[st.ppid] = append(p.byParent[st.ppid], st.pid)
+		}
+	}
+	return p.byParent[pid]
+}
+
+// scan reads the stat of every process, in pid order; processes that vanish are skipped.
+func (p *procfs) scan() []statInfo {
+	entries, err := os.ReadDir(p.root)
+	if err != nil {
+		return nil
+	}
+	var all []statInfo
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if st, err := p.stat(pid); err == nil {
+			all = append(all, st)
+		}
+	}
+	slices.SortFunc(all, func(a, b statInfo) int { return a.pid - b.pid })
+	return all
+}
+
+// find is Finder.Find on /proc. err != nil means that /proc is not usable (the caller falls
+// back to ps), not that the pane has no Claude Code.
+func (p *procfs) find(panePID int) (Found, bool, error) {
+	pane, err := p.stat(panePID)
+	if err != nil {
+		if gone(err) && p.usable() {
+			return Found{}, false, nil // the pane's process is gone
+		}
+		return Found{}, false, fmt.Errorf("%s not usable: %w", p.root, err)
+	}
+	tpgid := pane.tpgid
+	if tpgid <= 0 {
+		return Found{}, false, nil // no controlling terminal: not a pane's foreground
+	}
+	type candidate struct{ pid, depth int }
+	var arr [maxCandidates]candidate
+	queue := append(arr[:0], candidate{tpgid, 0})
+	for i := 0; i < len(queue); i++ {
+		c := queue[i]
+		st := pane
+		if c.pid != panePID {
+			if st, err = p.stat(c.pid); err != nil {
+				if i == 0 && gone(err) {
+					return p.findInGroup(panePID, tpgid)
+				}
+				continue // vanished mid-walk, or unreadable
+			}
+		}
+		if st.pgrp != tpgid || zombie(st.state) {
+			continue // not in the foreground (a job suspended with Ctrl-Z, a background job)
+		}
+		if f, ok := p.check(st, panePID, tpgid, c.depth); ok {
+			return f, true, nil
+		}
+		if c.depth < maxDepth {
+			for _, kid := range p.children(c.pid) {
+				if len(queue) == maxCandidates {
+					break
+				}
+				queue = append(queue, candidate{kid, c.depth + 1})
+			}
+		}
+	}
+	return Found{}, false, nil
+}
+
+// findInGroup looks at every member of the foreground group when its leader has exited (the
+// group lives on while a member does): a scan of every process, done only then.
+func (p *procfs) findInGroup(panePID, tpgid int) (Found, bool, error) {
+	n := 0
+	for _, st := range p.scan() {
+		if st.pgrp != tpgid || zombie(st.state) {
+			continue
+		}
+		if f, ok := p.check(st, panePID, tpgid, -1); ok {
+			return f, true, nil
+		}
+		if n++; n == maxCandidates {
+			break
+		}
+	}
+	return Found{}, false, nil
+}
+
+// check reads one candidate's argv and exe and decides.
+func (p *procfs) check(st statInfo, panePID, tpgid, depth int) (Found, bool) {
+	argv := p.cmdline(st.pid)
+	exe := p.exe(st.pid)
+	why, ok := isClaude(st.comm, argv, exe)
+	if !ok {
+		return Found{}, false
+	}
+	return Found{
+		Identity: Identity{PID: st.pid, Start: ticksPrefix + st.start},
+		How:      how("", panePID, tpgid, st.pid, depth, why),
+	}, true
+}
+
+// alive is Finder.Alive on /proc for an identity from /proc.
+func (p *procfs) alive(id Identity) (bool, error) {
+	st, err := p.stat(id.PID)
+	if err != nil {
+		if gone(err) && p.usable() {
+			return false, nil
+		}
+		return false, fmt.Errorf("%s not usable: %w", p.root, err)
+	}
+	return !zombie(st.state) && ticksPrefix+st.start == id.Start, nil
+}
+
+// atoi parses a decimal int, maybe negative (tpgid is -1 without a terminal).
+func atoi(b []byte) (int, bool) {
+	neg := false
+	if len(b) > 0 && b[0] == '-' {
+		neg, b = true, b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}

@@ -1,0 +1,88 @@
+package watcher
+
+import (
+	"slices"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+)
+
+// Row is one supervised pane as `watch` and `list` show it.
+type Row struct {
+	Pane   string // "%12"
+	Target string // session:window.pane
+	State  State
+	Kind   string
+	// Reset is the instant the limit lifts, in the zone it was printed in; zero when unknown.
+	Reset time.Time
+	Zone  string // the IANA zone of Reset as printed or assumed
+	// Due is when the watcher acts, zero when it will not.
+	Due  time.Time
+	Note string
+}
+
+// Rows returns the supervised panes, paused ones first (earliest due first), then the
+// running ones by pane id.
+func (w *Watcher) Rows() []Row {
+	rows := make([]Row, 0, len(w.panes))
+	for _, p := range w.panes {
+		r := Row{Pane: p.info.ID, Target: p.info.Target(), State: p.state, Kind: string(p.kind), Due: p.dueAt(), Note: p.note}
+		if p.state.Paused() && p.reset.Known {
+			r.Reset, r.Zone = p.reset.At, p.reset.Zone
+		}
+		if !p.state.Paused() {
+			r.Kind = ""
+		}
+		rows = append(rows, r)
+	}
+	SortRows(rows)
+	return rows
+}
+
+// RowOf reads a row from the pane options a watcher published; a pane without them is
+// running. It is how `list` works without a watcher.
+func RowOf(info tmuxctl.Pane) Row {
+	o := info.Options
+	r := Row{Pane: info.ID, Target: info.Target(), State: State(o.State), Kind: o.Kind, Zone: o.Zone, Note: o.Note}
+	if r.State == "" {
+		r.State = Running
+	}
+	r.Reset = parseInstant(o.Reset, o.Zone)
+	r.Due = parseInstant(o.Due, o.Zone)
+	return r
+}
+
+// parseInstant reads an RFC3339 option value, in zone when it loads; zero when unset or
+// unreadable.
+func parseInstant(s, zone string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	if loc, err := time.LoadLocation(zone); err == nil && zone != "" {
+		t = t.In(loc)
+	}
+	return t
+}
+
+// SortRows orders rows paused first, by due instant (none last), then by pane id.
+func SortRows(rows []Row) {
+	slices.SortStableFunc(rows, func(a, b Row) int {
+		if pa, pb := a.State.Paused(), b.State.Paused(); pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		if a.Due.IsZero() != b.Due.IsZero() {
+			if a.Due.IsZero() {
+				return 1
+			}
+			return -1
+		}
+		if c := a.Due.Compare(b.Due); c != 0 {
+			return c
+		}
+		return compareIDs(a.Pane, b.Pane)
+	})
+}

@@ -1,0 +1,319 @@
+// Package watcher is cac-tmux's supervisor loop. Each tick it lists the panes of one tmux
+// server once, finds the panes that run Claude Code, captures only the panes that need a look,
+// runs the detector on them and keeps one state machine per supervised session (SPEC §6):
+//
+//	running → limited → waiting → resuming → verifying → running
+//
+// with the side states native (Claude Code's own auto-continue is armed), held (a draft in the
+// input box, an unreadable menu, an unknown process), failed, unwaitable and skipped. When a
+// pane is due (the scheduler decides when) it re-checks every gate of SPEC §5 and only then
+// types into the pane; afterwards it looks for positive evidence that the session resumed.
+// The state of every supervised pane is published as pane user options (@cac_state, …).
+//
+// The watcher talks to tmux and to the process table only through the small interfaces Tmux
+// and Finder, so tests run it against fakes as well as against a real server.
+package watcher
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// Tmux is what the watcher needs from a tmux server (tmuxctl.Client implements it).
+type Tmux interface {
+	ListPanes(ctx context.Context, s tmuxctl.Search) ([]tmuxctl.Pane, error)
+	PaneInfo(ctx context.Context, pane string) (tmuxctl.Pane, error)
+	Capture(ctx context.Context, pane string) (string, error)
+	SendLiteral(ctx context.Context, pane, text string) error
+	SendKey(ctx context.Context, pane, key string) error
+	SetPaneOptions(ctx context.Context, pane string, names, values []string) error
+}
+
+// Finder finds the Claude Code process in a pane (proc.Finder implements it).
+type Finder interface {
+	Find(ctx context.Context, panePID int) (proc.Found, bool, error)
+}
+
+// Config holds the watcher's settings.
+type Config struct {
+	// Interval is the time between two listings of the server.
+	Interval time.Duration
+	// Message is typed into a stopped session to resume it.
+	Message string
+	// DryRun decides and logs but sends no key and sets no pane option.
+	DryRun bool
+	// Schedule holds the margin, the native grace, the stagger and the retry policy.
+	Schedule scheduler.Config
+	// Zone is the time zone of the host that runs claude, for messages that print none.
+	Zone *time.Location
+	// Pause is the wait between the message and its Enter (SPEC §5: 100–300 ms).
+	Pause time.Duration
+	// Settle is how long after the keys the pane is looked at again for evidence; the check
+	// after a menu digit comes after Settle/3.
+	Settle time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Log receives the watcher's events; pane text only at debug level.
+	Log zerolog.Logger
+}
+
+// Defaults are the settings of `cac-tmux watch` without flags.
+var Defaults = Config{
+	Interval: 2 * time.Second,
+	Message:  "continue",
+	Schedule: scheduler.Default,
+	Pause:    200 * time.Millisecond,
+	Settle:   3 * time.Second,
+}
+
+// Search is the server-side pre-filter of each listing: rows that any limit message, Claude
+// Code's auto-continue lines or the options menu put on screen, searched only in panes whose
+// command may be Claude Code (SPEC §4.2, §4.4, §4.5, §4.7). A pane the search skips (a
+// wrapper script) is looked at whenever its window shows activity.
+var Search = tmuxctl.Search{
+	Pattern:  `limit|usage|spending cap|automatic|what do you want to do`,
+	Commands: `^(claude|claude\.exe|node|nodejs|bun|[0-9]+\.[0-9]+\.[0-9]+.*)$`,
+}
+
+// narrow is the width below which a wrapped message may slip past the pre-filter (a single
+// word split over two rows), so a narrow Claude pane is looked at on any activity.
+const narrow = 40
+
+// revisit is how often a pane in a non-running state is looked at without activity.
+const revisit = 30 * time.Second
+
+// Watcher supervises the Claude Code panes of one tmux server.
+type Watcher struct {
+	cfg    Config
+	tmux   Tmux
+	finder Finder
+	panes  map[string]*pane // supervised sessions by pane id
+	// idents caches which panes run Claude Code, by pane id.
+	idents map[string]identity
+	// failing remembers the last error logged per source, so an error repeats in the log
+	// only when it changes.
+	failing map[string]string
+}
+
+// New returns a watcher of the server behind t. Zero fields of cfg take their Defaults.
+func New(t Tmux, f Finder, cfg Config) *Watcher {
+	d := Defaults
+	if cfg.Interval <= 0 {
+		cfg.Interval = d.Interval
+	}
+	if cfg.Message == "" {
+		cfg.Message = d.Message
+	}
+	if cfg.Schedule == (scheduler.Config{}) {
+		cfg.Schedule = d.Schedule
+	}
+	if cfg.Pause <= 0 {
+		cfg.Pause = d.Pause
+	}
+	if cfg.Settle <= 0 {
+		cfg.Settle = d.Settle
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Zone == nil {
+		cfg.Zone = time.Local
+	}
+	return &Watcher{cfg: cfg, tmux: t, finder: f, panes: map[string]*pane{}, idents: map[string]identity{}, failing: map[string]string{}}
+}
+
+// Run ticks until ctx ends, calling onTick (when not nil) with the rows after every tick. It
+// wakes at the next tick or at the next due instant, whichever comes first, so keys go out
+// on time whatever the interval. Errors of a tick are logged (once while they repeat) and the
+// loop goes on: a tmux server that is briefly unreachable does not end the watcher.
+func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
+	for {
+		next, err := w.Tick(ctx)
+		w.report("tick", err)
+		if onTick != nil {
+			onTick(w.Rows())
+		}
+		wait := next.Sub(w.cfg.Now())
+		timer := time.NewTimer(max(wait, 10*time.Millisecond))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		case <-timer.C:
+		}
+	}
+}
+
+// report logs err under source when it differs from the last one logged there, and logs the
+// recovery when a failing source works again.
+func (w *Watcher) report(source string, err error) {
+	last, failing := w.failing[source]
+	switch {
+	case err == nil && failing:
+		delete(w.failing, source)
+		w.cfg.Log.Info().Str("source", source).Msg("working again")
+	case err != nil && (!failing || last != err.Error()):
+		w.failing[source] = err.Error()
+		w.cfg.Log.Error().Err(err).Str("source", source).Msg("failed; retrying every tick")
+	}
+}
+
+// Tick lists the panes once, looks at the ones that need it, acts on the due ones and
+// publishes their state. It returns when it wants to run next.
+func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
+	now := w.cfg.Now()
+	next := now.Add(w.cfg.Interval)
+	list, err := w.tmux.ListPanes(ctx, Search)
+	if err != nil {
+		return next, err
+	}
+	var errs []error
+	seen := make(map[string]bool, len(list))
+	for _, info := range list {
+		seen[info.ID] = true
+		errs = append(errs, w.visit(ctx, info, now))
+	}
+	for id := range w.panes {
+		if !seen[id] {
+			w.cfg.Log.Debug().Str("pane", id).Msg("pane closed; forgotten")
+			delete(w.panes, id)
+		}
+	}
+	for id := range w.idents {
+		if !seen[id] {
+			delete(w.idents, id)
+		}
+	}
+	w.schedule()
+	for _, p := range w.byDue() {
+		if err := w.act(ctx, p, w.cfg.Now()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, p := range w.panes {
+		errs = append(errs, w.publish(ctx, p))
+		if t := p.wake(); !t.IsZero() && t.Before(next) {
+			next = t
+		}
+	}
+	return next, errors.Join(errs...)
+}
+
+// visit identifies one listed pane and looks at it when it needs a look.
+func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) error {
+	p := w.panes[info.ID]
+	if !w.maybeClaude(ctx, info) {
+		if p != nil {
+			w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("claude no longer runs in the pane")
+			delete(w.panes, info.ID)
+		}
+		if info.Options != (tmuxctl.Options{}) && !w.cfg.DryRun {
+			// Left by an earlier watcher or session: nothing is supervised here now.
+			return w.tmux.SetPaneOptions(ctx, info.ID, tmuxctl.OptionNames, tmuxctl.Options{}.Values())
+		}
+		return nil
+	}
+	if p != nil {
+		p.info = info
+		if !p.needsLook(now) {
+			return nil
+		}
+	}
+	// A look: confirm the process first, so a pane id reused by a new claude starts afresh.
+	id, ok := w.identify(ctx, info)
+	if !ok {
+		if p != nil {
+			delete(w.panes, info.ID)
+		}
+		return nil
+	}
+	if p == nil || p.Identity != id.Identity || p.unknown != id.unknown {
+		if p != nil {
+			w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("a new claude session in the pane")
+		}
+		p = newPane(info, id, w.cfg.Schedule)
+		w.panes[info.ID] = p
+		w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Int("pid", id.PID).Str("how", id.how).Msg("supervising claude")
+	}
+	return w.look(ctx, p, now)
+}
+
+// look captures a pane, runs the detector and moves its state machine.
+func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
+	screen, ok, err := w.capture(ctx, p)
+	if !ok {
+		return err
+	}
+	v := w.detect(p, screen, now, p.appeared)
+	if v.Limited && v.Message != p.stop {
+		// A stop the pane is not waiting on: it appeared since the last look, or is already
+		// on screen at the first look (appearance unknown, SPEC §4.3).
+		appeared := now
+		if p.looks == 1 {
+			appeared = time.Time{}
+		}
+		v = w.detect(p, screen, now, appeared)
+		p.newStop(v, appeared, now)
+	}
+	p.observe(v, now, w.cfg.Message, w.cfg.Log)
+	return nil
+}
+
+// capture returns the pane's screen; ok is false when it could not be read, and a pane that
+// is gone is forgotten without an error.
+func (w *Watcher) capture(ctx context.Context, p *pane) (screen string, ok bool, err error) {
+	screen, err = w.tmux.Capture(ctx, p.info.ID)
+	if errors.Is(err, tmuxctl.ErrNoTarget) {
+		delete(w.panes, p.info.ID)
+		return "", false, nil
+	}
+	return screen, err == nil, err
+}
+
+// detect runs the detector on a pane's screen with the given appearance instant of its stop
+// and records the look.
+func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detector.Verdict {
+	v := detector.Detect(screen, detector.Facts{Now: now, Appeared: appeared, Zone: w.cfg.Zone})
+	p.lookedAt, p.lookedReal, p.activity, p.match = now, time.Now(), p.info.WindowActivity, p.info.Match
+	p.looks++
+	return v
+}
+
+// schedule gives every waiting pane its due instant: reset + margin, staggered between panes
+// due at the same reset, later for panes whose own auto-continue goes first.
+func (w *Watcher) schedule() {
+	var waits []scheduler.Wait
+	for id, p := range w.panes {
+		if (p.state == Waiting || p.state == Native) && p.retryAt.IsZero() && !p.pressEnter {
+			waits = append(waits, scheduler.Wait{Pane: id, Reset: p.reset.At, Stopped: p.stopped, Native: p.state == Native})
+		}
+	}
+	for _, s := range w.cfg.Schedule.Schedule(waits) {
+		p := w.panes[s.Pane]
+		p.due, p.capped = s.Due, s.Capped
+	}
+}
+
+// byDue returns the panes that may act, earliest due first.
+func (w *Watcher) byDue() []*pane {
+	var ps []*pane
+	for _, p := range w.panes {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(a, b *pane) int {
+		if c := a.wake().Compare(b.wake()); c != 0 {
+			return c
+		}
+		return compareIDs(a.info.ID, b.info.ID)
+	})
+	return ps
+}
