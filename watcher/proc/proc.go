@@ -13,7 +13,7 @@
 //
 //	ps -ww -A -o pid= -o ppid= -o pgid= -o tpgid= -o stat= -o lstart= -o args=
 //
-// with LC_ALL=C and TZ=UTC, so that the five lstart tokens ("Fri Nov 20 10:00:00 2026") are the
+// with LC_ALL=C and TZ=UTC0, so that the five lstart tokens ("Fri Nov 20 10:00:00 2026") are the
 // same for every call of every watcher. Every column but the last is one token; args, the only
 // free text, is last. The comm column is not asked for: it is free text too (a full path with
 // spaces on macOS), and base(argv[0]) from args tells the same for Claude Code.
@@ -45,8 +45,9 @@ type Finder struct {
 	// exists (procfs always has it); otherwise Find and Alive fall back to ps.
 	Root string
 	// PS runs `ps` for the fallback and returns its output; nil means exec the real ps (argv
-	// only, bounded by the context or psTimeout). A replacement must print the columns of
-	// psArgs in that order.
+	// only, bounded by the context, or 5 s when it has no deadline). A replacement prints what
+	// `ps -ww -A -o pid= -o ppid= -o pgid= -o tpgid= -o stat= -o lstart= -o args=` prints in the
+	// C locale.
 	PS func(ctx context.Context) (string, error)
 }
 

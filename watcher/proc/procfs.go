@@ -27,7 +27,7 @@ type procfs struct {
 // statInfo is what Find uses of /proc/PID/stat.
 type statInfo struct {
 	pid   int
-	comm  string
+	comm  string // the text of /proc/PID/comm (both are the task's comm), so that file is not read
 	state byte
 	ppid  int
 	pgrp  int
@@ -241,6 +241,10 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 			}
 		}
 		if st.pgrp != tpgid || zombie(st.state) {
+			if i == 0 {
+				// The leader has exited (a zombie, or its pid already reused).
+				return p.findInGroup(panePID, tpgid)
+			}
 			continue // not in the foreground (a job suspended with Ctrl-Z, a background job)
 		}
 		if f, ok := p.check(st, panePID, tpgid, c.depth); ok {
@@ -259,7 +263,8 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 }
 
 // findInGroup looks at every member of the foreground group when its leader has exited (the
-// group lives on while a member does): a scan of every process, done only then.
+// group lives on while a member does, and the members' parent links no longer lead from the
+// leader): a scan of every process, done only then.
 func (p *procfs) findInGroup(panePID, tpgid int) (Found, bool, error) {
 	n := 0
 	for _, st := range p.scan() {

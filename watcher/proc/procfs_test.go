@@ -232,6 +232,13 @@ func TestFindFakeProc(t *testing.T) {
 			wantHow: "(leader gone): pid 201",
 		},
 		{
+			name: "group leader a zombie", children: true, pane: 100, wantPID: 201,
+			procs: []fake{shell(200),
+				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, state: 'Z', comm: "bash"},
+				{pid: 201, ppid: 1, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000}},
+			wantHow: "(leader gone): pid 201",
+		},
+		{
 			name: "no terminal", children: true, pane: 100,
 			procs: []fake{{pid: 100, ppid: 1, pgrp: 100, tpgid: -1, comm: "claude", argv: []string{"claude"}}},
 		},

@@ -150,8 +150,9 @@ func (t *psTable) find(panePID int) (Found, bool) {
 	}
 	type candidate struct{ pid, depth int }
 	queue := []candidate{{tpgid, 0}}
-	if _, ok := t.byPID[tpgid]; !ok {
-		// The leader has exited; the group lives on while a member does.
+	if j, ok := t.byPID[tpgid]; !ok || t.rows[j].pgid != tpgid || zombie(t.rows[j].stat[0]) {
+		// The leader has exited (gone, a zombie, or its pid reused); the group lives on
+		// while a member does.
 		queue = queue[:0]
 		for _, r := range t.rows {
 			if r.pgid == tpgid && len(queue) < maxCandidates {
