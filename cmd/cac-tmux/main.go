@@ -29,7 +29,8 @@ func usageError(format string, a ...any) error {
 const usageText = `cac-tmux: resume Claude Code sessions in tmux after a usage limit lifts
 
 Usage:
-  cac-tmux watch                    supervise every Claude Code pane (not implemented yet)
+  cac-tmux watch [flags]            supervise every Claude Code pane and resume it after its reset
+  cac-tmux list [--all] [--json]    the paused panes (and with --all every Claude pane)
   cac-tmux inspect [FILE|-] [flags] classify one screen capture and explain the decision
   cac-tmux inspect --pane %N        classify a live pane
   cac-tmux help                     this text
@@ -43,10 +44,16 @@ type stdio struct {
 	out, err io.Writer
 	// inTTY is true when in is a terminal (inspect then refuses to wait for stdin).
 	inTTY bool
+	// outTTY and errTTY are true when out and err are terminals: watch then draws its live
+	// table (out) or writes readable log lines (err). outSize is out's width and height.
+	outTTY, errTTY bool
+	outSize        func() (width, height int)
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, inTTY: isTerminal(os.Stdin)}))
+	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
+		inTTY: isTerminal(os.Stdin), outTTY: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr),
+		outSize: func() (int, int) { return termSize(os.Stdout) }}))
 }
 
 // run executes one command line and returns its exit code.
@@ -62,8 +69,9 @@ func run(args []string, std stdio) int {
 	case "inspect":
 		return runInspect(args[1:], std)
 	case "watch":
-		fmt.Fprintln(std.err, "cac-tmux: watch: not implemented yet (the watcher lands with issue 3); use \"cac-tmux inspect\" to classify a screen")
-		return 1
+		return runWatch(args[1:], std)
+	case "list":
+		return runList(args[1:], std)
 	}
 	fmt.Fprintf(std.err, "cac-tmux: unknown command %q\n\n%s", args[0], usageText)
 	return 2

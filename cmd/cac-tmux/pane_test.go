@@ -8,8 +8,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
-func TestMain(m *testing.M) { tmuxtest.Main(m) }
-
 // TestInspectPane inspects live panes of a private tmux server that show real screens.
 func TestInspectPane(t *testing.T) {
 	pos := goldenCase(t, "pos-12-")

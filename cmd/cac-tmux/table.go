@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cac-tmux/cac-tmux/watcher"
+)
+
+// tableColumns are the columns of `watch` and `list`, in order; the note is last and gives way
+// first when the terminal is narrow.
+var tableColumns = []string{"PANE", "TARGET", "STATE", "RESET", "IN", "KIND", "NOTE"}
+
+// tableRows formats rows as the cells of tableColumns at now.
+func tableRows(rows []watcher.Row, now time.Time) [][]string {
+	cells := make([][]string, 0, len(rows)+1)
+	cells = append(cells, tableColumns)
+	for _, r := range rows {
+		in := ""
+		switch {
+		case !r.Due.IsZero():
+			in = countdown(r.Due.Sub(now))
+		case r.Reset.After(now):
+			in = countdown(r.Reset.Sub(now))
+		}
+		cells = append(cells, []string{r.Pane, r.Target, string(r.State), resetText(r.Reset, r.Zone, now), in, r.Kind, r.Note})
+	}
+	return cells
+}
+
+// resetText shows a reset in the zone it was printed in: "19:30 Asia/Nicosia", with the
+// date when it is not today there.
+func resetText(t time.Time, zone string, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	s := t.Format("15:04")
+	if y, m, d := t.Date(); now.In(t.Location()).Format("2006-01-02") != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
+		s = t.Format("Jan 2 15:04")
+	}
+	if zone != "" {
+		s += " " + zone
+	}
+	return s
+}
+
+// countdown shows how long until an instant: "1h12m", "4m05s", "now".
+func countdown(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()+0.999))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// formatTable lays out cells in columns two spaces apart, each line at most width runes
+// (0: no limit): the last column is cut with "…", and columns that do not fit at all are left
+// out from the right.
+func formatTable(cells [][]string, width int) []string {
+	if len(cells) == 0 {
+		return nil
+	}
+	n := len(cells[0])
+	widths := make([]int, n)
+	for _, row := range cells {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	// Keep as many columns as fit, at least the first three (pane, target, state); the last
+	// one (the note) stays while ten runes of it fit, and is cut.
+	keep, total := n, 0
+	for i, w := range widths {
+		if i == n-1 {
+			w = min(w, 10)
+		}
+		if width > 0 && i >= 3 && total+w > width {
+			keep = i
+			break
+		}
+		total += w + 2
+	}
+	lines := make([]string, 0, len(cells))
+	for _, row := range cells {
+		var b strings.Builder
+		for i := range keep {
+			c := row[i]
+			if i < keep-1 {
+				c += strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
+			}
+			b.WriteString(c)
+		}
+		lines = append(lines, cut(strings.TrimRight(b.String(), " "), width))
+	}
+	return lines
+}
+
+// cut shortens s to width runes, ending in "…" when it was longer (0: no limit).
+func cut(s string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(width-1, 0)]) + "…"
+}

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+
+	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// watcherOption is the global user option a running watcher sets to its pid, so that `list`
+// can tell whether the published state is live.
+const watcherOption = "@cac_watcher"
+
+// watchOptions are the flags of `cac-tmux watch`.
+type watchOptions struct {
+	tmux      *tmuxctl.Client
+	cfg       watcher.Config
+	once      bool
+	level     zerolog.Level
+	logFormat string
+}
+
+func parseWatch(args []string, std stdio) (watchOptions, error) {
+	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	o := watchOptions{tmux: socketFlags(fs), cfg: watcher.Defaults}
+	fs.DurationVar(&o.cfg.Interval, "interval", watcher.Defaults.Interval, "time between two looks at the server")
+	fs.DurationVar(&o.cfg.Schedule.Margin, "margin", scheduler.Default.Margin, "wait after the reset instant before resuming (the printed reset is truncated to the minute)")
+	fs.StringVar(&o.cfg.Message, "message", watcher.Defaults.Message, "what to type into a stopped session")
+	fs.BoolVar(&o.cfg.DryRun, "dry-run", false, "decide and log, send no key and set no pane option")
+	fs.BoolVar(&o.once, "once", false, "look once, print what watch would do, send nothing, exit")
+	level := fs.String("log-level", "info", "debug, info, warn or error (pane text is logged at debug only)")
+	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (a live table on a terminal, else JSON lines), json or console")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(std.out, "Usage: cac-tmux watch [-L NAME|-S PATH] [flags]\n\nSupervise every Claude Code pane on the tmux server: wait for each usage-limit reset and\nresume the session. Ctrl-C stops it.\n\nFlags:\n")
+			fs.SetOutput(std.out)
+			fs.PrintDefaults()
+			return o, err
+		}
+		return o, usageError("watch: %v (see cac-tmux watch --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return o, usageError("watch: unexpected argument %q (see cac-tmux watch --help)", fs.Arg(0))
+	}
+	switch {
+	case o.cfg.Interval < 100*time.Millisecond:
+		return o, usageError("watch: --interval: must be at least 100ms, like 2s (got %s)", o.cfg.Interval)
+	case o.cfg.Schedule.Margin < 0:
+		return o, usageError("watch: --margin: must not be negative, like 60s (got %s)", o.cfg.Schedule.Margin)
+	case strings.TrimSpace(o.cfg.Message) == "":
+		return o, usageError("watch: --message: must not be empty (default %q)", watcher.Defaults.Message)
+	case strings.ContainsFunc(o.cfg.Message, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return o, usageError("watch: --message: must be one line without control characters (Enter is sent separately), got %q", o.cfg.Message)
+	}
+	lvl, err := zerolog.ParseLevel(*level)
+	if err != nil || *level == "" || lvl < zerolog.DebugLevel || lvl > zerolog.ErrorLevel {
+		return o, usageError("watch: --log-level: must be debug, info, warn or error (got %q)", *level)
+	}
+	o.level = lvl
+	if o.logFormat != "auto" && o.logFormat != "json" && o.logFormat != "console" {
+		return o, usageError("watch: --log-format: must be auto, json or console (got %q)", o.logFormat)
+	}
+	return o, nil
+}
+
+func runWatch(args []string, std stdio) int {
+	o, err := parseWatch(args, std)
+	if errors.Is(err, pflag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(std.err, "cac-tmux: %v\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
+		fmt.Fprintf(std.err, "cac-tmux: watch: %s: %v\n", serverName(o.tmux), hint(err))
+		return 1
+	}
+
+	live := std.outTTY && !o.once && o.logFormat == "auto"
+	var events *ring
+	var sink io.Writer = std.err
+	switch {
+	case live:
+		events = &ring{max: 50}
+		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly}
+	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
+		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly}
+	}
+	log := zerolog.New(sink).Level(o.level).With().Timestamp().Logger()
+	o.cfg.Log = log
+	if o.once {
+		o.cfg.DryRun = true
+	}
+	w := watcher.New(o.tmux, &proc.Finder{}, o.cfg)
+
+	if o.once {
+		_, err := w.Tick(ctx)
+		for _, line := range formatTable(tableRows(w.Rows(), time.Now()), 0) {
+			fmt.Fprintln(std.out, line)
+		}
+		if err != nil {
+			fmt.Fprintf(std.err, "cac-tmux: watch: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+
+	if !o.cfg.DryRun {
+		if err := o.tmux.SetGlobalOption(ctx, watcherOption, strconv.Itoa(os.Getpid())); err != nil {
+			fmt.Fprintf(std.err, "cac-tmux: watch: %v\n", err)
+			return 1
+		}
+		defer o.tmux.SetGlobalOption(context.Background(), watcherOption, "")
+	}
+	log.Info().Str("server", serverName(o.tmux)).Dur("interval", o.cfg.Interval).Dur("margin", o.cfg.Schedule.Margin).
+		Bool("dry_run", o.cfg.DryRun).Msg("watching every Claude Code pane")
+	var onTick func([]watcher.Row)
+	if live {
+		s := &screen{out: std.out, size: std.outSize, server: serverName(o.tmux), cfg: o.cfg, events: events}
+		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
+		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
+		onTick = s.draw
+	}
+	w.Run(ctx, onTick)
+	log.Info().Msg("stopped")
+	return 0
+}
+
+// serverName names the tmux server for people.
+func serverName(c *tmuxctl.Client) string {
+	switch {
+	case c.SocketPath != "":
+		return "server " + c.SocketPath
+	case c.SocketName != "":
+		return "server -L " + c.SocketName
+	case os.Getenv("TMUX") != "":
+		return "server " + strings.Split(os.Getenv("TMUX"), ",")[0]
+	}
+	return "the default tmux server"
+}
+
+// hint adds how to fix a tmux error a user can fix.
+func hint(err error) error {
+	if errors.Is(err, tmuxctl.ErrNoServer) {
+		return fmt.Errorf("%w; start tmux, or select the server with -L NAME or -S PATH", err)
+	}
+	return err
+}
+
+// screen draws the live table of `watch` on a terminal: the cursor goes home and every line
+// is rewritten and erased to its end, so nothing flickers; it fits the terminal's size.
+type screen struct {
+	out    io.Writer
+	size   func() (int, int)
+	server string
+	cfg    watcher.Config
+	events *ring
+}
+
+func (s *screen) draw(rows []watcher.Row) {
+	width, height := s.size()
+	if width <= 0 || height <= 0 {
+		width, height = 80, 24
+	}
+	paused := 0
+	for _, r := range rows {
+		if r.State.Paused() {
+			paused++
+		}
+	}
+	lines := []string{
+		cut(fmt.Sprintf("cac-tmux watch · %s · %d Claude pane%s, %d paused · every %s · Ctrl-C quits", s.server, len(rows), plural(len(rows)), paused, s.cfg.Interval), width),
+		"",
+	}
+	table := formatTable(tableRows(rows, time.Now()), width)
+	if len(rows) == 0 {
+		table = []string{"no Claude Code pane on this server yet"}
+	}
+	room := max(height-len(lines)-4, 2) // leave room for a few events
+	if len(table) > room {
+		more := len(table) - room + 1
+		table = append(table[:room-1], fmt.Sprintf("… and %d more (cac-tmux list)", more))
+	}
+	lines = append(lines, table...)
+	if ev := s.events.last(height - len(lines) - 2); len(ev) > 0 {
+		lines = append(lines, "")
+		for _, e := range ev {
+			lines = append(lines, cut(e, width))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("\x1b[H")
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString(l)
+		b.WriteString("\x1b[K")
+	}
+	b.WriteString("\x1b[J")
+	io.WriteString(s.out, b.String())
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// ring keeps the last lines written to it: the recent events under the live table.
+type ring struct {
+	mu    sync.Mutex
+	lines []string
+	max   int
+}
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		r.lines = append(r.lines, l)
+	}
+	if over := len(r.lines) - r.max; over > 0 {
+		r.lines = append([]string(nil), r.lines[over:]...)
+	}
+	return len(p), nil
+}
+
+// last returns the last n lines (none when n <= 0).
+func (r *ring) last(n int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n <= 0 {
+		return nil
+	}
+	return append([]string(nil), r.lines[max(len(r.lines)-n, 0):]...)
+}
