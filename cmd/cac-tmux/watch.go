@@ -106,6 +106,7 @@ func runWatch(args []string, std stdio) int {
 	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
 		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly}
 	}
+	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds: latencies are read from the log
 	log := zerolog.New(sink).Level(o.level).With().Timestamp().Logger()
 	o.cfg.Log = log
 	if o.once {

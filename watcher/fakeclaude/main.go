@@ -34,7 +34,7 @@
 //	stopped  auto-continue already gave up ("Automatic continue stopped after repeated
 //	         usage-limit hits"); behaves like plain.
 //	idle     a finished turn and an empty prompt, no stop; Enter on text echoes it and replies
-//	         (replied).
+//	         (replied). At --limit-at a prompt hits the limit: the plain stop (limit-hit).
 //
 // --add "row\nrow" adds rows after the scenario's own (a quoted message, tool output).
 // --exit-after DURATION exits (state exit) leaving the last screen in the pane. --spinner
@@ -61,7 +61,7 @@ type fake struct {
 	scenario, resetAt, stopRow string
 	nextRow                    string // the stop row after a prompt hits the limit again
 	again                      int    // prompts that still hit the limit; -1: until limitUntil
-	limitUntil, fireAt         time.Time
+	limitUntil, fireAt, hitAt  time.Time
 	exitAfter                  time.Duration
 	spinner                    bool
 	log                        io.Writer
@@ -94,6 +94,7 @@ func main() {
 	reset := flag.String("reset", "", "the reset instant, RFC3339 (default: in one hour)")
 	until := flag.String("limit-until", "", "prompts submitted before this RFC3339 instant hit the limit again (default: --reset)")
 	fire := flag.String("fire-at", "", "armed: the RFC3339 instant auto-continue fires")
+	hit := flag.String("limit-at", "", "idle: at this RFC3339 instant a prompt hits the limit (limit-hit)")
 	zone := flag.String("zone", "", "print the reset in this IANA zone (default: the zone of --reset's offset)")
 	rows := flag.String("rows", "Stop and wait for limit to reset,Switch to usage credits,Upgrade your plan", "menu: the row labels, comma separated")
 	stop := flag.String("stop", "You've hit your session limit", "the stop message before \" · resets …\"")
@@ -106,7 +107,7 @@ func main() {
 	flag.BoolVar(&f.spinner, "spinner", false, "animate the working spinner every 100ms; idle runs a turn")
 	flag.Parse()
 	resetAt := instant(*reset, time.Now().Add(time.Hour).Truncate(time.Minute))
-	f.limitUntil, f.fireAt = instant(*until, resetAt), instant(*fire, time.Time{})
+	f.limitUntil, f.fireAt, f.hitAt = instant(*until, resetAt), instant(*fire, time.Time{}), instant(*hit, time.Time{})
 	at, name, err := zoned(resetAt, *zone)
 	check(err)
 	f.resetAt = clock(at)
@@ -235,7 +236,10 @@ func (f *fake) run(restore func()) {
 	}()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP)
-	var tick, fire, exit <-chan time.Time
+	var tick, fire, hit, exit <-chan time.Time
+	if !f.hitAt.IsZero() {
+		hit = time.After(time.Until(f.hitAt))
+	}
 	if f.spinner {
 		tick = time.NewTicker(100 * time.Millisecond).C
 	}
@@ -273,6 +277,10 @@ func (f *fake) run(restore func()) {
 				f.add("● Usage limit reset · Continuing automatically")
 				f.setState("native-fired")
 			}
+		case <-hit:
+			f.busy, f.limited = false, true
+			f.add("❯ keep going", f.stopRow, hint)
+			f.setState("limit-hit")
 		case <-exit:
 			f.setState("exit")
 			quit()
