@@ -64,6 +64,9 @@ type pane struct {
 	pre        string    // the screen down to the stop, just before the keys
 	checkAt    time.Time // when to look for the effect of the keys
 	dryRun     bool      // the dry-run decision for this stop is logged
+	// sticky keeps a hold until the stop changes: a menu that did not close after its Stop
+	// digit is never pressed again.
+	sticky bool
 
 	// Looks.
 	looks      int
@@ -102,7 +105,7 @@ func (p *pane) needsLook(now time.Time) bool {
 func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	old, hadKeys := p.reset, !p.sent.IsZero()
 	p.stop, p.appeared, p.stopped, p.reset, p.kind = v.Message, appeared, now, v.Reset, v.Kind
-	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt = time.Time{}, false, time.Time{}, false, false, false, time.Time{}
+	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
 	}
@@ -142,7 +145,7 @@ func (p *pane) classify(v detector.Verdict, message string) {
 	switch {
 	case !v.Waitable:
 		p.set(Unwaitable, "waiting cannot clear this limit ("+string(v.Kind)+"); nothing will be typed")
-	case p.state == Failed || p.state == Skipped:
+	case p.state == Failed || p.state == Skipped || p.sticky:
 		// stays until the stop changes or the session runs again
 	case v.Native == detector.NativePressEnter:
 		p.pressEnter = true

@@ -230,6 +230,7 @@ func (w *Watcher) afterMenu(ctx context.Context, p *pane, now time.Time) error {
 	if v.Menu.Open {
 		prev := p.state
 		p.set(Held, "the options menu did not close after its Stop row's digit; nothing more is pressed")
+		p.sticky = true
 		p.logState(w.cfg.Log, prev)
 		return nil
 	}

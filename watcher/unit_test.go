@@ -1,0 +1,374 @@
+package watcher_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// Unit tests of the watcher against a hand-written fake tmux server and process table, on a
+// manual clock: no real tmux, no waiting.
+
+// fakePane is one pane of the fake server.
+type fakePane struct {
+	info   tmuxctl.Pane
+	screen string
+	claude proc.Identity // zero: no claude in the pane
+	keys   []string      // every SendLiteral/SendKey, in order
+}
+
+// fakeTmux is a tmux server whose panes a test edits between ticks.
+type fakeTmux struct {
+	panes    map[string]*fakePane
+	captures map[string]int
+	noProc   bool // the process table is unreadable
+}
+
+func newFakeTmux() *fakeTmux {
+	return &fakeTmux{panes: map[string]*fakePane{}, captures: map[string]int{}}
+}
+
+// add opens a pane running a claude process pid with screen.
+func (f *fakeTmux) add(id string, pid int, screen string) *fakePane {
+	p := &fakePane{
+		info:   tmuxctl.Pane{ID: id, PID: pid + 1000, Session: "s", WindowIndex: len(f.panes), Width: 120, Height: 40, Command: "claude", Match: -1, WindowActivity: time.Unix(1, 0)},
+		screen: screen, claude: proc.Identity{PID: pid, Start: fmt.Sprint("ticks:", pid)},
+	}
+	f.panes[id] = p
+	return p
+}
+
+// draw changes a pane's screen and marks its window active.
+func (p *fakePane) draw(screen string) {
+	p.screen = screen
+	p.info.WindowActivity = p.info.WindowActivity.Add(time.Second)
+}
+
+func (f *fakeTmux) ListPanes(_ context.Context, _ tmuxctl.Search) ([]tmuxctl.Pane, error) {
+	var ps []tmuxctl.Pane
+	for _, p := range f.panes {
+		ps = append(ps, p.info)
+	}
+	slices.SortFunc(ps, func(a, b tmuxctl.Pane) int { return strings.Compare(a.ID, b.ID) })
+	return ps, nil
+}
+
+func (f *fakeTmux) pane(id string) (*fakePane, error) {
+	p, ok := f.panes[id]
+	if !ok {
+		return nil, &tmuxctl.Error{Args: []string{"-t", id}, Stderr: "can't find pane: " + id, Err: tmuxctl.ErrNoTarget}
+	}
+	return p, nil
+}
+
+func (f *fakeTmux) PaneInfo(_ context.Context, id string) (tmuxctl.Pane, error) {
+	p, err := f.pane(id)
+	if err != nil {
+		return tmuxctl.Pane{}, err
+	}
+	return p.info, nil
+}
+
+func (f *fakeTmux) Capture(_ context.Context, id string) (string, error) {
+	p, err := f.pane(id)
+	if err != nil {
+		return "", err
+	}
+	f.captures[id]++
+	return p.screen, nil
+}
+
+func (f *fakeTmux) SendLiteral(_ context.Context, id, text string) error {
+	p, err := f.pane(id)
+	if err == nil {
+		p.keys = append(p.keys, text)
+	}
+	return err
+}
+
+func (f *fakeTmux) SendKey(_ context.Context, id, key string) error {
+	p, err := f.pane(id)
+	if err == nil {
+		p.keys = append(p.keys, key)
+	}
+	return err
+}
+
+func (f *fakeTmux) SetPaneOptions(_ context.Context, id string, names, values []string) error {
+	p, err := f.pane(id)
+	if err != nil {
+		return err
+	}
+	o := tmuxctl.Options{}
+	fields := []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note}
+	for i := range names {
+		*fields[i] = values[i]
+	}
+	p.info.Options = o
+	return nil
+}
+
+// Find implements watcher.Finder from the panes' claude identities.
+func (f *fakeTmux) Find(_ context.Context, panePID int) (proc.Found, bool, error) {
+	if f.noProc {
+		return proc.Found{}, false, errors.New("proc: no /proc and no ps")
+	}
+	for _, p := range f.panes {
+		if p.info.PID == panePID && p.claude.PID != 0 {
+			return proc.Found{Identity: p.claude, How: "fake"}, true, nil
+		}
+	}
+	return proc.Found{}, false, nil
+}
+
+// clock is a manual clock.
+type manualClock struct{ t time.Time }
+
+func (c *manualClock) now() time.Time { return c.t }
+
+var t0 = time.Date(2026, 11, 20, 19, 0, 0, 0, time.UTC)
+
+// Screens in the layout of Claude Code 2.1.x (see ../shared/fixtures/claude-screens).
+const rule = "────────────────────────────────────────────────────────────────────────────────"
+
+func screen(body ...string) string {
+	rows := append([]string{" ▐▛███▜▌   Claude Code v2.1.329", ""}, body...)
+	return strings.Join(rows, "\n") + "\n"
+}
+
+func prompt(draft string) []string {
+	return []string{"", rule, "❯\u00a0" + draft, rule, "  ? for shortcuts"}
+}
+
+func stopped(at string, draft string) string {
+	return screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your session limit · resets " + at + " (UTC)"}, prompt(draft)...)...)
+}
+
+func resumed(at string) string {
+	return screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your session limit · resets " + at + " (UTC)",
+		"", "❯ continue", "", "● Resuming the task…", "", "✻ Working… (esc to interrupt)"}, prompt("")...)...)
+}
+
+func idle() string {
+	return screen(append([]string{"❯ hello", "", "● Hello! What should we work on?"}, prompt("")...)...)
+}
+
+// rig is a watcher on a fake server with a manual clock.
+type rig struct {
+	t    *testing.T
+	tmux *fakeTmux
+	clk  *manualClock
+	w    *watcher.Watcher
+}
+
+func newRig(t *testing.T, mod func(*watcher.Config)) *rig {
+	r := &rig{t: t, tmux: newFakeTmux(), clk: &manualClock{t0}}
+	cfg := watcher.Config{Schedule: scheduler.Default, Pause: time.Millisecond, Now: r.clk.now, Log: zerolog.Nop()}
+	if mod != nil {
+		mod(&cfg)
+	}
+	r.w = watcher.New(r.tmux, r.tmux, cfg)
+	return r
+}
+
+// at moves the clock to t0+d and ticks.
+func (r *rig) at(d time.Duration) {
+	r.t.Helper()
+	r.clk.t = t0.Add(d)
+	if _, err := r.w.Tick(context.Background()); err != nil {
+		r.t.Fatalf("Tick at t0+%s: %v", d, err)
+	}
+}
+
+func (r *rig) state(id string) watcher.State {
+	for _, row := range r.w.Rows() {
+		if row.Pane == id {
+			return row.State
+		}
+	}
+	return ""
+}
+
+func (r *rig) wantKeys(p *fakePane, want ...string) {
+	r.t.Helper()
+	if !slices.Equal(p.keys, want) {
+		r.t.Errorf("pane %s received %q, want %q", p.info.ID, p.keys, want)
+	}
+}
+
+func TestUnitPlainResumeAndVerify(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	if got := r.state("%1"); got != watcher.Waiting {
+		t.Fatalf("state = %s, want waiting", got)
+	}
+	r.at(30*time.Minute + 59*time.Second) // the reset + margin is 19:31:00
+	r.wantKeys(p)
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "continue", "Enter")
+	if got := r.state("%1"); got != watcher.Verifying {
+		t.Errorf("state after the keys = %s, want verifying", got)
+	}
+	p.draw(resumed("7:30pm"))
+	r.at(31*time.Minute + 3*time.Second)
+	if got := r.state("%1"); got != watcher.Running {
+		t.Errorf("state after a resumed turn = %s, want running", got)
+	}
+	if p.info.Options != (tmuxctl.Options{}) {
+		t.Errorf("options when running = %+v, want none", p.info.Options)
+	}
+	r.at(2 * time.Hour)
+	r.wantKeys(p, "continue", "Enter")
+}
+
+// A quiet Claude pane costs a listing and nothing else: after the first look, no capture
+// until its window shows activity.
+func TestUnitIdlePaneIsNotCapturedAgain(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, idle())
+	p.info.Match = 0 // searched by the pre-filter: no limit text
+	for i := range 10 {
+		r.at(time.Duration(i) * 2 * time.Second)
+	}
+	if got := r.tmux.captures["%1"]; got != 1 {
+		t.Errorf("captures of a quiet idle pane over 10 ticks = %d, want 1", got)
+	}
+	p.draw(stopped("9pm", ""))
+	p.info.Match = 3
+	r.at(21 * time.Second)
+	if got := r.state("%1"); got != watcher.Waiting || r.tmux.captures["%1"] != 2 {
+		t.Errorf("after the stop appeared: state %s, captures %d; want waiting after 2 captures", got, r.tmux.captures["%1"])
+	}
+}
+
+// A pane id whose claude process changed is a new session: the old stop is never resumed
+// into it, neither when the change is seen on a look nor when only the last gate sees it.
+func TestUnitRecycledPaneIsNeverResumed(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	r.at(30*time.Minute + 50*time.Second) // a look 10 s before the due instant
+	p.claude = proc.Identity{PID: 200, Start: "ticks:200"}
+	r.at(31 * time.Minute) // due: no look on this tick, the gate finds another process
+	r.wantKeys(p)
+	p.draw(idle()) // the new claude's own screen
+	r.at(32 * time.Minute)
+	r.wantKeys(p)
+	if got := r.state("%1"); got != watcher.Running {
+		t.Errorf("state of the new session = %q, want running", got)
+	}
+	p.claude = proc.Identity{} // a shell now, the old stop back on screen
+	p.info.Command = "bash"
+	p.draw(stopped("7:30pm", ""))
+	r.at(33 * time.Minute)
+	r.at(2 * time.Hour)
+	r.wantKeys(p)
+	if got := r.state("%1"); got != "" {
+		t.Errorf("state of a pane without claude = %q, want not supervised", got)
+	}
+}
+
+func TestUnitNoKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		screen string
+		noProc bool
+		want   watcher.State
+	}{
+		{"draft", stopped("7:30pm", "my idea"), false, watcher.Held},
+		{"process unknown", stopped("7:30pm", ""), true, watcher.Held},
+		{"org limit", screen(append([]string{"❯ hello", "  ⎿ \u00a0Your org is out of usage · contact your admin"}, prompt("")...)...), false, watcher.Unwaitable},
+		{"no reset time", screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your limit"}, prompt("")...)...), false, watcher.Limited},
+		{"menu without a Stop row", screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
+			"  What do you want to do?", "", "  ❯ 1. Switch to usage credits", "    2. Upgrade your plan", "", "  Enter to confirm · Esc to cancel"), false, watcher.Held},
+		{"quoted", screen(append([]string{"❯ what did it say?", "", "● It said: You've hit your session limit · resets 7:30pm (UTC)"}, prompt("")...)...), false, watcher.Running},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, nil)
+			r.tmux.noProc = tc.noProc
+			p := r.tmux.add("%1", 100, tc.screen)
+			for _, d := range []time.Duration{0, 31 * time.Minute, 2 * time.Hour} {
+				r.at(d)
+			}
+			r.wantKeys(p)
+			if got := r.state("%1"); got != tc.want {
+				t.Errorf("state = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnitPressEnterGetsABareEnter(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 6:30pm (UTC)",
+		"", "● Your usage limit has reset · press enter to continue"}, prompt("")...)...))
+	r.at(0)
+	r.wantKeys(p, "Enter")
+}
+
+// A menu that stays open after its Stop digit is held: the digit is never pressed twice.
+func TestUnitMenuThatStaysOpenIsHeld(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
+		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel"))
+	r.at(0)
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "2")
+	r.at(31*time.Minute + 2*time.Second)
+	r.at(40 * time.Minute)
+	r.wantKeys(p, "2")
+	if got := r.state("%1"); got != watcher.Held {
+		t.Errorf("state = %s, want held", got)
+	}
+}
+
+// Panes due at the same reset wake one after another, in the order they stopped.
+func TestUnitStagger(t *testing.T) {
+	r := newRig(t, nil)
+	a := r.tmux.add("%2", 100, idle())
+	b := r.tmux.add("%1", 101, idle())
+	r.at(0)
+	a.draw(stopped("7:30pm", ""))
+	r.at(time.Second)
+	b.draw(stopped("7:30pm", ""))
+	r.at(2 * time.Second)
+	r.at(31 * time.Minute)
+	r.wantKeys(a, "continue", "Enter")
+	r.wantKeys(b)
+	r.at(31*time.Minute + scheduler.Default.Stagger)
+	r.wantKeys(b, "continue", "Enter")
+}
+
+func TestUnitDryRun(t *testing.T) {
+	r := newRig(t, func(c *watcher.Config) { c.DryRun = true })
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	r.at(31 * time.Minute)
+	r.wantKeys(p)
+	if p.info.Options != (tmuxctl.Options{}) {
+		t.Errorf("options in a dry run = %+v, want none", p.info.Options)
+	}
+}
+
+func TestUnitClosedPaneIsForgotten(t *testing.T) {
+	r := newRig(t, nil)
+	r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	delete(r.tmux.panes, "%1")
+	r.at(31 * time.Minute)
+	if rows := r.w.Rows(); len(rows) != 0 {
+		t.Errorf("rows after the pane closed = %+v, want none", rows)
+	}
+}
