@@ -30,12 +30,13 @@ func identKey(info tmuxctl.Pane) string {
 
 // maybeClaude says whether the pane runs Claude Code, from the cache while the pane's
 // process, command and title hint are unchanged (a shell at its prompt costs nothing per tick).
-func (w *Watcher) maybeClaude(ctx context.Context, info tmuxctl.Pane) bool {
+// fresh is true when the answer was just asked of the process table.
+func (w *Watcher) maybeClaude(ctx context.Context, info tmuxctl.Pane) (id identity, fresh bool) {
 	if c, ok := w.idents[info.ID]; ok && c.key == identKey(info) {
-		return c.ok
+		return c, false
 	}
-	_, ok := w.identify(ctx, info)
-	return ok
+	id, _ = w.identify(ctx, info)
+	return id, true
 }
 
 // identify asks the process table which claude process runs in the pane. When neither /proc
@@ -64,7 +65,7 @@ func (w *Watcher) identify(ctx context.Context, info tmuxctl.Pane) (identity, bo
 func (w *Watcher) act(ctx context.Context, p *pane, now time.Time) error {
 	switch p.state {
 	case Waiting, Native:
-		if scheduler.IsDue(p.dueAt(), now) {
+		if scheduler.IsDue(p.dueAt(), now) && !p.dryRun { // a dry run decides once per stop
 			return w.resume(ctx, p, now)
 		}
 	case Resuming:
@@ -202,16 +203,18 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 	// that keeps failing cannot be typed into without bound.
 	p.attempts++
 	p.sent = now
+	// Once the text is typed its Enter follows even when the watcher is being stopped: a
+	// "continue" left in the input box would read as the user's draft.
+	kctx := context.WithoutCancel(ctx)
 	switch {
 	case p.pressEnter || v.Native == detector.NativePressEnter || typedOnly:
-		err = w.tmux.SendKey(ctx, id, "Enter")
+		err = w.tmux.SendKey(kctx, id, "Enter")
 	default:
 		p.typed = true
-		if err = w.tmux.SendLiteral(ctx, id, w.cfg.Message); err == nil {
+		if err = w.tmux.SendLiteral(kctx, id, w.cfg.Message); err == nil {
 			// Text and Enter in one call read as a paste (Claude Code 2.x): Enter goes alone.
-			if err = sleep(ctx, w.cfg.Pause); err == nil {
-				err = w.tmux.SendKey(ctx, id, "Enter")
-			}
+			time.Sleep(w.cfg.Pause)
+			err = w.tmux.SendKey(kctx, id, "Enter")
 		}
 	}
 	p.set(Verifying, "sent; looking for a resumed turn")
@@ -302,13 +305,3 @@ func (w *Watcher) publish(ctx context.Context, p *pane) error {
 	return nil
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

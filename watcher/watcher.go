@@ -211,7 +211,8 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 // visit identifies one listed pane and looks at it when it needs a look.
 func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) error {
 	p := w.panes[info.ID]
-	if !w.maybeClaude(ctx, info) {
+	id, fresh := w.maybeClaude(ctx, info)
+	if !id.ok {
 		if p != nil {
 			w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("claude no longer runs in the pane")
 			delete(w.panes, info.ID)
@@ -229,12 +230,13 @@ func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) e
 		}
 	}
 	// A look: confirm the process first, so a pane id reused by a new claude starts afresh.
-	id, ok := w.identify(ctx, info)
-	if !ok {
-		if p != nil {
-			delete(w.panes, info.ID)
+	if !fresh {
+		if id, _ = w.identify(ctx, info); !id.ok {
+			if p != nil {
+				delete(w.panes, info.ID)
+			}
+			return nil
 		}
-		return nil
 	}
 	if p == nil || p.Identity != id.Identity || p.unknown != id.unknown {
 		if p != nil {
