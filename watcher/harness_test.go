@@ -7,9 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +34,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	claudeBin = filepath.Join(dir, "claude")
-	goTool, err := exec.LookPath("go") // go test puts $GOROOT/bin first in PATH
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	if out, err := exec.Command(goTool, "build", "-o", claudeBin, "./fakeclaude").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, out)
+	if err := tmuxtest.GoBuild(claudeBin, "./fakeclaude"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -138,11 +138,10 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 	}
 	// 3. The stop is still the latest thing on screen and auto-continue is not armed (past
 	// its grace it is taken over).
-	screen, ok, err := w.capture(ctx, p)
+	screen, v, ok, err := w.read(ctx, p, now)
 	if !ok {
 		return err
 	}
-	v := w.detect(p, screen, now, p.appeared)
 	switch {
 	case !v.Limited:
 		p.observe(v, now, w.cfg.Message, log) // resumed by someone else
@@ -225,11 +224,10 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 // afterMenu checks that the options menu closed after its Stop digit, then goes on with the
 // resume (every gate again). A menu still open is held: no key is pressed twice.
 func (w *Watcher) afterMenu(ctx context.Context, p *pane, now time.Time) error {
-	screen, ok, err := w.capture(ctx, p)
+	_, v, ok, err := w.read(ctx, p, now)
 	if !ok {
 		return err
 	}
-	v := w.detect(p, screen, now, p.appeared)
 	if v.Menu.Open {
 		prev := p.state
 		p.set(Held, "the options menu did not close after its Stop row's digit; nothing more is pressed")
@@ -245,11 +243,10 @@ func (w *Watcher) afterMenu(ctx context.Context, p *pane, now time.Time) error {
 // from its message; the same reset again counts as a failed attempt), or nothing (retried
 // with backoff, then failed).
 func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
-	screen, ok, err := w.capture(ctx, p)
+	screen, v, ok, err := w.read(ctx, p, now)
 	if !ok {
 		return err
 	}
-	v := w.detect(p, screen, now, p.appeared)
 	prev := p.state
 	switch {
 	case !v.Limited:
@@ -304,4 +301,3 @@ func (w *Watcher) publish(ctx context.Context, p *pane) error {
 	p.published = o
 	return nil
 }
-

@@ -251,11 +251,10 @@ func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) e
 
 // look captures a pane, runs the detector and moves its state machine.
 func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
-	screen, ok, err := w.capture(ctx, p)
+	screen, v, ok, err := w.read(ctx, p, now)
 	if !ok {
 		return err
 	}
-	v := w.detect(p, screen, now, p.appeared)
 	if v.Limited && v.Message != p.stop {
 		// A stop the pane is not waiting on: it appeared since the last look, or is already
 		// on screen at the first look (appearance unknown, SPEC §4.3).
@@ -270,15 +269,19 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 	return nil
 }
 
-// capture returns the pane's screen; ok is false when it could not be read, and a pane that
-// is gone is forgotten without an error.
-func (w *Watcher) capture(ctx context.Context, p *pane) (screen string, ok bool, err error) {
+// read captures the pane's screen and runs the detector with the appearance instant of the
+// stop the pane is handling. ok is false when the screen could not be read; a pane that is
+// gone is forgotten without an error.
+func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (screen string, v detector.Verdict, ok bool, err error) {
 	screen, err = w.tmux.Capture(ctx, p.info.ID)
 	if errors.Is(err, tmuxctl.ErrNoTarget) {
 		delete(w.panes, p.info.ID)
-		return "", false, nil
+		return "", v, false, nil
 	}
-	return screen, err == nil, err
+	if err != nil {
+		return "", v, false, err
+	}
+	return screen, w.detect(p, screen, now, p.appeared), true, nil
 }
 
 // detect runs the detector on a pane's screen with the given appearance instant of its stop

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -26,13 +25,9 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "linux" {
 		build = append(build, [2]string{bins.claude, "../../watcher/fakeclaude"})
 	}
-	goTool, err := exec.LookPath("go") // go test puts $GOROOT/bin first in PATH
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	for _, b := range build {
-		if out, err := exec.Command(goTool, "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", b[1], err, out)
+		if err := tmuxtest.GoBuild(b[0], b[1]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}

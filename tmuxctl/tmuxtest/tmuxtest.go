@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,20 @@ func Main(m *testing.M) {
 	code := m.Run()
 	cleanup()
 	os.Exit(code)
+}
+
+// GoBuild builds the Go package at pkg (a path as `go build` takes it, relative to the test's
+// package directory) into the file out: the fake Claude Code and the cac-tmux binary that
+// integration tests run inside tmux panes.
+func GoBuild(out, pkg string) error {
+	goTool, err := exec.LookPath("go") // go test puts $GOROOT/bin first in PATH
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	if b, err := exec.Command(goTool, "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
 }
 
 // Server is a private tmux server.
