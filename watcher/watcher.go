@@ -225,7 +225,9 @@ func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) e
 	}
 	if p != nil {
 		p.info = info
-		if !p.needsLook(now) {
+		// A fresh answer naming another process is a new session: look at it now.
+		renewed := fresh && (p.Identity != id.Identity || p.unknown != id.unknown)
+		if !renewed && !p.needsLook(now) {
 			return nil
 		}
 	}
