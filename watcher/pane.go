@@ -161,6 +161,8 @@ func (p *pane) classify(v detector.Verdict, message string) {
 		p.set(Held, "a draft is in the input box; it is left alone (resume by hand when ready)")
 	case v.Menu.Open && v.Menu.StopDigit == 0:
 		p.set(Held, "the options menu has no readable Stop row; nothing will be pressed")
+	case !v.Menu.Open && !v.Input.Visible:
+		p.set(Held, "no input box on screen; nothing will be typed")
 	case v.Native == detector.NativeArmed:
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
 	case !p.retryAt.IsZero():

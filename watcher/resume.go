@@ -171,9 +171,6 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 		what = "press " + strconv.Itoa(v.Menu.StopDigit) + " (the options menu's Stop row)"
 	case p.pressEnter || v.Native == detector.NativePressEnter:
 		what = "press Enter (Claude Code asks for it)"
-	case !v.Input.Visible:
-		p.set(Held, "no input box on screen; nothing will be typed")
-		return nil
 	case typedOnly:
 		what = "press Enter (the message is already in the input box)"
 	default:
