@@ -28,20 +28,10 @@ import (
 var claudeBin string
 
 func TestMain(m *testing.M) {
-	cleanup := tmuxtest.Isolate()
-	dir, err := os.MkdirTemp("", "cacw")
-	if err != nil {
-		panic(err)
-	}
-	claudeBin = filepath.Join(dir, "claude")
-	if err := tmuxtest.GoBuild(claudeBin, "./fakeclaude"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	cleanup()
-	os.Exit(code)
+	tmuxtest.MainBuilding(m, func(dir string) error {
+		claudeBin = filepath.Join(dir, "claude")
+		return tmuxtest.GoBuild(claudeBin, "./fakeclaude")
+	})
 }
 
 // patience bounds every wait: generous, since a loaded CI machine can be slow and a passing

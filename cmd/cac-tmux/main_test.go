@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -15,24 +13,11 @@ import (
 var bins struct{ cac, claude string }
 
 func TestMain(m *testing.M) {
-	cleanup := tmuxtest.Isolate()
-	dir, err := os.MkdirTemp("", "cacbin")
-	if err != nil {
-		panic(err)
-	}
-	bins.cac, bins.claude = filepath.Join(dir, "cac-tmux"), filepath.Join(dir, "claude")
-	build := [][2]string{{bins.cac, "."}}
-	if runtime.GOOS == "linux" {
-		build = append(build, [2]string{bins.claude, "../../watcher/fakeclaude"})
-	}
-	for _, b := range build {
-		if err := tmuxtest.GoBuild(b[0], b[1]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+	tmuxtest.MainBuilding(m, func(dir string) error {
+		bins.cac, bins.claude = filepath.Join(dir, "cac-tmux"), filepath.Join(dir, "claude")
+		if err := tmuxtest.GoBuild(bins.cac, "."); err != nil || runtime.GOOS != "linux" {
+			return err
 		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	cleanup()
-	os.Exit(code)
+		return tmuxtest.GoBuild(bins.claude, "../../watcher/fakeclaude")
+	})
 }

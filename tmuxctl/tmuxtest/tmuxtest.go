@@ -40,6 +40,26 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// MainBuilding is Main for packages whose tests run programs of ours in tmux panes: build
+// gets a fresh temporary directory (removed afterwards) to build them into before the tests
+// run; a failed build ends the run.
+func MainBuilding(m *testing.M, build func(dir string) error) {
+	cleanup := Isolate()
+	dir, err := os.MkdirTemp("", "cacbin")
+	if err == nil {
+		err = build(dir)
+	}
+	code := 1
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	cleanup()
+	os.Exit(code)
+}
+
 // GoBuild builds the Go package at pkg (a path as `go build` takes it, relative to the test's
 // package directory) into the file out: the fake Claude Code and the cac-tmux binary that
 // integration tests run inside tmux panes.

@@ -21,20 +21,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	cleanup := tmuxtest.Isolate()
-	dir, err := os.MkdirTemp("", "fakeclaude")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "fakeclaude")
-	if err := tmuxtest.GoBuild(binary, "."); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	cleanup()
-	os.Exit(code)
+	tmuxtest.MainBuilding(m, func(dir string) error {
+		binary = filepath.Join(dir, "fakeclaude")
+		return tmuxtest.GoBuild(binary, ".")
+	})
 }
 
 var berlin = func() *time.Location {
