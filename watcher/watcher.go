@@ -310,11 +310,14 @@ func (w *Watcher) schedule() {
 	}
 }
 
-// byDue returns the panes that may act, earliest due first.
+// byDue returns the panes that may act (those with a due or check instant), earliest first;
+// an idle pane is not even sorted.
 func (w *Watcher) byDue() []*pane {
 	var ps []*pane
 	for _, p := range w.panes {
-		ps = append(ps, p)
+		if !p.wake().IsZero() {
+			ps = append(ps, p)
+		}
 	}
 	slices.SortFunc(ps, func(a, b *pane) int {
 		if c := a.wake().Compare(b.wake()); c != 0 {
