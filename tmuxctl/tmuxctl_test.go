@@ -263,3 +263,50 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("Run(sleep 5) with a 50ms timeout: error = %v, want a deadline error", err)
 	}
 }
+
+// TestSocketFile checks the worked-out socket path against the one the server reports.
+func TestSocketFile(t *testing.T) {
+	s := tmuxtest.Start(t, 80, 24)
+	c := &tmuxctl.Client{SocketPath: s.Socket}
+	got, err := c.SocketFileHere()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "#{socket_path}")); got != want {
+		t.Errorf("SocketFile(-S) = %q, want %q", got, want)
+	}
+
+	// -L: a server in $TMUX_TMPDIR (private to this test process, see tmuxtest.Isolate).
+	named := &tmuxctl.Client{SocketName: "cxsock"}
+	if _, err := named.Run(context.Background(), "-f", "/dev/null", "new-session", "-d", "-x", "20", "-y", "5", "sleep 30"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { named.Run(context.Background(), "kill-server") })
+	out, err := named.Run(context.Background(), "display-message", "-p", "#{socket_path}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = named.SocketFileHere()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(out); got != want {
+		t.Errorf("SocketFile(-L cxsock) = %q, want %q", got, want)
+	}
+
+	for _, tc := range []struct {
+		c    tmuxctl.Client
+		env  map[string]string
+		want string
+	}{
+		{tmuxctl.Client{}, map[string]string{"TMUX": "/run/x/tmux-7/work,123,0"}, "/run/x/tmux-7/work"},
+		{tmuxctl.Client{SocketName: "a"}, map[string]string{"TMUX": "/run/x/tmux-7/work,123,0", "TMUX_TMPDIR": "/nonexistent/t"}, "/nonexistent/t/tmux-7/a"},
+		{tmuxctl.Client{}, map[string]string{"TMUX_TMPDIR": "/nonexistent/t"}, "/nonexistent/t/tmux-7/default"},
+		{tmuxctl.Client{SocketPath: "/x/y/s", SocketName: "a"}, nil, "/x/y/s"},
+	} {
+		got, err := tc.c.SocketFile(func(k string) string { return tc.env[k] }, 7)
+		if err != nil || got != tc.want {
+			t.Errorf("SocketFile(%+v, %v) = %q, %v, want %q", tc.c, tc.env, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package tmuxctl
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// SocketFile returns the path of the socket of the client's server, worked out the way tmux
+// 3.3a does without asking tmux (the server may not be running yet): -S as given (made
+// absolute); -L NAME, or no flag and no $TMUX ("default"), in $TMUX_TMPDIR (else /tmp)
+// resolved through symlinks, then tmux-UID/NAME; no flag inside tmux, the socket named first
+// in $TMUX. It keys the watcher's lock and state file, so two spellings of one server must
+// give the same path.
+func (c *Client) SocketFile(getenv func(string) string, uid int) (string, error) {
+	switch {
+	case c.SocketPath != "":
+		return filepath.Abs(c.SocketPath)
+	case c.SocketName == "":
+		if t, _, _ := strings.Cut(getenv("TMUX"), ","); t != "" {
+			return t, nil
+		}
+	}
+	label := c.SocketName
+	if label == "" {
+		label = "default"
+	}
+	tmp := getenv("TMUX_TMPDIR")
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	dir := filepath.Join(tmp, "tmux-"+strconv.Itoa(uid))
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	} else if r, err := filepath.EvalSymlinks(tmp); err == nil {
+		dir = filepath.Join(r, "tmux-"+strconv.Itoa(uid))
+	}
+	return filepath.Join(dir, label), nil
+}
+
+// SocketFileHere is SocketFile with this process's environment and user id.
+func (c *Client) SocketFileHere() (string, error) {
+	return c.SocketFile(os.Getenv, os.Getuid())
+}

@@ -1,0 +1,253 @@
+// Package store keeps what a watcher must not forget when it is restarted (SPEC §6): per tmux
+// server, one JSON file with a record per stopped session — the stop as seen, when it
+// appeared, the reset and its source, the due instant, the attempts made and the identity of
+// the claude process — and the lock that lets one watcher run per server.
+//
+// The state file lives in $XDG_STATE_HOME/cac-tmux/ (else ~/.local/state/cac-tmux/), mode 0600,
+// and is replaced atomically: a temporary file in the same directory is written and synced,
+// renamed over the old one and the directory synced, so a crash leaves the old file or the new
+// one, never half of one. A file that cannot be read back (corrupt, or written by another
+// version) is set aside under a new name with a warning; the watcher then starts afresh.
+//
+// The lock is a flock(2) on a file in $XDG_RUNTIME_DIR/cac-tmux/ (else the state directory),
+// named after the server's socket path. The kernel drops it when the watcher dies, even by
+// kill -9, so a stale lock cannot keep a new watcher out.
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Version is the version of the state file's format. A file of another version is set aside.
+const Version = 1
+
+// Pane is what is remembered of one stopped session, keyed by its pane id.
+type Pane struct {
+	// PID and Start identify the claude process (watcher/proc.Identity): a record applies to a
+	// pane only while the same process runs in it, so a pane id reused by another program or
+	// by a new tmux server never inherits a wait.
+	PID   int    `json:"pid"`
+	Start string `json:"start"`
+
+	State string `json:"state"`
+	Note  string `json:"note,omitzero"`
+	// Stop is the limit message as seen on screen.
+	Stop string `json:"stop"`
+	// Appeared is when the stop appeared (zero: it was already on screen when first seen);
+	// Stopped is when a watcher first saw it.
+	Appeared time.Time `json:"appeared,omitzero"`
+	Stopped  time.Time `json:"stopped"`
+	Kind     string    `json:"kind,omitzero"`
+	// Reset is the reset instant (zero: none printed), ResetHow how it was derived and
+	// ResetZone the zone Claude Code printed.
+	Reset     time.Time `json:"reset,omitzero"`
+	ResetHow  string    `json:"reset_how,omitzero"`
+	ResetZone string    `json:"reset_zone,omitzero"`
+	Due       time.Time `json:"due,omitzero"`
+	RetryAt   time.Time `json:"retry_at,omitzero"`
+	// Attempts counts the resumes sent for this stop; Sent is when the last one went out
+	// (recorded before its keys). Typed is true when the message was typed, PressEnter when
+	// Claude Code asked for a bare Enter.
+	Attempts   int       `json:"attempts,omitzero"`
+	Sent       time.Time `json:"sent,omitzero"`
+	Typed      bool      `json:"typed,omitzero"`
+	PressEnter bool      `json:"press_enter,omitzero"`
+	// Above is a digest of the screen down to the stop when the keys went out (never the
+	// text itself), to tell a new stop below it from the old one.
+	Above string `json:"above,omitzero"`
+	// Sticky keeps a hold until the stop changes.
+	Sticky bool `json:"sticky,omitzero"`
+}
+
+// file is the state file's content.
+type file struct {
+	Version int             `json:"version"`
+	Server  string          `json:"server"`
+	Panes   map[string]Pane `json:"panes"`
+}
+
+// Store reads and writes the state file of one tmux server.
+type Store struct {
+	// Path is the state file.
+	Path string
+	// Server is the socket path of the server the file belongs to.
+	Server string
+	// ReadOnly makes Save do nothing (a dry run may read the state, never write it).
+	ReadOnly bool
+	// Now names set-aside files; nil means time.Now.
+	Now func() time.Time
+
+	last []byte // the content last read or written
+}
+
+// New returns the store of the server whose socket is server, in directory dir.
+func New(dir, server string) *Store {
+	return &Store{Path: filepath.Join(dir, Key(server)+".json"), Server: server}
+}
+
+// Key names a server's files: the socket's base name (for people) and a digest of its whole
+// path (so /tmp/tmux-1000/default and /tmp/x/default differ).
+func Key(server string) string {
+	sum := sha256.Sum256([]byte(server))
+	base := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, filepath.Base(server))
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	return base + "-" + hex.EncodeToString(sum[:6])
+}
+
+// SetAsideError says that the state file could not be used and was moved out of the way.
+type SetAsideError struct {
+	Path, To string
+	Err      error
+}
+
+func (e *SetAsideError) Error() string {
+	return fmt.Sprintf("store: state file %s set aside as %s, starting afresh: %v", e.Path, e.To, e.Err)
+}
+
+func (e *SetAsideError) Unwrap() error { return e.Err }
+
+// Load reads the records of the server's stopped sessions. A missing file gives none. A
+// corrupt file, one of another version or of another server is renamed to Path.bad-TIME and
+// Load returns no records and a *SetAsideError, which the caller reports as a warning.
+func (s *Store) Load() (map[string]Pane, error) {
+	data, err := os.ReadFile(s.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]Pane{}, nil
+	}
+	if err != nil {
+		return map[string]Pane{}, fmt.Errorf("store: read %s: %w", s.Path, err)
+	}
+	var f file
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	switch err := dec.Decode(&f); {
+	case err != nil:
+		return map[string]Pane{}, s.setAside(fmt.Errorf("not a state file: %w", err))
+	case f.Version != Version:
+		return map[string]Pane{}, s.setAside(fmt.Errorf("format version %d, this cac-tmux reads version %d", f.Version, Version))
+	case f.Server != s.Server:
+		return map[string]Pane{}, s.setAside(fmt.Errorf("written for server %q, not %q", f.Server, s.Server))
+	}
+	if f.Panes == nil {
+		f.Panes = map[string]Pane{}
+	}
+	s.last = data
+	return f.Panes, nil
+}
+
+func (s *Store) setAside(why error) error {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	to := s.Path + ".bad-" + now().UTC().Format("20060102T150405Z")
+	if s.ReadOnly {
+		return &SetAsideError{Path: s.Path, To: "(not moved: read-only)", Err: why}
+	}
+	if err := os.Rename(s.Path, to); err != nil {
+		return fmt.Errorf("store: set aside %s: %w (it is unusable: %v)", s.Path, err, why)
+	}
+	return &SetAsideError{Path: s.Path, To: to, Err: why}
+}
+
+// Save replaces the state file with panes, atomically; it writes nothing when the content is
+// what was last read or written.
+func (s *Store) Save(panes map[string]Pane) error {
+	if s.ReadOnly {
+		return nil
+	}
+	if panes == nil {
+		panes = map[string]Pane{}
+	}
+	data, err := json.MarshalIndent(file{Version: Version, Server: s.Server, Panes: panes}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("store: encode %s: %w", s.Path, err)
+	}
+	data = append(data, '\n')
+	if bytes.Equal(data, s.last) {
+		return nil
+	}
+	if err := writeAtomic(s.Path, data); err != nil {
+		return err
+	}
+	s.last = data
+	return nil
+}
+
+// writeAtomic replaces path with data: temporary file in the same directory, fsync, rename,
+// fsync of the directory. The directory is created 0700 when missing.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("store: create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("store: write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	// CreateTemp makes the file 0600: records name processes and limits, nobody else's business.
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("store: write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("store: sync %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("store: close %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("store: rename %s: %w", tmp.Name(), err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("store: sync %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// StateDir is the directory of state files: $XDG_STATE_HOME/cac-tmux, else
+// $HOME/.local/state/cac-tmux. An XDG_STATE_HOME that is not absolute is ignored (XDG Base
+// Directory specification).
+func StateDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "cac-tmux"), nil
+	}
+	home := getenv("HOME")
+	if !filepath.IsAbs(home) {
+		return "", errors.New("store: no state directory: set XDG_STATE_HOME or HOME to an absolute path")
+	}
+	return filepath.Join(home, ".local", "state", "cac-tmux"), nil
+}
+
+// LockDir is the directory of lock files: $XDG_RUNTIME_DIR/cac-tmux, else the state directory.
+func LockDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		return filepath.Join(d, "cac-tmux"), nil
+	}
+	return StateDir(getenv)
+}
