@@ -1,6 +1,8 @@
 package watcher
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // State is where a supervised session stands (SPEC §6).
@@ -61,7 +64,7 @@ type pane struct {
 	attempts   int
 	sent       time.Time // when keys last went out for this stop
 	typed      bool      // the message was typed for this stop (an Enter may be missing)
-	pre        string    // the screen down to the stop, just before the keys
+	pre        string    // digest of the screen down to the stop, just before the keys
 	checkAt    time.Time // when to look for the effect of the keys
 	dryRun     bool      // the dry-run decision for this stop is logged
 	// sticky keeps a hold until the stop changes: a menu that did not close after its Stop
@@ -227,6 +230,42 @@ func (p *pane) options() tmuxctl.Options {
 		o.Due = d.In(p.reset.At.Location()).Format(time.RFC3339)
 	}
 	return o
+}
+
+// record is what the state file keeps of the pane (SPEC §6); ok is false when there is
+// nothing to keep: a running session, or one whose process is not confirmed.
+func (p *pane) record() (r store.Pane, ok bool) {
+	if !p.state.Paused() || p.unknown || p.stop == "" {
+		return r, false
+	}
+	r = store.Pane{PID: p.PID, Start: p.Start, State: string(p.state), Note: p.note, Stop: p.stop,
+		Appeared: p.appeared, Stopped: p.stopped, Kind: string(p.kind), Due: p.due, RetryAt: p.retryAt,
+		Attempts: p.attempts, Sent: p.sent, Typed: p.typed, PressEnter: p.pressEnter, Above: p.pre, Sticky: p.sticky}
+	if p.reset.Known {
+		r.Reset, r.ResetHow, r.ResetZone = p.reset.At, p.reset.How, p.reset.Zone
+	}
+	return r, true
+}
+
+// restore takes up the stop a previous watcher handled in this session. The next look
+// classifies it afresh (a draft typed meanwhile is held); what a look cannot see again is
+// kept: when the stop appeared, its reset, the attempts and keys sent, a hold that sticks.
+func (p *pane) restore(r store.Pane) {
+	p.state, p.note, p.stop, p.appeared, p.stopped, p.kind = State(r.State), r.Note, r.Stop, r.Appeared, r.Stopped, detector.Kind(r.Kind)
+	p.due, p.retryAt, p.attempts, p.sent, p.typed, p.pressEnter, p.pre, p.sticky = r.Due, r.RetryAt, r.Attempts, r.Sent, r.Typed, r.PressEnter, r.Above, r.Sticky
+	if !r.Reset.IsZero() {
+		at := r.Reset
+		if loc, err := time.LoadLocation(r.ResetZone); err == nil {
+			at = at.In(loc) // the printed zone, not just its offset
+		}
+		p.reset = detector.Reset{Known: true, At: at, How: r.ResetHow, Zone: r.ResetZone}
+	}
+}
+
+// digest stands for screen text that is compared later but never stored.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
 }
 
 // event starts a log event about the pane.

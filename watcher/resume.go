@@ -63,6 +63,9 @@ func (w *Watcher) identify(ctx context.Context, info tmuxctl.Pane) (identity, bo
 
 // act does what is due for a pane: resume a waiting one, check the effect of keys sent.
 func (w *Watcher) act(ctx context.Context, p *pane, now time.Time) error {
+	if (p.state == Resuming || p.state == Verifying) && p.checkAt.Sub(now) > w.cfg.Pause+w.cfg.Settle {
+		p.checkAt = now // the clock went back: a check is never further away than this
+	}
 	switch p.state {
 	case Waiting, Native:
 		if scheduler.IsDue(p.dueAt(), now) && !p.dryRun { // a dry run decides once per stop
@@ -186,36 +189,36 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 	}
 
 	log.Info().Str("pane", id).Str("target", info.Target()).Int("attempt", p.attempts+1).Msg(what)
-	p.pre = above(screen, v.Line)
+	p.pre = digest(above(screen, v.Line))
+	// Each resume is recorded in the state file before its keys go out: a watcher that dies
+	// in between finds it sent and looks for its effect instead of sending it again.
 	if v.Menu.Open {
-		if err := w.tmux.SendKey(ctx, id, strconv.Itoa(v.Menu.StopDigit)); err != nil {
-			return err
-		}
 		p.set(Resuming, "pressed the options menu's Stop row")
 		p.checkAt = now.Add(w.cfg.Settle / 3)
-		return nil
+		w.save()
+		return w.tmux.SendKey(ctx, id, strconv.Itoa(v.Menu.StopDigit))
 	}
 	// The attempt is counted before its keys: a failed send is an attempt too, so a pane
 	// that keeps failing cannot be typed into without bound.
+	enterOnly := p.pressEnter || v.Native == detector.NativePressEnter || typedOnly
 	p.attempts++
 	p.sent = now
+	p.typed = p.typed || !enterOnly
+	p.set(Verifying, "sent; looking for a resumed turn")
+	p.checkAt = now.Add(w.cfg.Settle)
+	w.save()
 	// Once the text is typed its Enter follows even when the watcher is being stopped: a
 	// "continue" left in the input box would read as the user's draft.
 	kctx := context.WithoutCancel(ctx)
-	switch {
-	case p.pressEnter || v.Native == detector.NativePressEnter || typedOnly:
-		err = w.tmux.SendKey(kctx, id, "Enter")
-	default:
-		p.typed = true
-		if err = w.tmux.SendLiteral(kctx, id, w.cfg.Message); err == nil {
-			// Text and Enter in one call read as a paste (Claude Code 2.x): Enter goes alone.
-			time.Sleep(w.cfg.Pause)
-			err = w.tmux.SendKey(kctx, id, "Enter")
-		}
+	if enterOnly {
+		return w.tmux.SendKey(kctx, id, "Enter")
 	}
-	p.set(Verifying, "sent; looking for a resumed turn")
-	p.checkAt = w.cfg.Now().Add(w.cfg.Settle)
-	return err
+	if err := w.tmux.SendLiteral(kctx, id, w.cfg.Message); err != nil {
+		return err
+	}
+	// Text and Enter in one call read as a paste (Claude Code 2.x): Enter goes alone.
+	time.Sleep(w.cfg.Pause)
+	return w.tmux.SendKey(kctx, id, "Enter")
 }
 
 // afterMenu checks that the options menu closed after its Stop digit, then goes on with the
@@ -251,7 +254,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 			Bool("evidence", v.Resumed || v.Busy).Msg("resumed")
 		p.toRunning()
 		return nil
-	case v.Message != p.stop || above(screen, v.Line) != p.pre:
+	case v.Message != p.stop || digest(above(screen, v.Line)) != p.pre:
 		w.restop(p, screen, now, p.sent)
 		return nil
 	case p.typed && strings.TrimSpace(v.Input.Draft) == w.cfg.Message:

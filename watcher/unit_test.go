@@ -33,10 +33,25 @@ type fakeTmux struct {
 	panes    map[string]*fakePane
 	captures map[string]int
 	noProc   bool // the process table is unreadable
+	down     bool // no server on the socket: every call fails
+	lists    int  // listings tried
+	globals  map[string]string
+	// onKey, when set, runs before a key reaches a pane.
+	onKey func(id, key string)
 }
 
 func newFakeTmux() *fakeTmux {
-	return &fakeTmux{panes: map[string]*fakePane{}, captures: map[string]int{}}
+	return &fakeTmux{panes: map[string]*fakePane{}, captures: map[string]int{}, globals: map[string]string{}}
+}
+
+var errNoServer = &tmuxctl.Error{Stderr: "no server running on /tmp/fake", Err: tmuxctl.ErrNoServer}
+
+func (f *fakeTmux) SetGlobalOption(_ context.Context, name, value string) error {
+	if f.down {
+		return errNoServer
+	}
+	f.globals[name] = value
+	return nil
 }
 
 // add opens a pane running a claude process pid with screen.
@@ -56,6 +71,10 @@ func (p *fakePane) draw(screen string) {
 }
 
 func (f *fakeTmux) ListPanes(_ context.Context, _ tmuxctl.Search) ([]tmuxctl.Pane, error) {
+	f.lists++
+	if f.down {
+		return nil, errNoServer
+	}
 	var ps []tmuxctl.Pane
 	for _, p := range f.panes {
 		ps = append(ps, p.info)
@@ -65,6 +84,9 @@ func (f *fakeTmux) ListPanes(_ context.Context, _ tmuxctl.Search) ([]tmuxctl.Pan
 }
 
 func (f *fakeTmux) pane(id string) (*fakePane, error) {
+	if f.down {
+		return nil, errNoServer
+	}
 	p, ok := f.panes[id]
 	if !ok {
 		return nil, &tmuxctl.Error{Args: []string{"-t", id}, Stderr: "can't find pane: " + id, Err: tmuxctl.ErrNoTarget}
@@ -92,6 +114,9 @@ func (f *fakeTmux) Capture(_ context.Context, id string) (string, error) {
 func (f *fakeTmux) SendLiteral(_ context.Context, id, text string) error {
 	p, err := f.pane(id)
 	if err == nil {
+		if f.onKey != nil {
+			f.onKey(id, text)
+		}
 		p.keys = append(p.keys, text)
 	}
 	return err
@@ -100,6 +125,9 @@ func (f *fakeTmux) SendLiteral(_ context.Context, id, text string) error {
 func (f *fakeTmux) SendKey(_ context.Context, id, key string) error {
 	p, err := f.pane(id)
 	if err == nil {
+		if f.onKey != nil {
+			f.onKey(id, key)
+		}
 		p.keys = append(p.keys, key)
 	}
 	return err
@@ -169,6 +197,7 @@ type rig struct {
 	t    *testing.T
 	tmux *fakeTmux
 	clk  *manualClock
+	cfg  watcher.Config
 	w    *watcher.Watcher
 }
 
@@ -178,9 +207,14 @@ func newRig(t *testing.T, mod func(*watcher.Config)) *rig {
 	if mod != nil {
 		mod(&cfg)
 	}
+	r.cfg = cfg
 	r.w = watcher.New(r.tmux, r.tmux, cfg)
 	return r
 }
+
+// restart replaces the watcher by a new one with the same settings, as after kill -9: the
+// old one saves nothing more.
+func (r *rig) restart() { r.w = watcher.New(r.tmux, r.tmux, r.cfg) }
 
 // at moves the clock to t0+d and ticks.
 func (r *rig) at(d time.Duration) {

@@ -17,7 +17,9 @@ package watcher
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -26,6 +28,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // Tmux is what the watcher needs from a tmux server (tmuxctl.Client implements it).
@@ -36,7 +39,19 @@ type Tmux interface {
 	SendLiteral(ctx context.Context, pane, text string) error
 	SendKey(ctx context.Context, pane, key string) error
 	SetPaneOptions(ctx context.Context, pane string, names, values []string) error
+	SetGlobalOption(ctx context.Context, name, value string) error
 }
+
+// Store keeps the records of stopped sessions across restarts of the watcher
+// (store.Store implements it).
+type Store interface {
+	Load() (map[string]store.Pane, error)
+	Save(map[string]store.Pane) error
+}
+
+// WatcherOption is the global user option a running watcher sets to its pid, so that `list`
+// and status formats can tell whether the published state is live.
+const WatcherOption = "@cac_watcher"
 
 // Finder finds the Claude Code process in a pane (proc.Finder implements it).
 type Finder interface {
@@ -60,8 +75,15 @@ type Config struct {
 	// Settle is how long after the keys the pane is looked at again for evidence; the check
 	// after a menu digit comes after Settle/3.
 	Settle time.Duration
-	// Now is the clock; nil means time.Now.
+	// Now is the clock; nil means time.Now. The watcher drops Go's monotonic reading: due
+	// instants are wall-clock instants, so after a suspend a pane wakes on the first tick
+	// after its due instant, not that much later.
 	Now func() time.Time
+	// Store keeps what must survive a restart; nil keeps nothing.
+	Store Store
+	// PID, when not 0, is published as the server's @cac_watcher while the watcher runs (on
+	// every server that appears on the socket), and withdrawn when Run ends.
+	PID int
 	// Log receives the watcher's events; pane text only at debug level.
 	Log zerolog.Logger
 }
@@ -91,6 +113,9 @@ const narrow = 40
 // revisit is how often a pane in a non-running state is looked at without activity.
 const revisit = 30 * time.Second
 
+// maxBackoff bounds the wait between two tries while no tmux server runs on the socket.
+const maxBackoff = 10 * time.Second
+
 // Watcher supervises the Claude Code panes of one tmux server.
 type Watcher struct {
 	cfg    Config
@@ -102,6 +127,15 @@ type Watcher struct {
 	// failing remembers the last error logged per source, so an error repeats in the log
 	// only when it changes.
 	failing map[string]string
+	// restore holds records of a previous watcher (or of a server that went away) until a
+	// listing shows whether their sessions still run.
+	restore map[string]store.Pane
+	loaded  bool
+	// down counts the tries since the server went away; announced is true while
+	// @cac_watcher is set on the current server.
+	down      int
+	announced bool
+	reconf    chan Config
 }
 
 // New returns a watcher of the server behind t. Zero fields of cfg take their Defaults.
@@ -122,23 +156,56 @@ func New(t Tmux, f Finder, cfg Config) *Watcher {
 	if cfg.Settle <= 0 {
 		cfg.Settle = d.Settle
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	clock := cfg.Now
+	if clock == nil {
+		clock = time.Now
 	}
+	cfg.Now = func() time.Time { return clock().Round(0) }
 	if cfg.Zone == nil {
 		cfg.Zone = time.Local
 	}
-	return &Watcher{cfg: cfg, tmux: t, finder: f, panes: map[string]*pane{}, idents: map[string]identity{}, failing: map[string]string{}}
+	return &Watcher{cfg: cfg, tmux: t, finder: f, panes: map[string]*pane{}, idents: map[string]identity{},
+		failing: map[string]string{}, restore: map[string]store.Pane{}, reconf: make(chan Config, 1)}
+}
+
+// Reconfigure hands new settings to a running watcher (SIGHUP): the interval, the message and
+// the schedule take effect at the next tick; due instants are worked out again.
+func (w *Watcher) Reconfigure(cfg Config) {
+	select {
+	case <-w.reconf: // an older one not yet taken
+	default:
+	}
+	w.reconf <- cfg
+}
+
+func (w *Watcher) apply(cfg Config) {
+	if cfg.Interval > 0 {
+		w.cfg.Interval = cfg.Interval
+	}
+	if cfg.Message != "" {
+		w.cfg.Message = cfg.Message
+	}
+	if cfg.Schedule != (scheduler.Config{}) {
+		w.cfg.Schedule = cfg.Schedule
+		for _, p := range w.panes {
+			p.sched = cfg.Schedule
+		}
+	}
+	w.cfg.Log.Info().Dur("interval", w.cfg.Interval).Dur("margin", w.cfg.Schedule.Margin).Msg("configuration reloaded")
 }
 
 // Run ticks until ctx ends, calling onTick (when not nil) with the rows after every tick. It
 // wakes at the next tick or at the next due instant, whichever comes first, so keys go out
 // on time whatever the interval. Errors of a tick are logged (once while they repeat) and the
-// loop goes on: a tmux server that is briefly unreachable does not end the watcher.
+// loop goes on: a tmux server that goes away is waited for, with backoff. When ctx ends the
+// state is saved and @cac_watcher withdrawn.
 func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
+	defer w.stop()
 	for {
 		next, err := w.Tick(ctx)
-		w.report("tick", err)
+		if !errors.Is(err, tmuxctl.ErrNoServer) {
+			w.report("tick", err)
+		}
 		if onTick != nil {
 			onTick(w.Rows())
 		}
@@ -148,9 +215,61 @@ func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
 		case <-ctx.Done():
 			timer.Stop()
 			return nil
+		case cfg := <-w.reconf:
+			timer.Stop()
+			w.apply(cfg)
 		case <-timer.C:
 		}
 	}
+}
+
+// stop saves the state and withdraws @cac_watcher when the watcher ends.
+func (w *Watcher) stop() {
+	w.save()
+	if w.announced {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := w.tmux.SetGlobalOption(ctx, WatcherOption, ""); err != nil {
+			w.cfg.Log.Debug().Err(err).Msg("could not withdraw " + WatcherOption)
+		}
+		w.announced = false
+	}
+}
+
+// save writes the records of the stopped sessions, and those not yet matched with a listing,
+// to the store. A failure is logged (once while it repeats); the watcher goes on.
+func (w *Watcher) save() {
+	if w.cfg.Store == nil || w.cfg.DryRun {
+		return
+	}
+	recs := make(map[string]store.Pane, len(w.restore))
+	maps.Copy(recs, w.restore)
+	for id, p := range w.panes {
+		if r, ok := p.record(); ok {
+			recs[id] = r
+		}
+	}
+	w.report("state file", w.cfg.Store.Save(recs))
+}
+
+// gone handles a listing that found no server on the socket: the first time it is logged and
+// the sessions are kept as records (a server that comes back with the same processes takes
+// them up; a new server never matches them); the next try is after a backoff.
+func (w *Watcher) gone(now time.Time, err error) time.Time {
+	if w.down == 0 {
+		w.cfg.Log.Warn().Err(err).Msg("no tmux server on the socket; waiting for one (the watcher keeps running)")
+		for id, p := range w.panes {
+			if r, ok := p.record(); ok {
+				w.restore[id] = r
+			}
+		}
+		clear(w.panes)
+		clear(w.idents)
+		w.announced = false
+	}
+	w.down++
+	wait := w.cfg.Interval << min(w.down-1, 16)
+	return now.Add(min(wait, max(maxBackoff, w.cfg.Interval)))
 }
 
 // report logs err under source when it differs from the last one logged there, and logs the
@@ -172,15 +291,40 @@ func (w *Watcher) report(source string, err error) {
 func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 	now := w.cfg.Now()
 	next := now.Add(w.cfg.Interval)
+	if !w.loaded && w.cfg.Store != nil {
+		w.loaded = true
+		recs, err := w.cfg.Store.Load()
+		if err != nil {
+			w.cfg.Log.Warn().Err(err).Msg("state file not used")
+		}
+		maps.Copy(w.restore, recs)
+	}
 	list, err := w.tmux.ListPanes(ctx, Search)
+	if errors.Is(err, tmuxctl.ErrNoServer) {
+		return w.gone(now, err), err
+	}
 	if err != nil {
 		return next, err
 	}
 	var errs []error
+	if w.down > 0 {
+		w.cfg.Log.Info().Int("panes", len(list)).Msg("a tmux server runs on the socket; supervising it")
+		w.down = 0
+	}
+	if !w.announced && w.cfg.PID != 0 && !w.cfg.DryRun {
+		err := w.tmux.SetGlobalOption(ctx, WatcherOption, strconv.Itoa(w.cfg.PID))
+		w.announced = err == nil
+		errs = append(errs, err)
+	}
 	seen := make(map[string]bool, len(list))
 	for _, info := range list {
 		seen[info.ID] = true
 		errs = append(errs, w.visit(ctx, info, now))
+	}
+	for id := range w.restore {
+		// The session of the record no longer runs in its pane (closed, or another program).
+		w.cfg.Log.Debug().Str("pane", id).Msg("a stored wait whose session is gone; dropped")
+		delete(w.restore, id)
 	}
 	for id := range w.panes {
 		if !seen[id] {
@@ -205,6 +349,7 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 			next = t
 		}
 	}
+	w.save()
 	return next, errors.Join(errs...)
 }
 
@@ -247,6 +392,19 @@ func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) e
 		p = newPane(info, id, w.cfg.Schedule)
 		w.panes[info.ID] = p
 		w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Int("pid", id.PID).Str("how", id.how).Msg("supervising claude")
+		if r, ok := w.restore[info.ID]; ok {
+			delete(w.restore, info.ID)
+			if !id.unknown && r.PID == id.PID && r.Start == id.Start {
+				p.restore(r)
+				p.event(w.cfg.Log.Info()).Str("state", r.State).Int("attempts", r.Attempts).Msg("taken up from the state file")
+				if p.state == Resuming || p.state == Verifying {
+					// Keys went out (or were about to) before the last watcher ended: look
+					// for their effect now; they are never sent twice.
+					p.checkAt = now
+					return nil
+				}
+			}
+		}
 	}
 	return w.look(ctx, p, now)
 }

@@ -1,0 +1,314 @@
+package watcher_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
+)
+
+// Restarts, crashes and a changing server, on the fake server and a manual clock (the same
+// faults on a real server are in scenarios_test.go and cmd/cac-tmux).
+
+// memStore is a state file in memory.
+type memStore struct {
+	recs  map[string]store.Pane
+	saves int
+}
+
+func (m *memStore) Load() (map[string]store.Pane, error) { return maps.Clone(m.recs), nil }
+func (m *memStore) Save(r map[string]store.Pane) error {
+	m.recs = maps.Clone(r)
+	m.saves++
+	return nil
+}
+
+func withStore(st watcher.Store) func(*watcher.Config) {
+	return func(c *watcher.Config) { c.Store = st }
+}
+
+func weekly(at, draft string) string {
+	return screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your weekly limit · resets " + at + " (UTC)"}, prompt(draft)...)...)
+}
+
+// Every resume is in the state file before its first key reaches the pane.
+func TestPersistRecordBeforeKeys(t *testing.T) {
+	st := &memStore{}
+	r := newRig(t, withStore(st))
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	var seen []store.Pane
+	r.tmux.onKey = func(id, key string) { seen = append(seen, st.recs[id]) }
+	r.at(0)
+	if rec := st.recs["%1"]; rec.State != "waiting" || rec.PID != 100 || rec.Stop == "" || !rec.Due.Equal(t0.Add(31*time.Minute)) {
+		t.Errorf("record while waiting = %+v, want waiting, pid 100, the stop, due 19:31", rec)
+	}
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "continue", "Enter")
+	for i, rec := range seen {
+		if rec.State != "verifying" || rec.Attempts != 1 || !rec.Sent.Equal(t0.Add(31*time.Minute)) || !rec.Typed {
+			t.Errorf("record when key %d went out = %+v, want verifying, attempt 1 sent at 19:31, typed", i, rec)
+		}
+	}
+	p.draw(resumed("7:30pm"))
+	r.at(31*time.Minute + 3*time.Second)
+	if len(st.recs) != 0 {
+		t.Errorf("records after the session resumed = %v, want none", st.recs)
+	}
+}
+
+// A watcher killed right after sending (before it could verify) is replaced: the new one
+// looks for the effect and never sends the same resume again at once.
+func TestPersistCrashAfterKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after string // the screen after the keys
+		then  []string
+		state watcher.State
+	}{
+		{"resumed", resumed("7:30pm"), nil, watcher.Running},
+		{"keys lost", stopped("7:30pm", ""), []string{"continue", "Enter"}, watcher.Verifying},
+		{"enter lost", stopped("7:30pm", "continue"), []string{"Enter"}, watcher.Verifying},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &memStore{}
+			r := newRig(t, withStore(st))
+			p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+			r.at(0)
+			r.at(31 * time.Minute)
+			r.wantKeys(p, "continue", "Enter")
+			p.draw(tc.after)
+			r.restart()
+			r.at(31*time.Minute + time.Second)
+			r.wantKeys(p, "continue", "Enter")
+			if tc.state == watcher.Running {
+				if got := r.state("%1"); got != watcher.Running {
+					t.Errorf("state after restart = %s, want running", got)
+				}
+				r.at(2 * time.Hour)
+				r.wantKeys(p, "continue", "Enter")
+				return
+			}
+			if got := r.state("%1"); got != watcher.Waiting {
+				t.Errorf("state after restart = %s, want waiting (for the backoff)", got)
+			}
+			r.at(31*time.Minute + 30*time.Second) // before the backoff ends
+			r.wantKeys(p, "continue", "Enter")
+			r.at(31*time.Minute + 31*time.Second)
+			r.wantKeys(p, append([]string{"continue", "Enter"}, tc.then...)...)
+			if got := r.state("%1"); got != tc.state {
+				t.Errorf("state after the second attempt = %s, want %s", got, tc.state)
+			}
+			if rec := st.recs["%1"]; rec.Attempts != 2 {
+				t.Errorf("attempts recorded = %d, want 2", rec.Attempts)
+			}
+		})
+	}
+}
+
+// A watcher killed while the pane waits, replaced after the due instant, resumes at its
+// first tick, once.
+func TestPersistStartedAfterDue(t *testing.T) {
+	st := &memStore{}
+	r := newRig(t, withStore(st))
+	p := r.tmux.add("%1", 100, idle())
+	r.at(-time.Hour)
+	p.draw(stopped("7:30pm", ""))
+	r.at(-time.Hour + 2*time.Second)
+	r.restart()
+	r.at(70 * time.Minute)
+	r.wantKeys(p, "continue", "Enter")
+	p.draw(resumed("7:30pm"))
+	for _, d := range []time.Duration{70*time.Minute + 3*time.Second, 71 * time.Minute, 3 * time.Hour} {
+		r.at(d)
+	}
+	r.wantKeys(p, "continue", "Enter")
+}
+
+// A time-only reset whose message appeared while a watcher looked: its successor uses the
+// stored appearance; without it, the appearance is unknown and the conservative rule
+// (SPEC §4.3) takes the next 7pm.
+func TestPersistKeepsWhenTheStopAppeared(t *testing.T) {
+	st := &memStore{}
+	r := newRig(t, withStore(st))
+	p := r.tmux.add("%1", 100, idle())
+	r.at(-4 * time.Hour) // 15:00
+	p.draw(weekly("7pm", ""))
+	r.at(-4*time.Hour + 2*time.Second)
+	if rec := st.recs["%1"]; !rec.Appeared.Equal(t0.Add(-4*time.Hour+2*time.Second)) || !rec.Reset.Equal(t0) {
+		t.Fatalf("record = %+v, want appeared 15:00:02 and reset 19:00", rec)
+	}
+
+	fresh := newRig(t, nil) // the same screen, no state file
+	q := fresh.tmux.add("%1", 100, weekly("7pm", ""))
+	fresh.at(2 * time.Hour)
+	if rows := fresh.w.Rows(); len(rows) != 1 || !rows[0].Reset.Equal(t0.Add(24*time.Hour)) {
+		t.Fatalf("without a state file the reset is %v, want tomorrow 19:00 (the test needs the rules to differ)", rows)
+	}
+	fresh.wantKeys(q)
+
+	r.restart()
+	r.at(2 * time.Hour) // 21:00, after the reset
+	r.wantKeys(p, "continue", "Enter")
+}
+
+// A pane id that another program (or a new claude) took over never inherits a stored wait.
+func TestPersistRecycledPane(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		claude int
+		screen string
+	}{
+		{"shell", 0, "$ ls\nnotes.md\n$ \n"},
+		{"another claude", 200, stopped("7:30pm", "")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &memStore{}
+			r := newRig(t, withStore(st))
+			p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+			r.at(0)
+			r.at(31 * time.Minute)
+			r.wantKeys(p, "continue", "Enter")
+			// The watcher dies; the pane's program changes meanwhile.
+			delete(r.tmux.panes, "%1")
+			q := r.tmux.add("%1", tc.claude, tc.screen)
+			if tc.claude == 0 {
+				q.claude.PID = 0
+			}
+			r.restart()
+			r.at(32 * time.Minute)
+			if tc.claude == 0 {
+				r.wantKeys(q)
+				if len(st.recs) != 0 {
+					t.Errorf("records = %v, want the old wait dropped", st.recs)
+				}
+				return
+			}
+			// A new session stopped at a reset that passed: resumed as its own first attempt
+			// (had it inherited the old record it would be checking the old keys instead).
+			r.wantKeys(q, "continue", "Enter")
+			if rec := st.recs["%1"]; rec.PID != 200 || rec.Attempts != 1 || !rec.Appeared.IsZero() {
+				t.Errorf("record = %+v, want the new session's (pid 200, attempt 1, appearance unknown)", rec)
+			}
+		})
+	}
+}
+
+// The tmux server goes away and comes back: the watcher says so once, polls with backoff,
+// takes up the new server's panes and announces itself there again.
+func TestPersistServerGoneAndBack(t *testing.T) {
+	var logs bytes.Buffer
+	st := &memStore{}
+	r := newRig(t, func(c *watcher.Config) { c.Store, c.PID, c.Log = st, 4321, zerolog.New(&logs) })
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	if got := r.tmux.globals[watcher.WatcherOption]; got != "4321" {
+		t.Errorf("%s = %q, want the pid", watcher.WatcherOption, got)
+	}
+	r.tmux.down = true
+	delete(r.tmux.globals, watcher.WatcherOption) // died with the server
+	var waits []time.Duration
+	now := t0.Add(time.Second)
+	for range 7 {
+		r.clk.t = now
+		next, err := r.w.Tick(context.Background())
+		if !errors.Is(err, tmuxctl.ErrNoServer) {
+			t.Fatalf("Tick without a server = %v, want ErrNoServer", err)
+		}
+		waits = append(waits, next.Sub(now))
+		now = next
+	}
+	want := []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second, 10 * time.Second, 10 * time.Second}
+	if !equalDurations(waits, want) {
+		t.Errorf("waits between tries without a server = %v, want %v", waits, want)
+	}
+	if n := strings.Count(logs.String(), "no tmux server"); n != 1 {
+		t.Errorf("log lines about the missing server = %d, want 1:\n%s", n, logs.String())
+	}
+	if rec := st.recs["%1"]; rec.State != "waiting" {
+		t.Errorf("record while the server is away = %+v, want the wait kept", rec)
+	}
+	// A new server: pane ids start again, another claude stopped in %1's place.
+	r.tmux.down = false
+	delete(r.tmux.panes, "%1")
+	q := r.tmux.add("%1", 300, stopped("9pm", ""))
+	r.at(time.Hour)
+	if got := r.tmux.globals[watcher.WatcherOption]; got != "4321" {
+		t.Errorf("%s on the new server = %q, want the pid", watcher.WatcherOption, got)
+	}
+	if rec := st.recs["%1"]; rec.PID != 300 || !rec.Reset.Equal(t0.Add(2*time.Hour)) {
+		t.Errorf("record on the new server = %+v, want the new session's (pid 300, reset 21:00)", rec)
+	}
+	if !strings.Contains(logs.String(), "a tmux server runs on the socket") {
+		t.Errorf("log does not say the server is back:\n%s", logs.String())
+	}
+	r.wantKeys(p)
+	r.wantKeys(q)
+}
+
+func equalDurations(a, b []time.Duration) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Due instants are wall-clock instants: after a suspend the first tick resumes a pane whose
+// due instant passed while asleep, once; a clock set back does not delay a check for the
+// effect of keys.
+func TestClockJumps(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.clk.t = t0
+	next, err := r.w.Tick(context.Background())
+	if err != nil || next.Sub(t0) != 2*time.Second {
+		t.Fatalf("Tick() = %v, %v, want the next tick 2s later", next, err)
+	}
+	r.at(3 * time.Hour) // asleep from 19:00 to 22:00
+	r.wantKeys(p, "continue", "Enter")
+	p.draw(resumed("7:30pm"))
+	r.at(2 * time.Hour) // NTP sets the clock back an hour
+	if got := r.state("%1"); got != watcher.Running {
+		t.Errorf("state after the clock went back = %s, want running (checked at once)", got)
+	}
+	r.at(5 * time.Hour)
+	r.wantKeys(p, "continue", "Enter")
+}
+
+// A corrupt state file is set aside with a warning; the watcher starts afresh and writes a
+// good one.
+func TestCorruptStateFile(t *testing.T) {
+	dir := t.TempDir()
+	st := store.New(dir, "/tmp/tmux-1/default")
+	if err := os.WriteFile(st.Path, []byte("{\"version\":1,\"panes\":{\"%1\":"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	r := newRig(t, func(c *watcher.Config) { c.Store, c.Log = st, zerolog.New(&logs) })
+	r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	if got := r.state("%1"); got != watcher.Waiting {
+		t.Errorf("state = %s, want waiting", got)
+	}
+	if !strings.Contains(logs.String(), `"level":"warn"`) || !strings.Contains(logs.String(), "set aside") {
+		t.Errorf("log has no warning about the state file:\n%s", logs.String())
+	}
+	recs, err := store.New(dir, "/tmp/tmux-1/default").Load()
+	if err != nil || recs["%1"].State != "waiting" {
+		t.Errorf("state file after the tick = %v, %v, want the wait", recs, err)
+	}
+}
