@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
@@ -116,9 +118,18 @@ func isClaude(ctx context.Context, f *proc.Finder, p tmuxctl.Pane) bool {
 	return ok
 }
 
-// watcherRunning says whether the pid a watcher published on the server is alive.
+// watcherRunning says whether a watcher supervises the server: one holds the server's lock,
+// or the pid a watcher published on the server (@cac_watcher) is alive — a watcher started
+// with another XDG_RUNTIME_DIR locks elsewhere.
 func watcherRunning(ctx context.Context, c *tmuxctl.Client) bool {
-	v, err := c.GlobalOption(ctx, watcherOption)
+	if server, err := c.SocketFileHere(); err == nil {
+		if dir, err := store.LockDir(os.Getenv); err == nil {
+			if _, running, err := store.Holder(dir, server); err == nil && running {
+				return true
+			}
+		}
+	}
+	v, err := c.GlobalOption(ctx, watcher.WatcherOption)
 	if err != nil {
 		return false
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,11 +19,8 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
-
-// watcherOption is the global user option a running watcher sets to its pid, so that `list`
-// can tell whether the published state is live.
-const watcherOption = "@cac_watcher"
 
 // watchOptions are the flags of `cac-tmux watch`.
 type watchOptions struct {
@@ -91,10 +87,19 @@ func runWatch(args []string, std stdio) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
-		fmt.Fprintf(std.err, "cac-tmux: watch: %s: %v\n", serverName(o.tmux), hint(err))
-		return 1
+	if o.once {
+		if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
+			fmt.Fprintf(std.err, "cac-tmux: watch: %s: %v\n", serverName(o.tmux), hint(err))
+			return 1
+		}
 	}
+	st, lock, code, err := openState(o.tmux, o.cfg.DryRun || o.once)
+	if err != nil {
+		fmt.Fprintf(std.err, "cac-tmux: watch: %v\n", err)
+		return code
+	}
+	defer lock.Release()
+	o.cfg.Store = st
 
 	live := std.outTTY && !o.once && o.logFormat == "auto"
 	var events *ring
@@ -112,6 +117,7 @@ func runWatch(args []string, std stdio) int {
 	if o.once {
 		o.cfg.DryRun = true
 	}
+	o.cfg.PID = os.Getpid()
 	w := watcher.New(o.tmux, &proc.Finder{}, o.cfg)
 
 	if o.once {
@@ -126,15 +132,8 @@ func runWatch(args []string, std stdio) int {
 		return 0
 	}
 
-	if !o.cfg.DryRun {
-		if err := o.tmux.SetGlobalOption(ctx, watcherOption, strconv.Itoa(os.Getpid())); err != nil {
-			fmt.Fprintf(std.err, "cac-tmux: watch: %v\n", err)
-			return 1
-		}
-		defer o.tmux.SetGlobalOption(context.Background(), watcherOption, "")
-	}
-	log.Info().Str("server", serverName(o.tmux)).Dur("interval", o.cfg.Interval).Dur("margin", o.cfg.Schedule.Margin).
-		Bool("dry_run", o.cfg.DryRun).Msg("watching every Claude Code pane")
+	log.Info().Str("server", serverName(o.tmux)).Str("socket", st.Server).Str("state", st.Path).Dur("interval", o.cfg.Interval).
+		Dur("margin", o.cfg.Schedule.Margin).Bool("dry_run", o.cfg.DryRun).Msg("watching every Claude Code pane")
 	var onTick func([]watcher.Row)
 	if live {
 		s := &screen{out: std.out, size: std.outSize, server: serverName(o.tmux), cfg: o.cfg, events: events}
@@ -145,6 +144,38 @@ func runWatch(args []string, std stdio) int {
 	w.Run(ctx, onTick)
 	log.Info().Msg("stopped")
 	return 0
+}
+
+// openState locks the server for this watcher and opens its state file. A read-only watcher
+// (a dry run) reads the state but takes no lock and writes nothing. code is the exit code
+// for err: 2 when another watcher holds the lock (SPEC §6), else 1.
+func openState(c *tmuxctl.Client, readOnly bool) (st *store.Store, lock *store.Lock, code int, err error) {
+	server, err := c.SocketFileHere()
+	if err != nil {
+		return nil, nil, 1, err
+	}
+	stateDir, err := store.StateDir(os.Getenv)
+	if err != nil {
+		return nil, nil, 1, err
+	}
+	st = store.New(stateDir, server)
+	st.ReadOnly = readOnly
+	if readOnly {
+		return st, nil, 0, nil
+	}
+	lockDir, err := store.LockDir(os.Getenv)
+	if err != nil {
+		return nil, nil, 1, err
+	}
+	lock, err = store.Acquire(lockDir, server)
+	var locked *store.LockedError
+	if errors.As(err, &locked) {
+		return nil, nil, 2, err
+	}
+	if err != nil {
+		return nil, nil, 1, err
+	}
+	return st, lock, 0, nil
 }
 
 // serverName names the tmux server for people.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // inputs reads the fake Claude Code's log: the bytes of every read of its terminal with
@@ -127,7 +128,7 @@ func TestWatchInSparePane(t *testing.T) {
 	// Ctrl-C ends the watcher cleanly: it withdraws its mark, and list says so.
 	s.Tmux(t, "send-keys", "-t", "main:0.0", "C-c")
 	tmuxtest.WaitFor(t, 10*time.Second, "the watcher to exit", func() bool {
-		v, err := s.Client.GlobalOption(context.Background(), watcherOption)
+		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
 		return err == nil && v == ""
 	})
 	if got, stderr := listJSONOf(t, "-S", s.Socket); len(got) != 0 || !strings.Contains(stderr, "no watcher is running") {

@@ -19,13 +19,17 @@ import (
 )
 
 // Isolate makes the default tmux server unreachable for this process and the tmux clients it
-// starts. Call it first in TestMain; the returned function removes the private directory.
+// starts, and points the XDG state and runtime directories (cac-tmux's state files and
+// locks) into the same private directory. Call it first in TestMain; the returned function
+// removes the private directory.
 func Isolate() (cleanup func()) {
 	dir, err := os.MkdirTemp("/tmp", "cxi")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("TMUX_TMPDIR", dir)
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	os.Setenv("XDG_RUNTIME_DIR", filepath.Join(dir, "run"))
 	os.Unsetenv("TMUX")
 	os.Unsetenv("TMUX_PANE")
 	return func() { os.RemoveAll(dir) }
