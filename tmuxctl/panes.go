@@ -8,9 +8,15 @@ import (
 	"time"
 )
 
-// sep separates format fields: a byte no tmux field can contain (tmux 3.3a strips control
-// characters from titles), so a title like "a-:-b" or "x\ty" cannot shift the fields.
+// sep separates format fields: a control character, which tmux 3.3a strips from titles and
+// escapes in session names, so a title like "a-:-b" or "x\ty" cannot shift the fields. The
+// other free-text fields can hold one (pane_current_command is the argv[0] of any program, and
+// anyone can set a user option to any text): those go through clean.
 const sep = "\x1f"
+
+// clean is the format of a tmux variable with every control character (sep and newline among
+// them) replaced by "?", so that it can neither shift the fields nor split the row.
+func clean(name string) string { return "#{s/[\x01-\x1f]/?/:" + name + "}" }
 
 // Pane is one row of `list-panes -a`.
 type Pane struct {
@@ -70,18 +76,19 @@ type Search struct {
 }
 
 // paneFields are the format of ListPanes: ids and numbers first, free text last. Session
-// names cannot hold control characters (tmux 3.3a escapes them) and the options are ours.
+// names cannot hold control characters (tmux 3.3a escapes them); the command and the options
+// can, and are cleaned.
 var paneFields = append([]string{
 	"#{pane_id}", "#{pane_pid}", "#{window_id}", "#{window_index}", "#{pane_index}",
 	"#{pane_width}", "#{pane_height}", "#{pane_dead}", "#{pane_in_mode}", "#{pane_input_off}",
 	"#{pane_synchronized}", "#{window_activity}", "%MATCH%",
-	"#{session_name}", "#{pane_current_command}"},
+	"#{session_name}", clean("pane_current_command")},
 	append(optionFields(), "#{pane_title}")...)
 
 func optionFields() []string {
 	f := make([]string, len(OptionNames))
 	for i, n := range OptionNames {
-		f[i] = "#{" + n + "}"
+		f[i] = clean(n)
 	}
 	return f
 }

@@ -16,8 +16,8 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // listJSON is one pane in `list --json`.
