@@ -38,7 +38,7 @@ type Pane struct {
 	// none matches and -1 when the pane was not searched (no pre-filter, or its command is
 	// not one the search is limited to).
 	Match   int
-	Command string // pane_current_command: argv[0] of the foreground process group
+	Command string // pane_current_command: argv[0] of the foreground process group, control characters as "?"
 	// Options are cac-tmux's pane user options (@cac_state, …), "" when unset.
 	Options Options
 	Title   string // pane_title, free text: last

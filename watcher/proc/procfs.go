@@ -39,7 +39,7 @@ type statInfo struct {
 // spaces and ')' (a process can name itself anything), so the other fields are read after the
 // LAST ')'.
 func parseStat(b []byte) (statInfo, error) {
-	open, end := bytes.IndexByte(b, '('), bytes.IndexByte(b, ')')
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 	if open < 0 || end < open {
 		return statInfo{}, fmt.Errorf("malformed stat %.40q", b)
 	}

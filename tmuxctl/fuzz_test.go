@@ -1,0 +1,272 @@
+package tmuxctl
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fieldName is the tmux variable a paneFields entry expands ("pane_id", "@cac_state", …), with
+// its modifiers ("s/…/…/:") dropped; "%MATCH%" for the pre-filter's placeholder.
+func fieldName(f string) string {
+	if f == "%MATCH%" {
+		return f
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(f, "#{"), "}")
+	if i := strings.LastIndexByte(name, ':'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// values are the fields of one listing row by tmux variable name.
+type values map[string]string
+
+// paneValues are the fields of an ordinary row for pane %id.
+func paneValues(id int) values {
+	return values{
+		"pane_id": "%" + strconv.Itoa(id), "pane_pid": strconv.Itoa(10000 + id), "window_id": "@" + strconv.Itoa(id/3),
+		"window_index": strconv.Itoa(id / 3), "pane_index": strconv.Itoa(id % 3), "pane_width": "80", "pane_height": "24",
+		"pane_dead": "0", "pane_in_mode": "0", "pane_input_off": "0", "pane_synchronized": "0",
+		"window_activity": "1795219800", "%MATCH%": "-1", "session_name": "main", "pane_current_command": "bash",
+		"@cac_state": "", "@cac_reset": "", "@cac_due": "", "@cac_kind": "", "@cac_zone": "", "@cac_note": "",
+		"pane_title": "✳ Claude Code",
+	}
+}
+
+// row builds a listing row in the field order of the real format (paneFields): a field the
+// test does not know is an error, so a change of the format cannot go unnoticed here.
+func (v values) row() (string, error) {
+	f := make([]string, len(paneFields))
+	for i, pf := range paneFields {
+		s, ok := v[fieldName(pf)]
+		if !ok {
+			return "", fmt.Errorf("the test has no value for list-panes field %q", pf)
+		}
+		f[i] = s
+	}
+	return strings.Join(f, sep), nil
+}
+
+func mustRow(tb testing.TB, v values) string {
+	tb.Helper()
+	r, err := v.row()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// with returns a copy of v with some fields replaced (name, value, name, value, …).
+func (v values) with(kv ...string) values {
+	c := make(values, len(v))
+	for k, x := range v {
+		c[k] = x
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		c[kv[i]] = kv[i+1]
+	}
+	return c
+}
+
+// TestPaneFormatFieldsAreKnown: every field of the real format is one the row builder fills,
+// and the format has as many fields as ParsePanes expects.
+func TestPaneFormatFieldsAreKnown(t *testing.T) {
+	v := paneValues(1)
+	seen := map[string]bool{}
+	for _, pf := range paneFields {
+		n := fieldName(pf)
+		if _, ok := v[n]; !ok {
+			t.Errorf("format field %q (%s) is unknown to the row builder", pf, n)
+		}
+		if seen[n] {
+			t.Errorf("format field %s appears twice", n)
+		}
+		seen[n] = true
+	}
+	if len(seen) != len(v) {
+		t.Errorf("the format has %d fields, the row builder fills %d", len(seen), len(v))
+	}
+	if n := strings.Count(PaneFormat(Search{}), "#{pane_title}"); n != 1 || !strings.HasSuffix(PaneFormat(Search{}), sep+"#{pane_title}") {
+		t.Errorf("PaneFormat does not end with the title field: %q", PaneFormat(Search{}))
+	}
+}
+
+// TestParsePanes500 parses a listing of 500 panes, then the same listing with every row twice
+// (windows linked into two sessions): 500 panes either way, in order, with their fields.
+func TestParsePanes500(t *testing.T) {
+	var rows, twice []string
+	for i := range 500 {
+		v := paneValues(i).with("pane_title", fmt.Sprintf("title %d -:- \x1f x", i), "@cac_note", strings.Repeat("n", i))
+		r := mustRow(t, v)
+		rows = append(rows, r)
+		twice = append(twice, r, mustRow(t, v.with("session_name", "linked")))
+	}
+	for name, out := range map[string]string{"once": strings.Join(rows, "\n") + "\n", "twice": strings.Join(twice, "\n") + "\n"} {
+		start := time.Now()
+		ps, err := ParsePanes(out)
+		if err != nil {
+			t.Fatalf("%s: ParsePanes error: %v", name, err)
+		}
+		if len(ps) != 500 {
+			t.Fatalf("%s: ParsePanes returned %d panes, want 500", name, len(ps))
+		}
+		for i, p := range ps {
+			if p.ID != "%"+strconv.Itoa(i) || p.PID != 10000+i || p.WindowIndex != i/3 || p.PaneIndex != i%3 ||
+				p.Session != "main" || p.Width != 80 || p.Height != 24 || p.Match != -1 || p.Command != "bash" ||
+				p.Title != fmt.Sprintf("title %d -:- \x1f x", i) || p.Options.Note != strings.Repeat("n", i) {
+				t.Fatalf("%s: pane %d = %+v", name, i, p)
+			}
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: ParsePanes of 500 panes took %s", name, d)
+		}
+	}
+}
+
+// seedRows are real-looking listing rows and broken ones for the fuzz corpus.
+func seedRows(tb testing.TB) []string {
+	v := paneValues(3)
+	seeds := []string{
+		"", "\n", "\n\n\n", sep, strings.Repeat(sep, len(paneFields)-1), strings.Repeat(sep, len(paneFields)+5),
+		"%1", "no server running on /tmp/x\n",
+		mustRow(tb, v), mustRow(tb, v) + "\n" + mustRow(tb, v.with("session_name", "other")) + "\n",
+		mustRow(tb, v.with("pane_title", "a\x1fb\x1f\x1fc\td\x01e\x7f-:-f")),
+		mustRow(tb, v.with("pane_title", "")),
+		mustRow(tb, v.with("pane_title", "line1")) + "\nline2\n",
+		mustRow(tb, v.with("session_name", "")),
+		mustRow(tb, v.with("pane_current_command", "a\x1fb")),
+		mustRow(tb, v.with("pane_current_command", "a\nb")),
+		mustRow(tb, v.with("session_name", "odd_name_x y ünï✳")),
+		mustRow(tb, v.with("pane_pid", "99999999999999999999999")),
+		mustRow(tb, v.with("pane_pid", "-1", "pane_width", "-5", "pane_height", "0")),
+		mustRow(tb, v.with("window_activity", "-9223372036854775808")),
+		mustRow(tb, v.with("window_activity", "9223372036854775808")),
+		mustRow(tb, v.with("window_activity", "")),
+		mustRow(tb, v.with("%MATCH%", "")),
+		mustRow(tb, v.with("%MATCH%", "+7")),
+		mustRow(tb, v.with("pane_id", "")),
+		mustRow(tb, v.with("pane_id", "%")),
+		mustRow(tb, v.with("pane_id", "12")),
+		mustRow(tb, v.with("pane_dead", "1", "pane_in_mode", "1", "pane_input_off", "1", "pane_synchronized", "1")),
+		mustRow(tb, v.with("@cac_state", "waiting", "@cac_note", "x\x1fy")),
+		strings.ReplaceAll(mustRow(tb, v), sep, "\t"),
+		strings.ReplaceAll(mustRow(tb, v), sep, "_"),
+		mustRow(tb, v) + "\r\n",
+	}
+	return seeds
+}
+
+// FuzzParsePanes: any input parses or fails without panicking, quickly; every pane has an ID
+// starting with "%", no ID twice, at most one pane per line, and no field holds a newline.
+func FuzzParsePanes(f *testing.F) {
+	for _, s := range seedRows(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		start := time.Now()
+		ps, err := ParsePanes(out)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("ParsePanes of %d bytes took %s", len(out), d)
+		}
+		if err != nil {
+			if ps != nil {
+				t.Errorf("ParsePanes(%q) = %+v with error %v, want no panes", out, ps, err)
+			}
+			return
+		}
+		if lines := strings.Count(out, "\n") + 1; len(ps) > lines {
+			t.Errorf("ParsePanes(%q): %d panes from %d lines", out, len(ps), lines)
+		}
+		seen := map[string]bool{}
+		for _, p := range ps {
+			if p.ID == "" || p.ID[0] != '%' {
+				t.Errorf("ParsePanes(%q): pane with ID %q", out, p.ID)
+			}
+			if seen[p.ID] {
+				t.Errorf("ParsePanes(%q): ID %s twice", out, p.ID)
+			}
+			seen[p.ID] = true
+			for _, s := range append([]string{p.ID, p.WindowID, p.Session, p.Command, p.Title}, p.Options.Values()...) {
+				if strings.Contains(s, "\n") {
+					t.Errorf("ParsePanes(%q): a field of %s holds a newline: %q", out, p.ID, s)
+				}
+			}
+		}
+	})
+}
+
+// FuzzParsePanesRow builds a row in the real format from fuzzed fields: it parses back to
+// exactly those fields whenever tmux could have printed it (numbers are numbers, the middle
+// free-text fields hold no separator, no field a newline), and never panics otherwise.
+func FuzzParsePanesRow(f *testing.F) {
+	f.Add(7, 4242, 1, 0, 120, 40, true, int64(1795219800), 2, "main", "claude", "waiting", "a note", "✳ Claude Code")
+	f.Add(0, -1, -1, -1, -1, -1, false, int64(-1), -1, "", "", "", "", "")
+	f.Add(1<<62, 1<<62, 0, 0, 0, 0, false, int64(1)<<62, 0, "odd_name_x y", "a\x1fb", "x\ny", "", "t\x1f-:-\x01\t")
+	f.Add(5, 1, 2, 3, 500, 200, false, int64(0), 200, "ünï✳ ü", "2.1.329", "", "n;o;t;e", "⠂ Claude Code\n%9")
+	f.Fuzz(func(t *testing.T, id, pid, wi, pi, w, h int, dead bool, act int64, match int,
+		session, command, state, note, title string) {
+		v := values{
+			"pane_id": "%" + strconv.Itoa(id), "pane_pid": strconv.Itoa(pid), "window_id": "@" + strconv.Itoa(wi),
+			"window_index": strconv.Itoa(wi), "pane_index": strconv.Itoa(pi), "pane_width": strconv.Itoa(w),
+			"pane_height": strconv.Itoa(h), "pane_dead": map[bool]string{true: "1", false: "0"}[dead],
+			"pane_in_mode": "0", "pane_input_off": "1", "pane_synchronized": "0",
+			"window_activity": strconv.FormatInt(act, 10), "%MATCH%": strconv.Itoa(match),
+			"session_name": session, "pane_current_command": command,
+			"@cac_state": state, "@cac_reset": "", "@cac_due": "", "@cac_kind": "session", "@cac_zone": "", "@cac_note": note,
+			"pane_title": title,
+		}
+		out, err := v.row()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := ParsePanes(out + "\n")
+		printable := !strings.Contains(title, "\n")
+		for _, s := range []string{session, command, state, note} {
+			printable = printable && !strings.ContainsAny(s, sep+"\n")
+		}
+		if !printable {
+			return // tmux escapes or cleans these (session names, clean): only no panic
+		}
+		if err != nil {
+			t.Fatalf("ParsePanes(%q) error: %v", out, err)
+		}
+		want := Pane{ID: "%" + strconv.Itoa(id), PID: pid, Session: session, WindowIndex: wi, PaneIndex: pi,
+			WindowID: "@" + strconv.Itoa(wi), Width: w, Height: h, Dead: dead, InputOff: true,
+			WindowActivity: time.Unix(act, 0), Match: match, Command: command,
+			Options: Options{State: state, Kind: "session", Note: note}, Title: title}
+		if len(ps) != 1 || ps[0] != want {
+			t.Fatalf("ParsePanes(%q) = %+v, want [%+v]", out, ps, want)
+		}
+	})
+}
+
+// FuzzClassify: any stderr maps to nil or one of the sentinel errors, and tmux's messages to
+// theirs whatever surrounds them.
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{"", "no server running on /tmp/cx1/s\n", "error connecting to /tmp/x/s (No such file or directory)\n",
+		"server exited unexpectedly\n", "can't find pane: %999\n", "can't find window: 7\n", "can't find session: x\n",
+		"can't find client: /dev/pts/9\n", "no current client\n", "no client\n", "unknown command: foo\n",
+		"can't find pane: no server running", "\x00\xff", "ambiguous-target"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, stderr string) {
+		err := classify(stderr)
+		switch err {
+		case nil, ErrNoServer, ErrNoTarget, ErrNoClient:
+		default:
+			t.Fatalf("classify(%q) = %v, not a sentinel", stderr, err)
+		}
+		if err == nil && strings.Contains(stderr, "can't find pane") {
+			t.Errorf("classify(%q) = nil, want ErrNoTarget", stderr)
+		}
+		e := &Error{Args: []string{"x"}, Stderr: stderr, Err: err}
+		if err != nil && !errors.Is(e, err) {
+			t.Errorf("Error{%v} does not wrap %v", stderr, err)
+		}
+		_ = e.Error()
+	})
+}
