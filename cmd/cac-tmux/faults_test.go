@@ -1,0 +1,363 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
+)
+
+// Faults a watcher that runs for days meets, on private tmux servers with the fake Claude
+// Code and `cac-tmux watch` run as its own process (so it can be killed with SIGKILL). They
+// run on the real clock: a stop printed to the minute lifts at the next whole minute, so each
+// test waits up to about 80 s; they run in parallel.
+
+const faultMargin = time.Second
+
+// nextReset is the next whole minute at least lead away, in UTC.
+func nextReset(lead time.Duration) time.Time {
+	r := time.Now().Add(lead).Truncate(time.Minute).Add(time.Minute)
+	return r.UTC()
+}
+
+// watchProc is one `cac-tmux watch` process logging JSON lines to a file.
+type watchProc struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+	code int
+}
+
+func startWatch(t *testing.T, socket string, args ...string) *watchProc {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "watch.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{"watch", "-S", socket, "--log-format", "json", "--interval", "300ms", "--margin", faultMargin.String()}, args...)
+	w := &watchProc{cmd: exec.Command(bins.cac, argv...), log: log, done: make(chan struct{})}
+	w.cmd.Stdout, w.cmd.Stderr = f, f
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.cmd.Wait()
+		w.code = w.cmd.ProcessState.ExitCode()
+		f.Close()
+		close(w.done)
+	}()
+	t.Cleanup(func() { w.kill(syscall.SIGKILL) })
+	return w
+}
+
+// kill sends sig and waits for the process to end.
+func (w *watchProc) kill(sig syscall.Signal) {
+	select {
+	case <-w.done:
+		return
+	default:
+	}
+	w.cmd.Process.Signal(sig)
+	<-w.done
+}
+
+// lines returns the watcher's log lines.
+func (w *watchProc) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(w.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// count counts the log lines with every given field.
+func (w *watchProc) count(t *testing.T, fields map[string]string) int {
+	n := 0
+	for _, l := range w.lines(t) {
+		ok := true
+		for k, v := range fields {
+			if fmt.Sprint(l[k]) != v {
+				ok = false
+			}
+		}
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+func (w *watchProc) waitLog(t *testing.T, timeout time.Duration, fields map[string]string) {
+	t.Helper()
+	tmuxtest.WaitFor(t, timeout, fmt.Sprintf("a watcher log line with %v", fields), func() bool { return w.count(t, fields) > 0 })
+}
+
+// stateOf reads the state file of the server on socket.
+func stateOf(t *testing.T, socket string) map[string]store.Pane {
+	t.Helper()
+	dir, err := store.StateDir(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(dir, socket)
+	st.ReadOnly = true
+	recs, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// waitResumed waits until the fake Claude Code resumed and checks it received exactly one
+// "continue" + Enter, no earlier than reset + margin and no later than by then.
+func waitResumed(t *testing.T, log string, reset time.Time, by time.Duration) {
+	t.Helper()
+	tmuxtest.WaitFor(t, time.Until(reset)+30*time.Second, "the session to resume", func() bool {
+		_, _, states := inputs(t, log)
+		return hasState(states, "resumed")
+	})
+	ins, at, _ := inputs(t, log)
+	if strings.Join(ins, "|") != "continue|\r" {
+		t.Errorf("claude received %q, want continue then Enter, once", ins)
+	}
+	if len(at) > 0 {
+		if due := reset.Add(faultMargin); at[0].Before(due) || at[0].After(due.Add(by)) {
+			t.Errorf("first key at %s, want within %s after the due instant %s", at[0].Format(time.StampMilli), by, due.Format(time.StampMilli))
+		}
+	}
+}
+
+// kill -9 of the watcher while a pane waits, then a new watcher: exactly one resume, on time.
+func TestFaultKill9DuringWait(t *testing.T) {
+	t.Parallel()
+	reset := nextReset(20 * time.Second)
+	s := tmuxtest.Start(t, 120, 30)
+	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
+	w1 := startWatch(t, s.Socket)
+	w1.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+	tmuxtest.WaitFor(t, 5*time.Second, "the wait in the state file", func() bool { return stateOf(t, s.Socket)[pane].State == "waiting" })
+	w1.kill(syscall.SIGKILL)
+
+	w2 := startWatch(t, s.Socket)
+	w2.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "message": "taken up from the state file"})
+	waitResumed(t, log, reset, time.Second)
+	tmuxtest.WaitFor(t, 10*time.Second, "the record to go", func() bool { _, ok := stateOf(t, s.Socket)[pane]; return !ok })
+	if n := w2.count(t, map[string]string{"level": "error"}); n != 0 {
+		t.Errorf("the second watcher logged %d errors:\n%v", n, w2.lines(t))
+	}
+}
+
+// A watcher started after the due instant (its predecessor killed during the wait) resumes
+// at once, once.
+func TestFaultStartedAfterDue(t *testing.T) {
+	t.Parallel()
+	reset := nextReset(10 * time.Second)
+	s := tmuxtest.Start(t, 120, 30)
+	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
+	w1 := startWatch(t, s.Socket)
+	w1.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+	w1.kill(syscall.SIGKILL)
+	due := reset.Add(faultMargin)
+	time.Sleep(time.Until(due.Add(2 * time.Second))) // the point of the test: nobody watches at the due instant
+	if ins, _, _ := inputs(t, log); len(ins) != 0 {
+		t.Fatalf("keys before a watcher ran again: %q", ins)
+	}
+	started := time.Now()
+	startWatch(t, s.Socket)
+	tmuxtest.WaitFor(t, 15*time.Second, "the session to resume", func() bool {
+		_, _, states := inputs(t, log)
+		return hasState(states, "resumed")
+	})
+	ins, at, _ := inputs(t, log)
+	if strings.Join(ins, "|") != "continue|\r" {
+		t.Errorf("claude received %q, want continue then Enter, once", ins)
+	}
+	if len(at) > 0 && at[0].Sub(started) > 3*time.Second {
+		t.Errorf("first key %s after the watcher started, want promptly (its first tick)", at[0].Sub(started))
+	}
+	time.Sleep(2 * time.Second) // nothing more may come
+	if ins, _, _ := inputs(t, log); len(ins) != 2 {
+		t.Errorf("claude received %q in the end, want exactly one resume", ins)
+	}
+}
+
+// A second watcher on the same server exits 2 naming the first; watchers of different
+// servers run side by side.
+func TestFaultSecondWatcher(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 80, 24)
+	w1 := startWatch(t, s.Socket)
+	w1.waitLog(t, 10*time.Second, map[string]string{"message": "watching every Claude Code pane"})
+	var out, errOut bytes.Buffer
+	code := run([]string{"watch", "-S", s.Socket}, stdio{out: &out, err: &errOut})
+	if want := fmt.Sprintf("pid %d", w1.cmd.Process.Pid); code != 2 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("a second watch = %d, stderr %q; want 2 naming %s", code, errOut.String(), want)
+	}
+	other := tmuxtest.Start(t, 80, 24)
+	w3 := startWatch(t, other.Socket)
+	w3.waitLog(t, 10*time.Second, map[string]string{"message": "watching every Claude Code pane"})
+	select {
+	case <-w3.done:
+		t.Errorf("a watcher of another server exited (%d)", w3.code)
+	default:
+	}
+	// A dry run may look alongside: it takes no lock and writes nothing.
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"watch", "--once", "-S", s.Socket}, stdio{out: &out, err: &errOut}); code != 0 {
+		t.Errorf("watch --once beside a watcher = %d, stderr %q; want 0", code, errOut.String())
+	}
+	w1.kill(syscall.SIGTERM)
+	if w1.code != 0 {
+		t.Errorf("watcher exit on SIGTERM = %d, want 0", w1.code)
+	}
+	if n := w1.count(t, map[string]string{"message": "stopped"}); n != 1 {
+		t.Errorf("the watcher did not log a clean stop on SIGTERM")
+	}
+}
+
+// The tmux server is killed and another starts on the same socket: the watcher says so once,
+// keeps running and supervises the new server.
+func TestFaultServerRestart(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 80, 24)
+	startClaude(t, s, "--scenario", "idle")
+	w := startWatch(t, s.Socket)
+	w.waitLog(t, 10*time.Second, map[string]string{"message": "supervising claude"})
+	s.Tmux(t, "kill-server")
+	w.waitLog(t, 10*time.Second, map[string]string{"level": "warn", "message": "no tmux server on the socket; waiting for one (the watcher keeps running)"})
+	time.Sleep(3 * time.Second) // several polls without a server
+
+	conf := filepath.Join(s.Dir, "tmux.conf")
+	if _, err := s.Client.Run(context.Background(), "-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "30"); err != nil {
+		t.Fatal(err)
+	}
+	reset := nextReset(10 * time.Second)
+	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
+	w.waitLog(t, 15*time.Second, map[string]string{"message": "a tmux server runs on the socket; supervising it"})
+	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+	tmuxtest.WaitFor(t, 5*time.Second, "@cac_watcher on the new server", func() bool {
+		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
+		return err == nil && v == fmt.Sprint(w.cmd.Process.Pid)
+	})
+	waitResumed(t, log, reset, time.Second)
+	if n := w.count(t, map[string]string{"level": "warn"}) + w.count(t, map[string]string{"level": "error"}); n != 1 {
+		t.Errorf("warnings and errors = %d, want the one about the missing server:\n%v", n, w.lines(t))
+	}
+	select {
+	case <-w.done:
+		t.Errorf("the watcher exited (%d)", w.code)
+	default:
+	}
+}
+
+// A pane closed during its wait is forgotten quietly: no error, no key anywhere.
+func TestFaultPaneClosedDuringWait(t *testing.T) {
+	t.Parallel()
+	reset := nextReset(10 * time.Second)
+	s := tmuxtest.Start(t, 120, 30)
+	pane, _ := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
+	_, idleLog := startClaude(t, s, "--scenario", "idle")
+	w := startWatch(t, s.Socket)
+	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+	s.Tmux(t, "kill-pane", "-t", pane)
+	time.Sleep(time.Until(reset.Add(faultMargin + 3*time.Second))) // past the due instant
+	if ins, _, _ := inputs(t, idleLog); len(ins) != 0 {
+		t.Errorf("another claude pane received %q", ins)
+	}
+	if screen := s.Tmux(t, "capture-pane", "-p", "-t", "main:0.0"); strings.Contains(screen, "continue") {
+		t.Errorf("the shell pane received keys:\n%s", screen)
+	}
+	if n := w.count(t, map[string]string{"level": "error"}) + w.count(t, map[string]string{"level": "warn"}); n != 0 {
+		t.Errorf("warnings and errors after closing a waiting pane = %d, want none:\n%v", n, w.lines(t))
+	}
+	if _, ok := stateOf(t, s.Socket)[pane]; ok {
+		t.Errorf("the closed pane's wait is still in the state file")
+	}
+}
+
+// A pane whose claude is replaced by a shell (respawn-pane keeps the pane id) while a
+// watcher runs, and another while no watcher runs (the state file remembers its wait):
+// neither shell receives a key.
+func TestFaultPaneRecycledByShell(t *testing.T) {
+	t.Parallel()
+	reset := nextReset(15 * time.Second)
+	s := tmuxtest.Start(t, 120, 30)
+	live, _ := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
+	stored, _ := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
+	w1 := startWatch(t, s.Socket)
+	for _, p := range []string{live, stored} {
+		w1.waitLog(t, 10*time.Second, map[string]string{"pane": p, "state": "waiting"})
+	}
+	s.Tmux(t, "respawn-pane", "-k", "-t", live, "/bin/sh")
+	w1.waitLog(t, 10*time.Second, map[string]string{"pane": live, "message": "claude no longer runs in the pane"})
+	w1.kill(syscall.SIGKILL)
+	if _, ok := stateOf(t, s.Socket)[stored]; !ok {
+		t.Fatalf("no stored wait for %s", stored)
+	}
+	s.Tmux(t, "respawn-pane", "-k", "-t", stored, "/bin/sh")
+	startWatch(t, s.Socket)
+	time.Sleep(time.Until(reset.Add(faultMargin + 3*time.Second))) // past the due instant
+	var wg sync.WaitGroup
+	for _, p := range []string{live, stored} {
+		wg.Go(func() {
+			if screen := s.Tmux(t, "capture-pane", "-p", "-t", p); strings.Contains(screen, "continue") {
+				t.Errorf("the shell in %s received keys:\n%s", p, screen)
+			}
+		})
+	}
+	wg.Wait()
+	if recs := stateOf(t, s.Socket); len(recs) != 0 {
+		t.Errorf("stored waits = %v, want none", recs)
+	}
+}
+
+// A corrupt state file: a warning, a fresh state, no crash.
+func TestFaultCorruptStateFile(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 120, 30)
+	pane, _ := startClaude(t, s, "--reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	dir, err := store.StateDir(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := store.New(dir, s.Socket).Path
+	os.MkdirAll(dir, 0o700)
+	if err := os.WriteFile(path, []byte("{\"version\":1,\"server\":\x00garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatch(t, s.Socket)
+	w.waitLog(t, 10*time.Second, map[string]string{"level": "warn", "message": "state file not used"})
+	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+	tmuxtest.WaitFor(t, 5*time.Second, "a good state file", func() bool { return stateOf(t, s.Socket)[pane].State == "waiting" })
+	if m, _ := filepath.Glob(path + ".bad-*"); len(m) != 1 {
+		t.Errorf("set-aside files = %v, want one", m)
+	}
+	var _ = tmuxctl.Options{}
+}
