@@ -83,7 +83,10 @@ func (c *Client) Argv(args ...string) []string {
 	if bin == "" {
 		bin = "tmux"
 	}
-	argv := []string{bin}
+	// -u: tmux 3.3a rewrites control characters (our field separator among them) and
+	// non-ASCII in its output to "_" unless the client's locale says UTF-8, and a watcher run
+	// by systemd or cron often has LANG unset.
+	argv := []string{bin, "-u"}
 	switch {
 	case c.SocketPath != "":
 		argv = append(argv, "-S", c.SocketPath)
@@ -132,8 +135,18 @@ func (c *Client) Capture(ctx context.Context, pane string) (string, error) {
 // starts with "-" would be read as a flag). It sends no Enter: keys go in a separate call,
 // since text and Enter in one call is read as a paste by Claude Code.
 func (c *Client) SendLiteral(ctx context.Context, pane, text string) error {
-	_, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", text)
+	_, err := c.Run(ctx, "send-keys", "-t", pane, "-l", "--", arg(text))
 	return err
+}
+
+// arg protects a free-text argument: tmux 3.3a reads an argument that ends in ";" as the
+// end of a command (the ";" dropped) and an ending "\;" as a literal ";", so a final ";"
+// gets a backslash before it.
+func arg(s string) string {
+	if strings.HasSuffix(s, ";") {
+		return s[:len(s)-1] + `\;`
+	}
+	return s
 }
 
 // SendKey sends one key by name ("Enter", "Escape", "1") to a pane.
@@ -144,7 +157,7 @@ func (c *Client) SendKey(ctx context.Context, pane, key string) error {
 
 // SetPaneOption sets a pane user option (name starts with "@").
 func (c *Client) SetPaneOption(ctx context.Context, pane, name, value string) error {
-	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, name, value)
+	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, name, arg(value))
 	return err
 }
 
@@ -168,7 +181,7 @@ func (c *Client) SetPaneOptions(ctx context.Context, pane string, names, values 
 		if values[i] == "" {
 			args = append(args, "set-option", "-p", "-u", "-t", pane, n)
 		} else {
-			args = append(args, "set-option", "-p", "-t", pane, n, values[i])
+			args = append(args, "set-option", "-p", "-t", pane, n, arg(values[i]))
 		}
 	}
 	if len(args) == 0 {
@@ -184,7 +197,7 @@ func (c *Client) SetGlobalOption(ctx context.Context, name, value string) error 
 	if value == "" {
 		_, err = c.Run(ctx, "set-option", "-g", "-u", name)
 	} else {
-		_, err = c.Run(ctx, "set-option", "-g", name, value)
+		_, err = c.Run(ctx, "set-option", "-g", name, arg(value))
 	}
 	return err
 }

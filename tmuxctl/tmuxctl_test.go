@@ -99,9 +99,9 @@ func TestArgv(t *testing.T) {
 		c    tmuxctl.Client
 		want []string
 	}{
-		{tmuxctl.Client{}, []string{"tmux", "ls"}},
-		{tmuxctl.Client{SocketName: "work"}, []string{"tmux", "-L", "work", "ls"}},
-		{tmuxctl.Client{SocketPath: "/tmp/x/s", SocketName: "work", Bin: "/usr/bin/tmux"}, []string{"/usr/bin/tmux", "-S", "/tmp/x/s", "ls"}},
+		{tmuxctl.Client{}, []string{"tmux", "-u", "ls"}},
+		{tmuxctl.Client{SocketName: "work"}, []string{"tmux", "-u", "-L", "work", "ls"}},
+		{tmuxctl.Client{SocketPath: "/tmp/x/s", SocketName: "work", Bin: "/usr/bin/tmux"}, []string{"/usr/bin/tmux", "-u", "-S", "/tmp/x/s", "ls"}},
 	} {
 		if got := tc.c.Argv("ls"); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%+v.Argv(ls) = %q, want %q", tc.c, got, tc.want)
@@ -257,8 +257,12 @@ func TestNoServer(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
-	c := &tmuxctl.Client{Bin: "sleep", Timeout: 50 * time.Millisecond}
-	_, err := c.Run(context.Background(), "5")
+	bin := filepath.Join(t.TempDir(), "slow-tmux")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := &tmuxctl.Client{Bin: bin, Timeout: 50 * time.Millisecond}
+	_, err := c.Run(context.Background(), "ls")
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Run(sleep 5) with a 50ms timeout: error = %v, want a deadline error", err)
 	}
@@ -308,5 +312,49 @@ func TestSocketFile(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("SocketFile(%+v, %v) = %q, %v, want %q", tc.c, tc.env, got, err, tc.want)
 		}
+	}
+}
+
+// TestCLocale: a watcher started without a UTF-8 locale (systemd, cron) still reads the
+// listing; tmux 3.3a would otherwise print the field separator and non-ASCII as "_".
+func TestCLocale(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	t.Setenv("LANG", "C")
+	s := tmuxtest.Start(t, 80, 24)
+	s.Tmux(t, "rename-session", "-t", "main", "café ✳")
+	s.Tmux(t, "select-pane", "-t", "café ✳:0.0", "-T", "✳ Claude Code")
+	panes, err := s.Client.ListPanes(context.Background(), tmuxctl.Search{Pattern: "x"})
+	if err != nil || len(panes) != 1 || panes[0].Session != "café ✳" || panes[0].Title != "✳ Claude Code" {
+		t.Errorf("ListPanes() under LC_ALL=C = %+v, %v; want one pane of session %q titled %q", panes, err, "café ✳", "✳ Claude Code")
+	}
+}
+
+// TestTrailingSemicolon: text and option values that end in ";" arrive whole (tmux reads a
+// final ";" of an argument as a command separator).
+func TestTrailingSemicolon(t *testing.T) {
+	s := tmuxtest.Start(t, 80, 24, "cat")
+	ctx := context.Background()
+	pane := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", "main:0.0", "#{pane_id}"))
+	for _, text := range []string{"go on;", `a\;`, ";"} {
+		if err := s.Client.SendLiteral(ctx, pane, text); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Client.SendKey(ctx, pane, "Enter"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.WaitScreen(t, pane, "go on;\ngo on;\n"+`a\;`+"\n"+`a\;`+"\n;\n;")
+	o := tmuxctl.Options{State: "held", Note: "see notes;"}
+	if err := s.Client.SetPaneOptions(ctx, pane, tmuxctl.OptionNames, o.Values()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Client.PaneOption(ctx, pane, "@cac_note"); got != "see notes;" || err != nil {
+		t.Errorf("@cac_note = %q, %v; want %q", got, err, "see notes;")
+	}
+	if err := s.Client.SetGlobalOption(ctx, "@cac_x", "v;"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Client.GlobalOption(ctx, "@cac_x"); got != "v;" {
+		t.Errorf("@cac_x = %q, want %q", got, "v;")
 	}
 }
