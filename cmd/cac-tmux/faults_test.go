@@ -361,3 +361,42 @@ func TestFaultCorruptStateFile(t *testing.T) {
 	}
 	var _ = tmuxctl.Options{}
 }
+
+// SIGHUP reloads the configuration file: a good one takes effect (here the message typed),
+// a broken one is reported and changes nothing, and with no file the watcher says so; it
+// never ends the watcher.
+func TestFaultSIGHUP(t *testing.T) {
+	t.Parallel()
+	reset := nextReset(15 * time.Second)
+	s := tmuxtest.Start(t, 120, 30)
+	conf := filepath.Join(s.Dir, "config.toml")
+	if err := os.WriteFile(conf, []byte("[watch]\nmessage = \"first\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339), "--again", "0")
+	w := startWatch(t, s.Socket, "--config", conf)
+	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+
+	os.WriteFile(conf, []byte("[watch]\nmessage = \"go on\"\n"), 0o600)
+	w.cmd.Process.Signal(syscall.SIGHUP)
+	w.waitLog(t, 5*time.Second, map[string]string{"message": "configuration reloaded"})
+	os.WriteFile(conf, []byte("[watch]\nmargin = \"soon\"\n"), 0o600)
+	w.cmd.Process.Signal(syscall.SIGHUP)
+	w.waitLog(t, 5*time.Second, map[string]string{"level": "error", "message": "configuration not reloaded; the watcher goes on with its settings"})
+	os.Remove(conf)
+	w.cmd.Process.Signal(syscall.SIGHUP)
+	w.waitLog(t, 5*time.Second, map[string]string{"message": "SIGHUP: there is no configuration file; nothing to reload"})
+
+	tmuxtest.WaitFor(t, time.Until(reset)+30*time.Second, "the session to resume", func() bool {
+		_, _, states := inputs(t, log)
+		return hasState(states, "resumed")
+	})
+	if ins, _, _ := inputs(t, log); strings.Join(ins, "|") != "go on|\r" {
+		t.Errorf("claude received %q, want the reloaded message and Enter", ins)
+	}
+	select {
+	case <-w.done:
+		t.Errorf("the watcher exited (%d) after SIGHUP", w.code)
+	default:
+	}
+}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -87,5 +90,48 @@ func TestCountdown(t *testing.T) {
 		if got := countdown(tc.d); got != tc.want {
 			t.Errorf("countdown(%s) = %q, want %q", tc.d, got, tc.want)
 		}
+	}
+}
+
+func TestWatchConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.toml")
+	write := func(s string) {
+		if err := os.WriteFile(conf, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[watch]\nmargin = \"90s\"\ninterval = \"5s\"\nmax_attempts = 5\nmessage = 'go on'\n")
+	o, err := parseWatch([]string{"--config", conf, "--interval", "1s"}, stdio{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.cfg.Interval != time.Second || o.cfg.Schedule.Margin != 90*time.Second || o.cfg.Schedule.MaxAttempts != 5 || o.cfg.Message != "go on" || !o.found {
+		t.Errorf("parseWatch(file, --interval 1s) = interval %s, margin %s, attempts %d, message %q; want the flag over the file",
+			o.cfg.Interval, o.cfg.Schedule.Margin, o.cfg.Schedule.MaxAttempts, o.cfg.Message)
+	}
+	if o.cfg.Schedule.RetryBase != scheduler.Default.RetryBase || o.cfg.Pause != watcher.Defaults.Pause {
+		t.Errorf("settings the file cannot set = %+v, want the defaults", o.cfg)
+	}
+
+	for _, tc := range []struct{ file, want string }{
+		{"[watch]\nmargin = \"soon\"\n", `config: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")`},
+		{"[wach]\n", "unknown table [wach]"},
+	} {
+		write(tc.file)
+		var out, errOut bytes.Buffer
+		if code := run([]string{"watch", "--config", conf}, stdio{out: &out, err: &errOut}); code != 2 || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("watch with config %q = %d, stderr %q; want 2 and %q", tc.file, code, errOut.String(), tc.want)
+		}
+	}
+	var out, errOut bytes.Buffer
+	missing := filepath.Join(dir, "none.toml")
+	if code := run([]string{"watch", "--config", missing}, stdio{out: &out, err: &errOut}); code != 2 || !strings.Contains(errOut.String(), "--config: "+missing+" does not exist") {
+		t.Errorf("watch --config MISSING = %d, stderr %q; want 2 naming the file", code, errOut.String())
+	}
+	// The default file may be missing.
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if o, err := parseWatch(nil, stdio{}); err != nil || o.found || o.cfg.Schedule.Margin != scheduler.Default.Margin {
+		t.Errorf("parseWatch() without a default file = %v, found %v; want the defaults", err, o.found)
 	}
 }

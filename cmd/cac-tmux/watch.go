@@ -15,37 +15,46 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
-	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
-// watchOptions are the flags of `cac-tmux watch`.
+// watchOptions are the settings of `cac-tmux watch`: the configuration file, with the flags
+// given on the command line over it.
 type watchOptions struct {
 	tmux      *tmuxctl.Client
 	cfg       watcher.Config
 	once      bool
 	level     zerolog.Level
 	logFormat string
+	// configPath is the configuration file (found: it exists); flags re-applies the flags
+	// given on the command line over a configuration, at start and on SIGHUP.
+	configPath string
+	found      bool
+	flags      func(*config.Watch)
 }
 
 func parseWatch(args []string, std stdio) (watchOptions, error) {
 	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	o := watchOptions{tmux: socketFlags(fs), cfg: watcher.Defaults}
-	fs.DurationVar(&o.cfg.Interval, "interval", watcher.Defaults.Interval, "time between two looks at the server")
-	fs.DurationVar(&o.cfg.Schedule.Margin, "margin", scheduler.Default.Margin, "wait after the reset instant before resuming (the printed reset is truncated to the minute)")
-	fs.StringVar(&o.cfg.Message, "message", watcher.Defaults.Message, "what to type into a stopped session")
-	fs.BoolVar(&o.cfg.DryRun, "dry-run", false, "decide and log, send no key and set no pane option")
+	d := config.Default().Watch
+	o := watchOptions{tmux: socketFlags(fs)}
+	var fl config.Watch
+	fs.StringVar(&o.configPath, "config", config.Path(os.Getenv), "configuration file (TOML, [watch] table); flags win over it")
+	fs.DurationVar(&fl.Interval, "interval", d.Interval, "time between two looks at the server")
+	fs.DurationVar(&fl.Margin, "margin", d.Margin, "wait after the reset instant before resuming (the printed reset is truncated to the minute)")
+	fs.StringVar(&fl.Message, "message", d.Message, "what to type into a stopped session")
+	fs.BoolVar(&o.cfg.DryRun, "dry-run", false, "decide and log, send no key, set no pane option, write no state")
 	fs.BoolVar(&o.once, "once", false, "look once, print what watch would do, send nothing, exit")
-	level := fs.String("log-level", "info", "debug, info, warn or error (pane text is logged at debug only)")
+	fs.StringVar(&fl.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error (pane text is logged at debug only)")
 	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (a live table on a terminal, else JSON lines), json or console")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(std.out, "Usage: cac-tmux watch [-L NAME|-S PATH] [flags]\n\nSupervise every Claude Code pane on the tmux server: wait for each usage-limit reset and\nresume the session. Ctrl-C stops it.\n\nFlags:\n")
+			fmt.Fprint(std.out, "Usage: cac-tmux watch [-L NAME|-S PATH] [flags]\n\nSupervise every Claude Code pane on the tmux server: wait for each usage-limit reset and\nresume the session. Ctrl-C stops it; SIGHUP reloads the configuration file.\n\nFlags:\n")
 			fs.SetOutput(std.out)
 			fs.PrintDefaults()
 			return o, err
@@ -56,24 +65,85 @@ func parseWatch(args []string, std stdio) (watchOptions, error) {
 		return o, usageError("watch: unexpected argument %q (see cac-tmux watch --help)", fs.Arg(0))
 	}
 	switch {
-	case o.cfg.Interval < 100*time.Millisecond:
-		return o, usageError("watch: --interval: must be at least 100ms, like 2s (got %s)", o.cfg.Interval)
-	case o.cfg.Schedule.Margin < 0:
-		return o, usageError("watch: --margin: must not be negative, like 60s (got %s)", o.cfg.Schedule.Margin)
-	case strings.TrimSpace(o.cfg.Message) == "":
-		return o, usageError("watch: --message: must not be empty (default %q)", watcher.Defaults.Message)
-	case strings.ContainsFunc(o.cfg.Message, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return o, usageError("watch: --message: must be one line without control characters (Enter is sent separately), got %q", o.cfg.Message)
+	case fl.Interval < config.MinInterval:
+		return o, usageError("watch: --interval: must be at least %s, like 2s (got %s)", config.MinInterval, fl.Interval)
+	case fl.Margin < 0:
+		return o, usageError("watch: --margin: must not be negative, like 60s (got %s)", fl.Margin)
+	case strings.TrimSpace(fl.Message) == "":
+		return o, usageError("watch: --message: must not be empty (default %q)", d.Message)
+	case strings.ContainsFunc(fl.Message, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return o, usageError("watch: --message: must be one line without control characters (Enter is sent separately), got %q", fl.Message)
 	}
-	lvl, err := zerolog.ParseLevel(*level)
-	if err != nil || *level == "" || lvl < zerolog.DebugLevel || lvl > zerolog.ErrorLevel {
-		return o, usageError("watch: --log-level: must be debug, info, warn or error (got %q)", *level)
+	if err := (config.Watch{Interval: fl.Interval, Margin: fl.Margin, Message: fl.Message, MaxAttempts: 1, LogLevel: fl.LogLevel}).Validate(); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) && ce.Key == "watch.log_level" {
+			return o, usageError("watch: --log-level: must be debug, info, warn or error (got %q)", fl.LogLevel)
+		}
+		return o, usageError("watch: %v", err)
 	}
-	o.level = lvl
 	if o.logFormat != "auto" && o.logFormat != "json" && o.logFormat != "console" {
 		return o, usageError("watch: --log-format: must be auto, json or console (got %q)", o.logFormat)
 	}
+	o.flags = func(w *config.Watch) {
+		for name, apply := range map[string]func(){
+			"interval": func() { w.Interval = fl.Interval }, "margin": func() { w.Margin = fl.Margin },
+			"message": func() { w.Message = fl.Message }, "log-level": func() { w.LogLevel = fl.LogLevel },
+		} {
+			if fs.Changed(name) {
+				apply()
+			}
+		}
+	}
+	// A file named on the command line must exist; the default one may not.
+	w, found, err := loadWatch(o.configPath, o.flags)
+	if err != nil {
+		return o, usageError("watch: %v", err)
+	}
+	if fs.Changed("config") && !found {
+		return o, usageError("watch: --config: %s does not exist (without --config, %s is read when it exists)", o.configPath, config.Path(os.Getenv))
+	}
+	o.found = found
+	dry := o.cfg.DryRun
+	o.cfg = settings(w)
+	o.cfg.DryRun = dry
+	o.level, _ = zerolog.ParseLevel(w.LogLevel)
 	return o, nil
+}
+
+// loadWatch reads the configuration file and puts the command line's flags over it.
+func loadWatch(path string, flags func(*config.Watch)) (config.Watch, bool, error) {
+	c, found, err := config.Load(path)
+	if err != nil {
+		return config.Watch{}, found, err
+	}
+	flags(&c.Watch)
+	return c.Watch, found, nil
+}
+
+// settings are the watcher's settings for a configuration.
+func settings(w config.Watch) watcher.Config {
+	cfg := watcher.Defaults
+	cfg.Interval, cfg.Message = w.Interval, w.Message
+	cfg.Schedule.Margin, cfg.Schedule.NativeGrace, cfg.Schedule.Stagger = w.Margin, w.NativeGrace, w.Stagger
+	cfg.Schedule.MaxPerReset, cfg.Schedule.MaxAttempts = w.MaxPerReset, w.MaxAttempts
+	return cfg
+}
+
+// reload reads the configuration file again on SIGHUP and hands it to the running watcher;
+// a file with a mistake is reported and the settings stay as they were.
+func reload(o watchOptions, w *watcher.Watcher, log zerolog.Logger) {
+	c, found, err := loadWatch(o.configPath, o.flags)
+	switch {
+	case err != nil:
+		log.Error().Err(err).Msg("configuration not reloaded; the watcher goes on with its settings")
+	case !found:
+		log.Info().Str("config", o.configPath).Msg("SIGHUP: there is no configuration file; nothing to reload")
+	default:
+		if lvl, _ := zerolog.ParseLevel(c.LogLevel); lvl != o.level {
+			log.Warn().Str("log_level", c.LogLevel).Msg("a new log level takes effect when the watcher restarts")
+		}
+		w.Reconfigure(settings(c))
+	}
 }
 
 func runWatch(args []string, std stdio) int {
@@ -87,6 +157,9 @@ func runWatch(args []string, std stdio) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP) // never the default (exit): the state would not be saved
+	defer signal.Stop(hup)
 	if o.once {
 		if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
 			fmt.Fprintf(std.err, "cac-tmux: watch: %s: %v\n", serverName(o.tmux), hint(err))
@@ -132,6 +205,9 @@ func runWatch(args []string, std stdio) int {
 		return 0
 	}
 
+	if o.found {
+		log.Info().Str("config", o.configPath).Msg("configuration read")
+	}
 	log.Info().Str("server", serverName(o.tmux)).Str("socket", st.Server).Str("state", st.Path).Dur("interval", o.cfg.Interval).
 		Dur("margin", o.cfg.Schedule.Margin).Bool("dry_run", o.cfg.DryRun).Msg("watching every Claude Code pane")
 	var onTick func([]watcher.Row)
@@ -141,6 +217,16 @@ func runWatch(args []string, std stdio) int {
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
 		onTick = s.draw
 	}
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				reload(o, w, log)
+			}
+		}
+	}()
 	w.Run(ctx, onTick)
 	log.Info().Msg("stopped")
 	return 0

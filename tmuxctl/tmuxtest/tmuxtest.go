@@ -19,8 +19,8 @@ import (
 )
 
 // Isolate makes the default tmux server unreachable for this process and the tmux clients it
-// starts, and points the XDG state and runtime directories (cac-tmux's state files and
-// locks) into the same private directory. Call it first in TestMain; the returned function
+// starts, and points the XDG config, state and runtime directories (cac-tmux's
+// configuration, state files and locks) into the same private directory. Call it first in TestMain; the returned function
 // removes the private directory.
 func Isolate() (cleanup func()) {
 	dir, err := os.MkdirTemp("/tmp", "cxi")
@@ -28,6 +28,7 @@ func Isolate() (cleanup func()) {
 		panic(err)
 	}
 	os.Setenv("TMUX_TMPDIR", dir)
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	os.Setenv("XDG_RUNTIME_DIR", filepath.Join(dir, "run"))
 	os.Unsetenv("TMUX")

@@ -1,0 +1,445 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// with returns Default().Watch changed by f.
+func with(f func(w *Watch)) Watch {
+	w := Default().Watch
+	f(&w)
+	return w
+}
+
+func TestDefault(t *testing.T) {
+	want := Watch{
+		Interval:    2 * time.Second,
+		Margin:      60 * time.Second,
+		Message:     "continue",
+		NativeGrace: 3 * time.Minute,
+		Stagger:     5 * time.Second,
+		MaxPerReset: 0,
+		MaxAttempts: 3,
+		LogLevel:    "info",
+	}
+	if got := Default().Watch; got != want {
+		t.Errorf("Default().Watch = %+v, want %+v", got, want)
+	}
+	if err := Default().Watch.Validate(); err != nil {
+		t.Errorf("Default().Watch.Validate() = %v, want nil", err)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	want := []string{"watch.interval", "watch.margin", "watch.message", "watch.native_grace",
+		"watch.stagger", "watch.max_per_reset", "watch.max_attempts", "watch.log_level"}
+	got := Keys()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Keys() = %q, want %q", got, want)
+	}
+	got[0] = "changed"
+	if Keys()[0] != want[0] {
+		t.Errorf("Keys() shares its slice with callers")
+	}
+	levels := LogLevels()
+	if want := []string{"debug", "info", "warn", "error"}; !reflect.DeepEqual(levels, want) {
+		t.Errorf("LogLevels() = %q, want %q", levels, want)
+	}
+	levels[0] = "trace"
+	if err := with(func(w *Watch) { w.LogLevel = "trace" }).Validate(); err == nil {
+		t.Errorf("LogLevels() shares its slice with Validate")
+	}
+}
+
+func TestParse(t *testing.T) {
+	full := `# cac-tmux
+[watch]
+interval = "500ms"
+margin = "90s"
+message = "go on"
+native_grace = "0s"
+stagger = "1m30s"
+max_per_reset = 4
+max_attempts = 100
+log_level = "debug"
+`
+	fullWant := Watch{
+		Interval:    500 * time.Millisecond,
+		Margin:      90 * time.Second,
+		Message:     "go on",
+		NativeGrace: 0,
+		Stagger:     90 * time.Second,
+		MaxPerReset: 4,
+		MaxAttempts: 100,
+		LogLevel:    "debug",
+	}
+	for _, tc := range []struct {
+		data string
+		want Watch
+	}{
+		{"", Default().Watch},
+		{"\n\n   \n\t\n", Default().Watch},
+		{"# only a comment\n[watch]\n# nothing set\n", Default().Watch},
+		{full, fullWant},
+		{strings.ReplaceAll(full, "\n", "\r\n"), fullWant}, // CRLF
+		{"\uFEFF" + full, fullWant},                        // UTF-8 byte order mark
+		{strings.TrimSuffix(full, "\n"), fullWant},         // no final newline
+		{"[watch]\ninterval = \"3s\"", with(func(w *Watch) { w.Interval = 3 * time.Second })},
+		{"[watch]\nmargin = \"0\"", with(func(w *Watch) { w.Margin = 0 })},
+		{"[watch]\nmargin = \"1h2m3.5s\"", with(func(w *Watch) { w.Margin = time.Hour + 2*time.Minute + 3500*time.Millisecond })},
+		{"[watch]\nnative_grace = \"10m\"", with(func(w *Watch) { w.NativeGrace = 10 * time.Minute })},
+		{"[watch]\nstagger = \"0s\"", with(func(w *Watch) { w.Stagger = 0 })},
+		{"[watch]\nmax_per_reset = 2", with(func(w *Watch) { w.MaxPerReset = 2 })},
+		{"[watch]\nmax_per_reset = +1_000", with(func(w *Watch) { w.MaxPerReset = 1000 })},
+		{"[watch]\nmax_per_reset = 0x1F", with(func(w *Watch) { w.MaxPerReset = 31 })},
+		{"[watch]\nmax_per_reset = 0o17", with(func(w *Watch) { w.MaxPerReset = 15 })},
+		{"[watch]\nmax_per_reset = 0b101", with(func(w *Watch) { w.MaxPerReset = 5 })},
+		{"[watch]\nmax_per_reset = -0", with(func(w *Watch) { w.MaxPerReset = 0 })},
+		{"[watch]\nmax_attempts = 1", with(func(w *Watch) { w.MaxAttempts = 1 })},
+		{"[watch]\nlog_level = \"warn\"", with(func(w *Watch) { w.LogLevel = "warn" })},
+		{"[watch]\nlog_level = 'error'", with(func(w *Watch) { w.LogLevel = "error" })},
+		// comments and blanks
+		{"  # indented comment\n[watch] # the table\n\tmargin = \"2m\" # trailing # comment\n",
+			with(func(w *Watch) { w.Margin = 2 * time.Minute })},
+		{"[watch]\nmessage = \"go # on\" # a # in a string is not a comment",
+			with(func(w *Watch) { w.Message = "go # on" })},
+		{"[ watch ]\nmargin=\"2m\"\nmessage\t=\t'x'\t", with(func(w *Watch) { w.Margin, w.Message = 2*time.Minute, "x" })},
+		// escapes in basic strings
+		{`[watch]` + "\n" + `message = "say \"go\" \\ caf\u00e9 \U0001F600"`,
+			with(func(w *Watch) { w.Message = `say "go" \ café 😀` })},
+		{`[watch]` + "\n" + `log_level = "\u0069nfo"`, with(func(w *Watch) { w.LogLevel = "info" })},
+		// literal strings: no escapes
+		{`[watch]` + "\n" + `message = 'C:\path "quoted" \n'`,
+			with(func(w *Watch) { w.Message = `C:\path "quoted" \n` })},
+		// dotted keys at the top level
+		{"watch.margin = \"2m\"\nwatch . stagger = \"1s\"\n", with(func(w *Watch) { w.Margin, w.Stagger = 2*time.Minute, time.Second })},
+		// non-ASCII text in comments
+		{"# café ⏸\n[watch] # ☕\n", Default().Watch},
+	} {
+		got, err := Parse("cfg.toml", []byte(tc.data))
+		if err != nil || got.Watch != tc.want {
+			t.Errorf("Parse(%q) = %+v, %v, want %+v, nil", tc.data, got.Watch, err, tc.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		want string
+	}{
+		// wrong values
+		{"[watch]\n\n\nmargin = \"soon\"\n", `config: watch.margin: must be a duration like "90s" (cfg.toml line 4, got "soon")`},
+		{"[watch]\nmargin = 60", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got 60)`},
+		{"[watch]\nmargin = 60s", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got 60s)`},
+		{"[watch]\ninterval = true", `config: watch.interval: must be a duration like "90s" (cfg.toml line 2, got true)`},
+		{"[watch]\nstagger = 1.5", `config: watch.stagger: must be a duration like "90s" (cfg.toml line 2, got 1.5)`},
+		{"[watch]\nnative_grace = ''", `config: watch.native_grace: must be a duration like "90s" (cfg.toml line 2, got '')`},
+		{"[watch]\nmax_attempts = \"3\"", `config: watch.max_attempts: must be an integer like 3, without quotes (cfg.toml line 2, got "3")`},
+		{"[watch]\nmax_attempts = \"three\"", `config: watch.max_attempts: must be an integer like 3 (cfg.toml line 2, got "three")`},
+		{"[watch]\nmax_attempts = 3.0", `config: watch.max_attempts: must be an integer like 3 (cfg.toml line 2, got 3.0)`},
+		{"[watch]\nmax_attempts = 03", `config: watch.max_attempts: must be an integer like 3 (cfg.toml line 2, got 03)`},
+		{"[watch]\nmax_attempts = 1__0", `config: watch.max_attempts: must be an integer like 3 (cfg.toml line 2, got 1__0)`},
+		{"[watch]\nmax_per_reset = 0x", `config: watch.max_per_reset: must be an integer like 2 (cfg.toml line 2, got 0x)`},
+		{"[watch]\nmax_per_reset = 0b12", `config: watch.max_per_reset: must be an integer like 2 (cfg.toml line 2, got 0b12)`},
+		{"[watch]\nmessage = continue", `config: watch.message: must be a string like "continue" (cfg.toml line 2, got continue)`},
+		{"[watch]\nlog_level = info", `config: watch.log_level: must be one of "debug", "info", "warn", "error" (cfg.toml line 2, got info)`},
+		{"[watch]\nmargin =", `config: watch.margin: has no value; it must be a duration like "90s" (cfg.toml line 2)`},
+		{"[watch]\nmargin = # later", `config: watch.margin: has no value; it must be a duration like "90s" (cfg.toml line 2)`},
+		// validation, with the value as written
+		{"[watch]\ninterval = \"50ms\"", `config: watch.interval: must be at least 100ms (cfg.toml line 2, got "50ms")`},
+		{"[watch]\ninterval = \"0\"", `config: watch.interval: must be at least 100ms (cfg.toml line 2, got "0")`},
+		{"[watch]\nmargin = \"-1s\"", `config: watch.margin: must not be negative (cfg.toml line 2, got "-1s")`},
+		{"[watch]\nnative_grace = '-3m'", `config: watch.native_grace: must not be negative (cfg.toml line 2, got '-3m')`},
+		{"[watch]\nstagger = \"-5s\"", `config: watch.stagger: must not be negative (cfg.toml line 2, got "-5s")`},
+		{"[watch]\nmax_per_reset = -1", `config: watch.max_per_reset: must not be negative; 0 means no cap (cfg.toml line 2, got -1)`},
+		{"[watch]\nmax_per_reset = 99999999999999999999", `config: watch.max_per_reset: is too large (cfg.toml line 2, got 99999999999999999999)`},
+		{"[watch]\nmax_per_reset = -99999999999999999999", `config: watch.max_per_reset: must not be negative; 0 means no cap (cfg.toml line 2, got -99999999999999999999)`},
+		{"[watch]\nmax_attempts = 0", `config: watch.max_attempts: must be from 1 to 100 (cfg.toml line 2, got 0)`},
+		{"[watch]\nmax_attempts = 101", `config: watch.max_attempts: must be from 1 to 100 (cfg.toml line 2, got 101)`},
+		{"[watch]\nmax_attempts = 99999999999999999999", `config: watch.max_attempts: must be from 1 to 100 (cfg.toml line 2, got 99999999999999999999)`},
+		{"[watch]\nmessage = \"  \"", `config: watch.message: must not be blank; it is the text typed to resume, like "continue" (cfg.toml line 2, got "  ")`},
+		{"[watch]\nmessage = ''", `config: watch.message: must not be blank; it is the text typed to resume, like "continue" (cfg.toml line 2, got '')`},
+		{`[watch]` + "\n" + `message = "go\non"`, `config: watch.message: must be one line (cfg.toml line 2, got "go\non")`},
+		{`[watch]` + "\n" + `message = "go\ton"`, `config: watch.message: must not contain control characters (cfg.toml line 2, got "go\ton")`},
+		{`[watch]` + "\n" + `message = "go\u007f"`, `config: watch.message: must not contain control characters (cfg.toml line 2, got "go\u007f")`},
+		{`[watch]` + "\n" + `message = "\u009b2J"`, `config: watch.message: must not contain control characters (cfg.toml line 2, got "\u009b2J")`},
+		{"[watch]\nlog_level = \"verbose\"", `config: watch.log_level: must be one of debug, info, warn, error (cfg.toml line 2, got "verbose")`},
+		{"[watch]\nlog_level = \"INFO\"", `config: watch.log_level: must be one of debug, info, warn, error (cfg.toml line 2, got "INFO")`},
+		// tables
+		{"# c\n[wach]\n", `config: unknown table [wach]; the known table is [watch] (cfg.toml line 2)`},
+		{"[watch.sub]", `config: unknown table [watch.sub]; the known table is [watch] (cfg.toml line 1)`},
+		{"[watch]\nmargin = \"2m\"\n[watch]\n", `config: duplicate table [watch], first on line 1; merge the two (cfg.toml line 3)`},
+		{"[[watch]]", `config: arrays of tables are not supported; write [watch] once (cfg.toml line 1, got [[watch]])`},
+		{"[]", `config: expected a table name like [watch] (cfg.toml line 1, got [])`},
+		{"[watch", `config: expected ] after the table name (cfg.toml line 1, got [watch)`},
+		{"[\"watch\"]", `config: quoted keys are not supported; write the key without quotes (cfg.toml line 1, got ["watch"])`},
+		{"[watch] x", `config: unexpected text after [watch]; only a # comment may follow (cfg.toml line 1, got x)`},
+		{"watch.margin = \"2m\"\n[watch]\n", `config: table [watch] comes after the dotted key on line 1; write every setting under [watch] or every one as watch.KEY (cfg.toml line 2)`},
+		// keys
+		{"[watch]\nmarign = \"2m\"", `config: watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
+		{"[watch]\nmax-attempts = 3", `config: watch.max-attempts: unknown key (did you mean max_attempts?); the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
+		{"[watch]\ncolour = \"red\"", `config: watch.colour: unknown key; the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
+		{"[watch]\nwatch.margin = \"2m\"", `config: watch.watch.margin: unknown key; the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
+		{"watch.colour = 1", `config: watch.colour: unknown key; the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 1)`},
+		{"margin = \"2m\"\n[watch]", `config: margin: is outside any table; put it under [watch] or write watch.margin (cfg.toml line 1)`},
+		{"colour = 1", `config: colour: unknown key outside any table; settings go under [watch] (cfg.toml line 1)`},
+		{"wach.margin = \"2m\"", `config: unknown table wach in the key wach.margin; the known table is [watch] (cfg.toml line 1)`},
+		{"[watch]\nmargin = \"2m\"\nmargin = \"3m\"", `config: watch.margin: duplicate key, first set on line 2; keep one (cfg.toml line 3)`},
+		{"watch.margin = \"2m\"\nwatch.margin = \"3m\"", `config: watch.margin: duplicate key, first set on line 1; keep one (cfg.toml line 2)`},
+		{"[watch]\n\"margin\" = \"2m\"", `config: quoted keys are not supported; write the key without quotes (cfg.toml line 2, got "margin" = "2m")`},
+		{"[watch]\nmargin \"2m\"", `config: expected = after the key margin (cfg.toml line 2, got margin "2m")`},
+		{"[watch]\n= \"2m\"", `config: expected a setting like margin = "60s" or a table like [watch]; keys are letters, digits, _ and - (cfg.toml line 2, got = "2m")`},
+		{"[watch]\nwatch. = 1", `config: expected a key after the dot; keys are letters, digits, _ and - (cfg.toml line 2, got watch. = 1)`},
+		{"[watch]\nmärgin = 1", `config: expected = after the key m (cfg.toml line 2, got märgin = 1)`},
+		// strings
+		{"[watch]\nmessage = \"go on", `config: watch.message: unterminated string; end it with " on the same line (cfg.toml line 2, got "go on)`},
+		{"[watch]\nmessage = \"go on\\\"  ", `config: watch.message: unterminated string; end it with " on the same line (cfg.toml line 2, got "go on\")`},
+		{"[watch]\nmessage = \"go on\\", `config: watch.message: unterminated string; end it with " on the same line (cfg.toml line 2, got "go on\)`},
+		{"[watch]\nmessage = 'go on", `config: watch.message: unterminated string; end it with ' on the same line (cfg.toml line 2, got 'go on)`},
+		{"[watch]\nmessage = \"\"\"go\"\"\"", `config: watch.message: multi-line strings are not supported; write the value on one line (cfg.toml line 2, got """go""")`},
+		{"[watch]\nmessage = '''go'''", `config: watch.message: multi-line strings are not supported; write the value on one line (cfg.toml line 2, got '''go''')`},
+		{`[watch]` + "\n" + `message = "go\q"`, `config: watch.message: invalid escape; use \" \\ \b \t \n \f \r \uXXXX or \UXXXXXXXX (cfg.toml line 2, got \q)`},
+		{`[watch]` + "\n" + `message = "go\é"`, `config: watch.message: invalid escape; use \" \\ \b \t \n \f \r \uXXXX or \UXXXXXXXX (cfg.toml line 2, got \é)`},
+		{`[watch]` + "\n" + `message = "go\u12g4"`, `config: watch.message: invalid escape; write \u with 4 hex digits or \U with 8 (cfg.toml line 2, got \u12g4)`},
+		{`[watch]` + "\n" + `message = "go\u12"`, `config: watch.message: invalid escape; write \u with 4 hex digits or \U with 8 (cfg.toml line 2, got \u12")`},
+		{`[watch]` + "\n" + `message = "\uD800"`, `config: watch.message: invalid escape; it is not a Unicode character (cfg.toml line 2, got \uD800)`},
+		{`[watch]` + "\n" + `message = "\U00110000"`, `config: watch.message: invalid escape; it is not a Unicode character (cfg.toml line 2, got \U00110000)`},
+		// arrays, inline tables, trailing text
+		{"[watch]\nmessage = [\"a\", \"b\"]", `config: watch.message: arrays are not supported; write one value, a string like "continue" (cfg.toml line 2, got ["a", "b"])`},
+		{"[watch]\nmargin = { s = 1 }", `config: watch.margin: inline tables are not supported; write one value, a duration like "90s" (cfg.toml line 2, got { s = 1 })`},
+		{"[watch]\nmargin = \"2m\" \"3m\"", `config: watch.margin: unexpected text after the value; only a # comment may follow (cfg.toml line 2, got "3m")`},
+		{"[watch]\nmax_attempts = 3 4 # x", `config: watch.max_attempts: unexpected text after the value; only a # comment may follow (cfg.toml line 2, got 4 # x)`},
+		{"[watch]\nmessage = 'a'b", `config: watch.message: unexpected text after the value; only a # comment may follow (cfg.toml line 2, got b)`},
+		// bytes
+		{"[watch]\n# caf\xe9\n", `config: the file is not UTF-8 text; save it as UTF-8 (cfg.toml line 2)`},
+		{"\xff\xfe[\x00w\x00", `config: the file is UTF-16 text; save it as UTF-8 (cfg.toml line 1)`},
+		{"[watch]\nmargin = \"2m\"\x00", `config: control character U+0000 is not allowed; remove it (in a string, write an escape such as \t) (cfg.toml line 2)`},
+		{"[watch]\rmargin = \"2m\"", `config: control character U+000D is not allowed; remove it (in a string, write an escape such as \t) (cfg.toml line 1)`},
+		{"[watch]\nmessage = \"a\x1bb\"", `config: control character U+001B is not allowed; remove it (in a string, write an escape such as \t) (cfg.toml line 2)`},
+		{"# \x7f\n", `config: control character U+007F is not allowed; remove it (in a string, write an escape such as \t) (cfg.toml line 1)`},
+		{"\uFEFF\uFEFF[watch]", `config: expected a setting like margin = "60s" or a table like [watch]; keys are letters, digits, _ and - (cfg.toml line 1, got ` + "\uFEFF" + `[watch])`},
+		// a long offending text is cut
+		{"[watch]\nmessage = " + strings.Repeat("x", 100), `config: watch.message: must be a string like "continue" (cfg.toml line 2, got ` + strings.Repeat("x", 57) + `...)`},
+	} {
+		_, err := Parse("cfg.toml", []byte(tc.data))
+		var got string
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("Parse(%q) = %v\nwant %v", tc.data, got, tc.want)
+		}
+		var e *Error
+		if err != nil && !errors.As(err, &e) {
+			t.Errorf("Parse(%q) = %T, want *Error", tc.data, err)
+		}
+	}
+}
+
+func TestParseErrorFields(t *testing.T) {
+	_, err := Parse("", []byte("[watch]\n\n\nmargin = \"soon\" # when?\r\n"))
+	want := &Error{Line: 4, Key: "watch.margin", Msg: `must be a duration like "90s"`, Got: `"soon"`}
+	var got *Error
+	if !errors.As(err, &got) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Parse(...) = %#v, want %#v", err, want)
+	}
+	if s, w := got.Error(), `config: watch.margin: must be a duration like "90s" (line 4, got "soon")`; s != w {
+		t.Errorf("Error() = %s, want %s", s, w)
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	cause := syscall.EACCES
+	for _, tc := range []struct {
+		err  Error
+		want string
+	}{
+		{Error{Path: "/home/u/.config/cac-tmux/config.toml", Line: 4, Key: "watch.margin", Msg: `must be a duration like "90s"`, Got: `"soon"`},
+			`config: watch.margin: must be a duration like "90s" (/home/u/.config/cac-tmux/config.toml line 4, got "soon")`},
+		{Error{Line: 4, Key: "watch.margin", Msg: `must be a duration like "90s"`, Got: `"soon"`},
+			`config: watch.margin: must be a duration like "90s" (line 4, got "soon")`},
+		{Error{Path: "FILE", Line: 2, Msg: "unknown table [wach]; the known table is [watch]"},
+			`config: unknown table [wach]; the known table is [watch] (FILE line 2)`},
+		{Error{Key: "watch.margin", Msg: "must not be negative", Got: `"-5s"`},
+			`config: watch.margin: must not be negative (got "-5s")`},
+		{Error{Path: "FILE", Msg: "file is larger than 1 MiB"}, `config: file is larger than 1 MiB (FILE)`},
+		{Error{Path: "FILE", Got: "x", Msg: "m"}, `config: m (FILE, got x)`},
+		{Error{Msg: "m"}, `config: m`},
+		{Error{Path: "FILE", Msg: "read", Err: cause}, `config: read FILE: permission denied`},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("(%#v).Error() = %s, want %s", tc.err, got, tc.want)
+		}
+	}
+	e := &Error{Path: "FILE", Msg: "read", Err: cause}
+	if !errors.Is(e, fs.ErrPermission) {
+		t.Errorf("errors.Is(%v, fs.ErrPermission) = false, want true", e)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		w    Watch
+		want string // "" for valid
+	}{
+		{Default().Watch, ""},
+		{with(func(w *Watch) { w.Interval = MinInterval }), ""},
+		{with(func(w *Watch) { w.Interval = 99 * time.Millisecond }), `config: watch.interval: must be at least 100ms (got "99ms")`},
+		{with(func(w *Watch) { w.Margin = 0; w.NativeGrace = 0; w.Stagger = 0 }), ""},
+		{with(func(w *Watch) { w.Margin = -5 * time.Second }), `config: watch.margin: must not be negative (got "-5s")`},
+		{with(func(w *Watch) { w.NativeGrace = -time.Minute }), `config: watch.native_grace: must not be negative (got "-1m0s")`},
+		{with(func(w *Watch) { w.Stagger = -1 }), `config: watch.stagger: must not be negative (got "-1ns")`},
+		{with(func(w *Watch) { w.MaxPerReset = -2 }), `config: watch.max_per_reset: must not be negative; 0 means no cap (got -2)`},
+		{with(func(w *Watch) { w.MaxPerReset = 1 << 40 }), ""},
+		{with(func(w *Watch) { w.MaxAttempts = 0 }), `config: watch.max_attempts: must be from 1 to 100 (got 0)`},
+		{with(func(w *Watch) { w.MaxAttempts = 100 }), ""},
+		{with(func(w *Watch) { w.MaxAttempts = 101 }), `config: watch.max_attempts: must be from 1 to 100 (got 101)`},
+		{with(func(w *Watch) { w.Message = "" }), `config: watch.message: must not be blank; it is the text typed to resume, like "continue" (got "")`},
+		{with(func(w *Watch) { w.Message = " \t\u00a0" }), `config: watch.message: must not be blank; it is the text typed to resume, like "continue" (got " \t\u00a0")`},
+		{with(func(w *Watch) { w.Message = "go\r" }), `config: watch.message: must be one line (got "go\r")`},
+		{with(func(w *Watch) { w.Message = "go\u2028on" }), `config: watch.message: must be one line (got "go\u2028on")`},
+		{with(func(w *Watch) { w.Message = "go\x00" }), `config: watch.message: must not contain control characters (got "go\x00")`},
+		{with(func(w *Watch) { w.Message = "go\x1b[2J" }), `config: watch.message: must not contain control characters (got "go\x1b[2J")`},
+		{with(func(w *Watch) { w.Message = "caf\xe9" }), `config: watch.message: must be UTF-8 text (got "caf\xe9")`},
+		{with(func(w *Watch) { w.Message = "  keep going, café ☕ " }), ""},
+		{with(func(w *Watch) { w.LogLevel = "" }), `config: watch.log_level: must be one of debug, info, warn, error (got "")`},
+		{with(func(w *Watch) { w.LogLevel = "warning" }), `config: watch.log_level: must be one of debug, info, warn, error (got "warning")`},
+		{with(func(w *Watch) { w.Interval = 0; w.LogLevel = "x" }), `config: watch.interval: must be at least 100ms (got "0s")`}, // the first in file order
+	} {
+		err := tc.w.Validate()
+		var got string
+		if err != nil {
+			got = err.Error()
+			var e *Error
+			if !errors.As(err, &e) || e.Path != "" || e.Line != 0 || e.Key == "" {
+				t.Errorf("(%+v).Validate() = %#v, want an *Error with Key and no Path or Line", tc.w, err)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("(%+v).Validate() = %v, want %v", tc.w, got, tc.want)
+		}
+	}
+}
+
+// TestBasicEscapes checks the decoding of escapes that Validate would refuse in a message.
+func TestBasicEscapes(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{`"a\bb\tc\nd\fe\rf\"g\\h"`, "a\bb\tc\nd\fe\rf\"g\\h"},
+		{`"\u0000\u001F\u00e9\U0001F600\U0010FFFF"`, "\x00\x1f\u00e9\U0001F600\U0010FFFF"},
+		{`""`, ""},
+		{`"tab	inside"`, "tab\tinside"},
+	} {
+		p := &parser{}
+		sc := &scanner{s: tc.in}
+		got, err := p.basic(1, "watch.message", sc)
+		if err != nil || !got.quoted || got.text != tc.want || sc.i != len(tc.in) {
+			t.Errorf("basic(%s) = %q, %v (at %d), want %q, nil (at %d)", tc.in, got.text, err, sc.i, tc.want, len(tc.in))
+		}
+	}
+}
+
+func TestParseInt(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"0", 0, true}, {"+0", 0, true}, {"-0", 0, true}, {"42", 42, true}, {"-17", -17, true},
+		{"1_000", 1000, true}, {"0xDEAD_beef", 0xdeadbeef, true}, {"0o755", 0o755, true}, {"0b1101", 13, true},
+		{"", 0, false}, {"+", 0, false}, {"_1", 0, false}, {"1_", 0, false}, {"1__0", 0, false},
+		{"01", 0, false}, {"0x", 0, false}, {"-0x1", 0, false}, {"0X1", 0, false}, {"0o8", 0, false},
+		{"0b2", 0, false}, {"1e3", 0, false}, {"1.0", 0, false}, {"0x_1", 0, false}, {"inf", 0, false},
+	} {
+		got, err := parseInt(tc.in)
+		if (err == nil) != tc.ok || tc.ok && got != tc.want {
+			t.Errorf("parseInt(%q) = %d, %v, want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.toml")
+	bad := filepath.Join(dir, "bad.toml")
+	big := filepath.Join(dir, "big.toml")
+	for name, data := range map[string]string{
+		good: "[watch]\nmargin = \"2m\"\n",
+		bad:  "[watch]\n\n\nmargin = \"soon\"\n",
+		big:  strings.Repeat("#\n", MaxFileSize/2+1),
+	} {
+		if err := os.WriteFile(name, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	got, found, err := Load(good)
+	if want := with(func(w *Watch) { w.Margin = 2 * time.Minute }); got.Watch != want || !found || err != nil {
+		t.Errorf("Load(%s) = %+v, %v, %v, want %+v, true, nil", good, got.Watch, found, err, want)
+	}
+
+	for _, path := range []string{filepath.Join(dir, "missing.toml"), filepath.Join(dir, "no", "such", "dir", "config.toml"), ""} {
+		got, found, err := Load(path)
+		if got != Default() || found || err != nil {
+			t.Errorf("Load(%q) = %+v, %v, %v, want Default(), false, nil", path, got, found, err)
+		}
+	}
+
+	for _, tc := range []struct {
+		path  string
+		found bool
+		want  string
+	}{
+		{bad, true, `config: watch.margin: must be a duration like "90s" (` + bad + ` line 4, got "soon")`},
+		{dir, true, `config: read ` + dir + `: is a directory`},
+		{big, true, `config: file is larger than 1 MiB; check that the path names the configuration file (` + big + `)`},
+		{filepath.Join(good, "config.toml"), false, `config: read ` + filepath.Join(good, "config.toml") + `: not a directory`},
+	} {
+		got, found, err := Load(tc.path)
+		var e *Error
+		if err == nil || err.Error() != tc.want || found != tc.found || got != (Config{}) || !errors.As(err, &e) {
+			t.Errorf("Load(%s) = %+v, %v, %v, want zero, %v, %s", tc.path, got, found, err, tc.found, tc.want)
+		}
+	}
+	if _, _, err := Load(dir); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("Load(%s) = %v, want an error wrapping EISDIR", dir, err)
+	}
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
+		want := `config: read ` + fifo + `: not a regular file`
+		if _, found, err := Load(fifo); err == nil || err.Error() != want || !found {
+			t.Errorf("Load(%s) = %v, %v, want true, %s", fifo, found, err, want)
+		}
+	}
+}
+
+func TestPath(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_CONFIG_HOME": "/xdg", "HOME": "/home/u"}, "/xdg/cac-tmux/config.toml"},
+		{map[string]string{"XDG_CONFIG_HOME": "/xdg/", "HOME": "/home/u"}, "/xdg/cac-tmux/config.toml"},
+		{map[string]string{"HOME": "/home/u"}, "/home/u/.config/cac-tmux/config.toml"},
+		{map[string]string{"XDG_CONFIG_HOME": "", "HOME": "/home/u"}, "/home/u/.config/cac-tmux/config.toml"},
+		{map[string]string{"XDG_CONFIG_HOME": "relative/dir", "HOME": "/home/u"}, "/home/u/.config/cac-tmux/config.toml"},
+		{map[string]string{"XDG_CONFIG_HOME": "/xdg"}, "/xdg/cac-tmux/config.toml"},
+		{map[string]string{}, ""},
+	} {
+		getenv := func(k string) string { return tc.env[k] }
+		if got := Path(getenv); got != tc.want {
+			t.Errorf("Path(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
