@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"strings"
@@ -310,5 +311,35 @@ func TestCorruptStateFile(t *testing.T) {
 	recs, err := store.New(dir, "/tmp/tmux-1/default").Load()
 	if err != nil || recs["%1"].State != "waiting" {
 		t.Errorf("state file after the tick = %v, %v, want the wait", recs, err)
+	}
+}
+
+// Pane text a user typed or Claude Code printed never reaches the log above debug level,
+// the state file or the pane options; at debug level only the stop message is logged.
+func TestNoPrivateTextLeaks(t *testing.T) {
+	const secret = "sk-ant-PRIVATE-7731"
+	for _, level := range []zerolog.Level{zerolog.InfoLevel, zerolog.DebugLevel} {
+		var logs bytes.Buffer
+		st := &memStore{}
+		r := newRig(t, func(c *watcher.Config) { c.Store, c.Log = st, zerolog.New(&logs).Level(level) })
+		transcript := []string{"❯ deploy with key " + secret, "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)"}
+		draft := r.tmux.add("%1", 100, screen(append(transcript, prompt("and rotate "+secret)...)...))
+		plain := r.tmux.add("%2", 200, screen(append(transcript, prompt("")...)...))
+		r.at(0)
+		r.at(31 * time.Minute)
+		r.wantKeys(draft)
+		r.wantKeys(plain, "continue", "Enter")
+		if strings.Contains(logs.String(), secret) {
+			t.Errorf("the log at %s contains pane text:\n%s", level, logs.String())
+		}
+		if level == zerolog.DebugLevel && !strings.Contains(logs.String(), "You've hit your session limit") {
+			t.Errorf("the debug log lacks the stop message (the test would not see a leak):\n%s", logs.String())
+		}
+		if fmt.Sprint(st.recs) == "map[]" || strings.Contains(fmt.Sprintf("%+v", st.recs), secret) {
+			t.Errorf("state records = %+v, want records without pane text", st.recs)
+		}
+		if o := fmt.Sprintf("%+v %+v", draft.info.Options, plain.info.Options); strings.Contains(o, secret) || draft.info.Options.State != "held" {
+			t.Errorf("pane options = %s, want held and no pane text", o)
+		}
 	}
 }
