@@ -23,8 +23,9 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# -parallel 8: the fault tests mostly wait for a reset on the real clock, side by side.
 test: lint
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -parallel 8 ./...
 
 fuzz:
 	$(GO) test ./detector -run '^$$' -fuzz FuzzDetect -fuzztime $(FUZZTIME)

@@ -54,7 +54,9 @@ func classify(stderr string) error {
 		strings.Contains(stderr, "server exited unexpectedly"):
 		return ErrNoServer
 	case strings.Contains(stderr, "can't find pane"), strings.Contains(stderr, "can't find window"),
-		strings.Contains(stderr, "can't find session"), strings.Contains(stderr, "can't find client"):
+		strings.Contains(stderr, "can't find session"), strings.Contains(stderr, "can't find client"),
+		strings.Contains(stderr, "no such pane"), strings.Contains(stderr, "no such window"),
+		strings.Contains(stderr, "no such session"): // set-option -t on a pane just closed
 		return ErrNoTarget
 	case strings.Contains(stderr, "no current client"), strings.Contains(stderr, "no client"):
 		return ErrNoClient

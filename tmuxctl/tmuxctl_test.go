@@ -193,6 +193,10 @@ func TestRealServer(t *testing.T) {
 	if info, err := c.PaneInfo(ctx, main.ID); err != nil || info.Options != (tmuxctl.Options{State: "waiting"}) {
 		t.Errorf("PaneInfo(%s).Options after unsetting all but state = %+v, %v", main.ID, info.Options, err)
 	}
+	// set-option says "no such pane" where other commands say "can't find pane" (tmux 3.3a).
+	if err := c.SetPaneOptions(ctx, "%999", tmuxctl.OptionNames, tmuxctl.Options{State: "held"}.Values()); !errors.Is(err, tmuxctl.ErrNoTarget) {
+		t.Errorf("SetPaneOptions(%%999) error = %v, want ErrNoTarget", err)
+	}
 	if _, err := c.PaneInfo(ctx, "%999"); !errors.Is(err, tmuxctl.ErrNoTarget) {
 		t.Errorf("PaneInfo(%%999) error = %v, want ErrNoTarget", err)
 	}
