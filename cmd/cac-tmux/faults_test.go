@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/store"
@@ -134,22 +133,29 @@ func stateOf(t *testing.T, socket string) map[string]store.Pane {
 	return recs
 }
 
-// waitResumed waits until the fake Claude Code resumed and checks it received exactly one
-// "continue" + Enter, no earlier than reset + margin and no later than by then.
-func waitResumed(t *testing.T, log string, reset time.Time, by time.Duration) {
+// waitResumed waits until the fake Claude Code resumed, checks that it received exactly one
+// message + Enter, and returns the instant of the first key.
+func waitResumed(t *testing.T, log, message string, timeout time.Duration) time.Time {
 	t.Helper()
-	tmuxtest.WaitFor(t, time.Until(reset)+30*time.Second, "the session to resume", func() bool {
+	tmuxtest.WaitFor(t, timeout, "the session to resume", func() bool {
 		_, _, states := inputs(t, log)
 		return hasState(states, "resumed")
 	})
 	ins, at, _ := inputs(t, log)
-	if strings.Join(ins, "|") != "continue|\r" {
-		t.Errorf("claude received %q, want continue then Enter, once", ins)
+	if strings.Join(ins, "|") != message+"|\r" {
+		t.Errorf("claude received %q, want %q then Enter, once", ins, message)
 	}
-	if len(at) > 0 {
-		if due := reset.Add(faultMargin); at[0].Before(due) || at[0].After(due.Add(by)) {
-			t.Errorf("first key at %s, want within %s after the due instant %s", at[0].Format(time.StampMilli), by, due.Format(time.StampMilli))
-		}
+	if len(at) == 0 {
+		t.Fatal("resumed without a key")
+	}
+	return at[0]
+}
+
+// onTime checks that the first key came within by after the due instant, never before.
+func onTime(t *testing.T, first, due time.Time, by time.Duration) {
+	t.Helper()
+	if first.Before(due) || first.After(due.Add(by)) {
+		t.Errorf("first key at %s, want within %s after the due instant %s", first.Format(time.StampMilli), by, due.Format(time.StampMilli))
 	}
 }
 
@@ -166,7 +172,7 @@ func TestFaultKill9DuringWait(t *testing.T) {
 
 	w2 := startWatch(t, s.Socket)
 	w2.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "message": "taken up from the state file"})
-	waitResumed(t, log, reset, time.Second)
+	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin), time.Second)
 	tmuxtest.WaitFor(t, 10*time.Second, "the record to go", func() bool { _, ok := stateOf(t, s.Socket)[pane]; return !ok })
 	if n := w2.count(t, map[string]string{"level": "error"}); n != 0 {
 		t.Errorf("the second watcher logged %d errors:\n%v", n, w2.lines(t))
@@ -190,17 +196,7 @@ func TestFaultStartedAfterDue(t *testing.T) {
 	}
 	started := time.Now()
 	startWatch(t, s.Socket)
-	tmuxtest.WaitFor(t, 15*time.Second, "the session to resume", func() bool {
-		_, _, states := inputs(t, log)
-		return hasState(states, "resumed")
-	})
-	ins, at, _ := inputs(t, log)
-	if strings.Join(ins, "|") != "continue|\r" {
-		t.Errorf("claude received %q, want continue then Enter, once", ins)
-	}
-	if len(at) > 0 && at[0].Sub(started) > 3*time.Second {
-		t.Errorf("first key %s after the watcher started, want promptly (its first tick)", at[0].Sub(started))
-	}
+	onTime(t, waitResumed(t, log, "continue", 15*time.Second), started, 3*time.Second) // its first tick
 	time.Sleep(2 * time.Second) // nothing more may come
 	if ins, _, _ := inputs(t, log); len(ins) != 2 {
 		t.Errorf("claude received %q in the end, want exactly one resume", ins)
@@ -266,7 +262,7 @@ func TestFaultServerRestart(t *testing.T) {
 		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
 		return err == nil && v == fmt.Sprint(w.cmd.Process.Pid)
 	})
-	waitResumed(t, log, reset, time.Second)
+	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin), time.Second)
 	if n := w.count(t, map[string]string{"level": "warn"}) + w.count(t, map[string]string{"level": "error"}); n != 1 {
 		t.Errorf("warnings and errors = %d, want the one about the missing server:\n%v", n, w.lines(t))
 	}
@@ -359,7 +355,6 @@ func TestFaultCorruptStateFile(t *testing.T) {
 	if m, _ := filepath.Glob(path + ".bad-*"); len(m) != 1 {
 		t.Errorf("set-aside files = %v, want one", m)
 	}
-	var _ = tmuxctl.Options{}
 }
 
 // SIGHUP reloads the configuration file: a good one takes effect (here the message typed),
@@ -387,13 +382,7 @@ func TestFaultSIGHUP(t *testing.T) {
 	w.cmd.Process.Signal(syscall.SIGHUP)
 	w.waitLog(t, 5*time.Second, map[string]string{"message": "SIGHUP: there is no configuration file; nothing to reload"})
 
-	tmuxtest.WaitFor(t, time.Until(reset)+30*time.Second, "the session to resume", func() bool {
-		_, _, states := inputs(t, log)
-		return hasState(states, "resumed")
-	})
-	if ins, _, _ := inputs(t, log); strings.Join(ins, "|") != "go on|\r" {
-		t.Errorf("claude received %q, want the reloaded message and Enter", ins)
-	}
+	waitResumed(t, log, "go on", time.Until(reset)+30*time.Second)
 	select {
 	case <-w.done:
 		t.Errorf("the watcher exited (%d) after SIGHUP", w.code)

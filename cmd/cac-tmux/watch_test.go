@@ -111,17 +111,7 @@ func TestWatchInSparePane(t *testing.T) {
 		t.Errorf("list stderr with a watcher running = %q", stderr)
 	}
 
-	tmuxtest.WaitFor(t, time.Until(reset)+30*time.Second, "the session to resume", func() bool {
-		_, _, states := inputs(t, log)
-		return hasState(states, "resumed")
-	})
-	ins, at, _ := inputs(t, log)
-	if strings.Join(ins, "|") != "continue|\r" {
-		t.Errorf("claude received %q, want continue then Enter", ins)
-	}
-	if len(at) > 0 && at[0].Before(reset.Add(margin)) {
-		t.Errorf("first key at %s, before the reset + margin %s", at[0], reset.Add(margin))
-	}
+	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(margin), 2*time.Second)
 
 	s.WaitScreen(t, "main:0.0", "0 paused") // verified as resumed
 
