@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -74,24 +75,24 @@ func parseWatch(args []string, std stdio) (watchOptions, error) {
 	case strings.ContainsFunc(fl.Message, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return o, usageError("watch: --message: must be one line without control characters (Enter is sent separately), got %q", fl.Message)
 	}
-	if err := (config.Watch{Interval: fl.Interval, Margin: fl.Margin, Message: fl.Message, MaxAttempts: 1, LogLevel: fl.LogLevel}).Validate(); err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) && ce.Key == "watch.log_level" {
-			return o, usageError("watch: --log-level: must be debug, info, warn or error (got %q)", fl.LogLevel)
-		}
-		return o, usageError("watch: %v", err)
+	if !slices.Contains(config.LogLevels(), fl.LogLevel) {
+		return o, usageError("watch: --log-level: must be debug, info, warn or error (got %q)", fl.LogLevel)
 	}
 	if o.logFormat != "auto" && o.logFormat != "json" && o.logFormat != "console" {
 		return o, usageError("watch: --log-format: must be auto, json or console (got %q)", o.logFormat)
 	}
 	o.flags = func(w *config.Watch) {
-		for name, apply := range map[string]func(){
-			"interval": func() { w.Interval = fl.Interval }, "margin": func() { w.Margin = fl.Margin },
-			"message": func() { w.Message = fl.Message }, "log-level": func() { w.LogLevel = fl.LogLevel },
-		} {
-			if fs.Changed(name) {
-				apply()
-			}
+		if fs.Changed("interval") {
+			w.Interval = fl.Interval
+		}
+		if fs.Changed("margin") {
+			w.Margin = fl.Margin
+		}
+		if fs.Changed("message") {
+			w.Message = fl.Message
+		}
+		if fs.Changed("log-level") {
+			w.LogLevel = fl.LogLevel
 		}
 	}
 	// A file named on the command line must exist; the default one may not.
