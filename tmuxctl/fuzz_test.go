@@ -106,7 +106,6 @@ func TestParsePanes500(t *testing.T) {
 		twice = append(twice, r, mustRow(t, v.with("session_name", "linked")))
 	}
 	for name, out := range map[string]string{"once": strings.Join(rows, "\n") + "\n", "twice": strings.Join(twice, "\n") + "\n"} {
-		start := time.Now()
 		ps, err := ParsePanes(out)
 		if err != nil {
 			t.Fatalf("%s: ParsePanes error: %v", name, err)
@@ -120,9 +119,6 @@ func TestParsePanes500(t *testing.T) {
 				p.Title != fmt.Sprintf("title %d -:- \x1f x", i) || p.Options.Note != strings.Repeat("n", i) {
 				t.Fatalf("%s: pane %d = %+v", name, i, p)
 			}
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("%s: ParsePanes of 500 panes took %s", name, d)
 		}
 	}
 }

@@ -210,6 +210,18 @@ func TestRealServer(t *testing.T) {
 	if err != nil || panes[0].Match < 1 || panes[1].Match != 0 {
 		t.Errorf("ListPanes(search limited to sh) = %+v, %v; want a match in %s, none in %s", panes, err, main.ID, other.ID)
 	}
+	// Limited to windows with activity since an instant: before the last activity the search
+	// runs; after it, the panes are reported quiet.
+	act := panes[0].WindowActivity
+	for _, tc := range []struct {
+		since time.Time
+		quiet bool
+	}{{act, false}, {act.Add(-time.Hour), false}, {act.Add(time.Second), true}} {
+		got, err := c.ListPanes(ctx, tmuxctl.Search{Pattern: "resets 4pm", Commands: "^(sh|bash)$", Since: tc.since})
+		if err != nil || (got[0].Match == tmuxctl.Quiet) != tc.quiet || !tc.quiet && got[0].Match != panes[0].Match {
+			t.Errorf("ListPanes(since %s, last activity %s)[0].Match = %d, %v; want quiet %v", tc.since, act, got[0].Match, err, tc.quiet)
+		}
+	}
 
 	// Global user options.
 	if err := c.SetGlobalOption(ctx, "@cac_watcher", "123"); err != nil {

@@ -99,6 +99,9 @@ func (p *pane) needsLook(now time.Time) bool {
 	if p.state != Running {
 		return changed || now.Sub(p.lookedAt) >= revisit
 	}
+	if p.info.Match == tmuxctl.Quiet {
+		return false // no activity since the last listing, which judged it already
+	}
 	return changed && (p.info.Match != 0 || p.info.Width < narrow) || p.info.Match > 0 && p.info.Match != p.match
 }
 

@@ -17,22 +17,29 @@ import (
 type identity struct {
 	proc.Identity
 	how     string
-	unknown bool   // taken for Claude Code by command and title only
-	ok      bool   // Claude Code runs in the pane
-	key     string // the listing fields the answer was derived from
+	unknown bool     // taken for Claude Code by command and title only
+	ok      bool     // Claude Code runs in the pane
+	key     identKey // the listing fields the answer was derived from
 }
 
 // identKey is what must change in a listing row for a cached answer to be asked again: the
-// pane's process, its foreground command, and whether its title looks like Claude Code's.
-func identKey(info tmuxctl.Pane) string {
-	return strconv.Itoa(info.PID) + "\x00" + info.Command + "\x00" + strconv.FormatBool(proc.Hint("", info.Title))
+// pane's process, its foreground command, and whether its title looks like Claude Code's. It
+// is a comparable value, so the per-pane check of every tick allocates nothing.
+type identKey struct {
+	pid     int
+	command string
+	hint    bool
+}
+
+func keyOf(info tmuxctl.Pane) identKey {
+	return identKey{info.PID, info.Command, proc.Hint("", info.Title)}
 }
 
 // maybeClaude says whether the pane runs Claude Code, from the cache while the pane's
 // process, command and title hint are unchanged (a shell at its prompt costs nothing per tick).
 // fresh is true when the answer was just asked of the process table.
 func (w *Watcher) maybeClaude(ctx context.Context, info tmuxctl.Pane) (id identity, fresh bool) {
-	if c, ok := w.idents[info.ID]; ok && c.key == identKey(info) {
+	if c, ok := w.idents[info.ID]; ok && c.key == keyOf(info) {
 		return c, false
 	}
 	id, _ = w.identify(ctx, info)
@@ -44,7 +51,7 @@ func (w *Watcher) maybeClaude(ctx context.Context, info tmuxctl.Pane) (id identi
 // unknown identity: its state is shown, but nothing is ever typed into it.
 func (w *Watcher) identify(ctx context.Context, info tmuxctl.Pane) (identity, bool) {
 	found, ok, err := w.finder.Find(ctx, info.PID)
-	id := identity{key: identKey(info)}
+	id := identity{key: keyOf(info)}
 	switch {
 	case err != nil:
 		if _, warned := w.failing["process table"]; !warned {

@@ -22,6 +22,7 @@ import (
 
 // fakePane is one pane of the fake server.
 type fakePane struct {
+	srv    *fakeTmux
 	info   tmuxctl.Pane
 	screen string
 	claude proc.Identity // zero: no claude in the pane
@@ -30,18 +31,20 @@ type fakePane struct {
 
 // fakeTmux is a tmux server whose panes a test edits between ticks.
 type fakeTmux struct {
+	clock    time.Time // the server's clock of window activity
 	panes    map[string]*fakePane
 	captures map[string]int
 	noProc   bool // the process table is unreadable
 	down     bool // no server on the socket: every call fails
 	lists    int  // listings tried
+	searches []tmuxctl.Search
 	globals  map[string]string
 	// onKey, when set, runs before a key reaches a pane.
 	onKey func(id, key string)
 }
 
 func newFakeTmux() *fakeTmux {
-	return &fakeTmux{panes: map[string]*fakePane{}, captures: map[string]int{}, globals: map[string]string{}}
+	return &fakeTmux{clock: time.Unix(1, 0), panes: map[string]*fakePane{}, captures: map[string]int{}, globals: map[string]string{}}
 }
 
 var errNoServer = &tmuxctl.Error{Stderr: "no server running on /tmp/fake", Err: tmuxctl.ErrNoServer}
@@ -57,7 +60,8 @@ func (f *fakeTmux) SetGlobalOption(_ context.Context, name, value string) error 
 // add opens a pane running a claude process pid with screen.
 func (f *fakeTmux) add(id string, pid int, screen string) *fakePane {
 	p := &fakePane{
-		info:   tmuxctl.Pane{ID: id, PID: pid + 1000, Session: "s", WindowIndex: len(f.panes), Width: 120, Height: 40, Command: "claude", Match: -1, WindowActivity: time.Unix(1, 0)},
+		info:   tmuxctl.Pane{ID: id, PID: pid + 1000, Session: "s", WindowIndex: len(f.panes), Width: 120, Height: 40, Command: "claude", Match: -1, WindowActivity: f.clock},
+		srv:    f,
 		screen: screen, claude: proc.Identity{PID: pid, Start: fmt.Sprint("ticks:", pid)},
 	}
 	f.panes[id] = p
@@ -67,17 +71,23 @@ func (f *fakeTmux) add(id string, pid int, screen string) *fakePane {
 // draw changes a pane's screen and marks its window active.
 func (p *fakePane) draw(screen string) {
 	p.screen = screen
-	p.info.WindowActivity = p.info.WindowActivity.Add(time.Second)
+	p.srv.clock = p.srv.clock.Add(time.Second)
+	p.info.WindowActivity = p.srv.clock
 }
 
-func (f *fakeTmux) ListPanes(_ context.Context, _ tmuxctl.Search) ([]tmuxctl.Pane, error) {
+func (f *fakeTmux) ListPanes(_ context.Context, s tmuxctl.Search) ([]tmuxctl.Pane, error) {
 	f.lists++
+	f.searches = append(f.searches, s)
 	if f.down {
 		return nil, errNoServer
 	}
 	var ps []tmuxctl.Pane
 	for _, p := range f.panes {
-		ps = append(ps, p.info)
+		info := p.info
+		if !s.Since.IsZero() && info.WindowActivity.Before(s.Since) {
+			info.Match = tmuxctl.Quiet // as the server-side search (tmuxctl.PaneFormat)
+		}
+		ps = append(ps, info)
 	}
 	slices.SortFunc(ps, func(a, b tmuxctl.Pane) int { return strings.Compare(a.ID, b.ID) })
 	return ps, nil
@@ -404,5 +414,26 @@ func TestUnitClosedPaneIsForgotten(t *testing.T) {
 	r.at(31 * time.Minute)
 	if rows := r.w.Rows(); len(rows) != 0 {
 		t.Errorf("rows after the pane closed = %+v, want none", rows)
+	}
+}
+
+// The server searches only windows active since the latest activity the previous listing
+// showed (the fake reports the others quiet, as tmux does), and a stop drawn later is seen.
+func TestUnitSearchSinceLatestActivity(t *testing.T) {
+	r := newRig(t, nil)
+	a := r.tmux.add("%1", 100, idle())
+	b := r.tmux.add("%2", 200, idle())
+	r.at(0)
+	a.draw(idle())
+	r.at(2 * time.Second)
+	b.draw(stopped("9pm", ""))
+	b.info.Match = 3
+	r.at(4 * time.Second)
+	s := r.tmux.searches
+	if len(s) != 3 || !s[0].Since.IsZero() || !s[1].Since.Equal(time.Unix(1, 0)) || !s[2].Since.Equal(a.info.WindowActivity) {
+		t.Errorf("searches since %v, %v, %v; want zero, %v, %v", s[0].Since, s[1].Since, s[2].Since, time.Unix(1, 0), a.info.WindowActivity)
+	}
+	if got := r.state("%2"); got != watcher.Waiting {
+		t.Errorf("state of the pane that stopped = %s, want waiting", got)
 	}
 }

@@ -136,6 +136,9 @@ type Watcher struct {
 	down      int
 	announced bool
 	reconf    chan Config
+	// latest is the latest window_activity of the last listing: the server searches only
+	// windows active since then.
+	latest time.Time
 }
 
 // New returns a watcher of the server behind t. Zero fields of cfg take their Defaults.
@@ -299,12 +302,28 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		}
 		maps.Copy(w.restore, recs)
 	}
-	list, err := w.tmux.ListPanes(ctx, Search)
+	// The server searches only the windows with activity since the last listing: any later
+	// activity is stamped at or after the latest stamp that listing showed (tmux's own clock,
+	// 1 s resolution). Never after the wall clock less a second, should tmux's clock go back.
+	search := Search
+	if !w.latest.IsZero() {
+		search.Since = w.latest
+		if ceiling := time.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(w.latest) {
+			search.Since = ceiling
+		}
+	}
+	list, err := w.tmux.ListPanes(ctx, search)
 	if errors.Is(err, tmuxctl.ErrNoServer) {
 		return w.gone(now, err), err
 	}
 	if err != nil {
 		return next, err
+	}
+	w.latest = time.Time{}
+	for _, info := range list {
+		if info.WindowActivity.After(w.latest) {
+			w.latest = info.WindowActivity
+		}
 	}
 	var errs []error
 	if w.down > 0 {
