@@ -1,0 +1,655 @@
+package tmuxctl_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+// dial opens a control connection to s, closed when t ends.
+func dial(t testing.TB, s *tmuxtest.Server) *tmuxctl.Control {
+	t.Helper()
+	k, err := s.Client.Dial(context.Background())
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+func run(t testing.TB, k *tmuxctl.Control, args ...string) string {
+	t.Helper()
+	out, err := k.Run(context.Background(), args...)
+	if err != nil {
+		t.Fatalf("control %q: %v", args, err)
+	}
+	return out
+}
+
+// arg is tmuxctl's protection of a free-text argument (a final ";" escaped), which Client's
+// helpers apply before Run.
+func arg(s string) string {
+	if strings.HasSuffix(s, ";") {
+		return s[:len(s)-1] + `\;`
+	}
+	return s
+}
+
+// nasty are strings that tmux's command parser would change if they were not quoted right.
+var nasty = []string{
+	`'`, `"`, `\`, `\\`, `\n`, `\;`, `$HOME`, `${HOME}`, `$`, `~`, `~/x`, `~root`, `a ~ b`,
+	`#{pane_id}`, `#[fg=red]`, `#`, `## x`, `#comment`, `;`, `a;`, `a\;`, `;;`, ` ; `, `a;b`,
+	`{`, `}`, `{ a }`, `}{`, `-`, `-t`, `--`, `-l`, `%1`, `%`, `%if`, `%hidden x=1`, `%endif`,
+	`A=b`, `a=b c`, ` leading and trailing `, "two  spaces", "héllo ✓ 日本語 🙂", "a\tb", "\t",
+	"", `''`, `'"'"'`, `"'"`, `a'b"c\d$e~f#g;h{i}j%k=l`, `'$HOME'`, `"$HOME"`, `\'`, `\"`,
+	`%end 1 2 3`, `%error`, `%begin 1 2 3`, `%exit`,
+	strings.Repeat(`x'y"z\ $~#;{}`, 150),
+}
+
+// nastyBytes are for option values only: bytes a terminal would act on.
+var nastyBytes = []string{"a\nb", "\n", "x\n", "\r", "a\r\nb", "\x1b[31mred", "\x1f", "\x01\x02", "\x7f", "\xff\xfe", "é\xc3"}
+
+func TestControlListPanesMatchesExec(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	s.Tmux(t, "split-window", "-d", "-t", "main", "cat")
+	s.Tmux(t, "new-window", "-d", "-t", "main", "cat")
+	s.Tmux(t, "new-session", "-d", "-s", "two", "-x", "80", "-y", "24", "cat")
+	s.Tmux(t, "select-pane", "-t", "%0", "-T", "a-:-b\tc %end 1 2 3")
+	s.Tmux(t, "select-pane", "-t", "%1", "-T", "%error 4 5 6")
+	s.Tmux(t, "set-option", "-p", "-t", "%2", "@cac_state", "waiting")
+	s.Tmux(t, "set-option", "-p", "-t", "%2", "@cac_note", "x\ny\x1fz")
+	s.Tmux(t, "send-keys", "-t", "%3", "-l", "limit reached")
+	s.WaitScreen(t, "%3", "limit reached")
+	k := dial(t, s)
+	for _, search := range []tmuxctl.Search{{}, {Pattern: "limit"}, {Pattern: "limit", Commands: "^cat$"}} {
+		args := []string{"list-panes", "-a", "-F", tmuxctl.PaneFormat(search)}
+		want := s.Tmux(t, args...)
+		got := run(t, k, args...)
+		if got != want {
+			t.Errorf("%+v: control list-panes = %q, exec = %q", search, got, want)
+		}
+		panes, err := tmuxctl.ParsePanes(got)
+		if err != nil || len(panes) != 4 {
+			t.Errorf("%+v: ParsePanes = %d panes, %v; want 4", search, len(panes), err)
+		}
+	}
+	// Output without a final newline and a wide capture come through as exec gives them.
+	for _, args := range [][]string{
+		{"capture-pane", "-p", "-J", "-t", "%3"},
+		{"display-message", "-p", "-t", "%2", "#{@cac_note}"},
+		{"list-sessions"},
+		{"set-option", "-p", "-t", "%2", "@x", "1"},
+	} {
+		if got, want := run(t, k, args...), s.Tmux(t, args...); got != want {
+			t.Errorf("%q: control = %q, exec = %q", args, got, want)
+		}
+	}
+}
+
+func TestControlLiteralArgs(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	k := dial(t, s)
+	ctx := context.Background()
+	// Options: set the same argv by control and by exec, compare in the server byte for
+	// byte, and read back.
+	for _, v := range append(append([]string{}, nasty...), nastyBytes...) {
+		a := arg(v)
+		run(t, k, "set-option", "-p", "-t", "%0", "@a", a)
+		s.Tmux(t, "set-option", "-p", "-t", "%0", "@b", a)
+		if eq := s.Tmux(t, "display-message", "-p", "-t", "%0", "#{==:#{@a},#{@b}}"); eq != "1\n" {
+			t.Errorf("%q: control set %q, exec set %q", v, s.Tmux(t, "display-message", "-p", "-t", "%0", "#{@a}"),
+				s.Tmux(t, "display-message", "-p", "-t", "%0", "#{@b}"))
+		}
+		if got, _ := s.Client.PaneOption(ctx, "%0", "@a"); got != v && !strings.ContainsAny(v, "\n\r\x1b\x1f\x01\x7f\xff\xc3") {
+			t.Errorf("%q: read back %q", v, got)
+		}
+		if got := run(t, k, "display-message", "-p", "-t", "%0", "#{@a}"); got != s.Tmux(t, "display-message", "-p", "-t", "%0", "#{@a}") {
+			t.Errorf("%q: control display-message = %q, exec gives %q", v, got, s.Tmux(t, "display-message", "-p", "-t", "%0", "#{@a}"))
+		}
+	}
+
+	// Every byte but NUL, first, inside and last: set by control and by exec (each one
+	// command line of 255 commands), compared in the server.
+	var ctlArgs, execArgs []string
+	var cmp strings.Builder
+	for c := 1; c < 256; c++ {
+		v := arg(string([]byte{byte(c)}) + "x" + string([]byte{byte(c)}))
+		ctlArgs = append(ctlArgs, "set-option", "-p", "-t", "%0", fmt.Sprintf("@c%d", c), v, ";")
+		execArgs = append(execArgs, "set-option", "-p", "-t", "%0", fmt.Sprintf("@d%d", c), v, ";")
+		fmt.Fprintf(&cmp, "#{==:#{@c%d},#{@d%d}}", c, c)
+	}
+	run(t, k, ctlArgs...)
+	s.Tmux(t, execArgs...)
+	if got := s.Tmux(t, "display-message", "-p", "-t", "%0", cmp.String()); got != strings.Repeat("1", 255)+"\n" {
+		for c := 1; c < 256; c++ {
+			if got[c-1] != '1' {
+				t.Errorf("byte %#x: control and exec set different values", c)
+			}
+		}
+	}
+
+	// Keys: type each string literally into `cat > file`, one line each, and compare the file.
+	file := filepath.Join(s.Dir, "keys")
+	pane := strings.TrimSpace(s.Tmux(t, "new-window", "-d", "-P", "-F", "#{pane_id}", "cat > "+file))
+	var want strings.Builder
+	for _, v := range nasty {
+		run(t, k, "send-keys", "-t", pane, "-l", "--", arg(v))
+		run(t, k, "send-keys", "-t", pane, "Enter")
+		want.WriteString(v + "\n")
+	}
+	var got []byte
+	tmuxtest.WaitFor(t, 5*time.Second, "the typed lines in "+file, func() bool {
+		got, _ = os.ReadFile(file)
+		return len(got) >= want.Len()
+	})
+	if string(got) != want.String() {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(want.String(), "\n")
+		for i := range wl {
+			if i >= len(gl) || gl[i] != wl[i] {
+				t.Errorf("line %d typed as %q, want %q", i+1, gl[min(i, len(gl)-1)], wl[i])
+				break
+			}
+		}
+	}
+
+	// argv with the ";" rule: what exec does, control does.
+	for _, args := range [][]string{
+		{"display-message", "-p", "x;", "display-message", "-p", "y"},
+		{"display-message", "-p", "x", ";", ";", "display-message", "-p", "y", ";"},
+		{"display-message", "-p", `a\;`},
+		{"display-message", "-p", `a\\;`},
+		{"display-message", "-p", "", ";", "display-message", "-p", "--", "-t"},
+	} {
+		if got, want := run(t, k, args...), s.Tmux(t, args...); got != want {
+			t.Errorf("%q: control = %q, exec = %q", args, got, want)
+		}
+	}
+	for _, args := range [][]string{{}, {";"}, {"display-message", "-p", "a\x00b"}, {"A=b", "list-panes"}} {
+		if out, err := k.Run(ctx, args...); err == nil {
+			t.Errorf("%q: no error, output %q", args, out)
+		}
+	}
+	if got := run(t, k, "display-message", "-p", "still here"); got != "still here\n" {
+		t.Errorf("after refused commands: %q", got)
+	}
+}
+
+func TestControlError(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	k := dial(t, s)
+	ctx := context.Background()
+	_, err := k.Run(ctx, "set-option", "-p", "-t", "%99", "@x", "1")
+	var e *tmuxctl.Error
+	if !errors.As(err, &e) || !errors.Is(err, tmuxctl.ErrNoTarget) || e.ExitCode != 1 || !strings.Contains(e.Stderr, "%99") {
+		t.Fatalf("set-option on a missing pane: %#v, want *Error wrapping ErrNoTarget with tmux's text", err)
+	}
+	if len(e.Args) != 6 || e.Args[3] != "%99" {
+		t.Errorf("Args = %q", e.Args)
+	}
+	_, xerr := s.Client.Run(ctx, "set-option", "-p", "-t", "%99", "@x", "1")
+	if !errors.Is(xerr, tmuxctl.ErrNoTarget) || strings.TrimSpace(xerr.(*tmuxctl.Error).Stderr) != strings.TrimSpace(e.Stderr) {
+		t.Errorf("exec error %v, control error %v", xerr, err)
+	}
+	if _, err := k.Run(ctx, "no-such-command"); !errors.As(err, &e) || !strings.Contains(e.Stderr, "unknown command") {
+		t.Errorf("unknown command: %v", err)
+	}
+	// An error stops the rest of the line, as with exec; the next Run is in step.
+	out, err := k.Run(ctx, "set-option", "-p", "-t", "%99", "@x", "1", ";", "display-message", "-p", "after")
+	if !errors.Is(err, tmuxctl.ErrNoTarget) || out != "" {
+		t.Errorf("error then command: %q, %v", out, err)
+	}
+	if got := run(t, k, "display-message", "-p", "next"); got != "next\n" {
+		t.Errorf("after errors: %q", got)
+	}
+	if got := run(t, k, "display-message", "-p", "a", ";", "display-message", "-p", "b"); got != "a\nb\n" {
+		t.Errorf("two commands: %q", got)
+	}
+	// A command that runs others: every block up to the sentinel is its output.
+	if got := run(t, k, "if-shell", "-F", "1", "display-message -p yes ; display-message -p yes2"); got != "yes\nyes2\n" {
+		t.Errorf("if-shell: %q", got)
+	}
+}
+
+func TestControlFraming(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	k := dial(t, s)
+	for _, title := range []string{"%end 1 2 3", "%error", "%error 1 2 3", "%begin 1 2 3", "%exit", "%end"} {
+		s.Tmux(t, "select-pane", "-t", "%0", "-T", title)
+		if got := run(t, k, "display-message", "-p", "-t", "%0", "#{pane_title}"); got != title+"\n" {
+			t.Errorf("title %q read as %q", title, got)
+		}
+		out := run(t, k, "list-panes", "-a", "-F", tmuxctl.PaneFormat(tmuxctl.Search{}))
+		if ps, err := tmuxctl.ParsePanes(out); err != nil || len(ps) != 1 || ps[0].Title != title {
+			t.Errorf("title %q listed as %+v, %v", title, ps, err)
+		}
+	}
+	// Lines that look like guards, in an option value and on the screen.
+	v := "x\n%end 1 2 3\n%error 1 2 3\n%begin 1 2 3\n%exit\ny"
+	s.Tmux(t, "set-option", "-p", "-t", "%0", "@v", v)
+	if got := run(t, k, "display-message", "-p", "-t", "%0", "#{@v}"); got != v+"\n" {
+		t.Errorf("option %q read as %q", v, got)
+	}
+	s.Tmux(t, "send-keys", "-t", "%0", "-l", "%end 1 2 3")
+	s.Tmux(t, "send-keys", "-t", "%0", "Enter")
+	s.WaitScreen(t, "%0", "%end 1 2 3\n%end 1 2 3")
+	if got, want := run(t, k, "capture-pane", "-p", "-t", "%0"), s.Tmux(t, "capture-pane", "-p", "-t", "%0"); got != want {
+		t.Errorf("capture = %q, exec = %q", got, want)
+	}
+}
+
+// TestControlForgedGuard forges the exact end line of the next block (the number is a
+// server-wide counter, so a neighbourhood of the current one covers it): the reply must be
+// an ErrFraming error, never silently cut, and the connection must stay in step.
+func TestControlForgedGuard(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	k := dial(t, s)
+	num, when := currentNumber(t, s)
+	var lines []string
+	for sec := when; sec <= when+2; sec++ {
+		for n := num; n < num+120; n++ {
+			lines = append(lines, fmt.Sprintf("%%end %d %d 1", sec, n))
+		}
+	}
+	s.Tmux(t, "set-option", "-p", "-t", "%0", "@forge", strings.Join(lines, "\n"))
+	out, err := k.Run(context.Background(), "display-message", "-p", "-t", "%0", "#{@forge}")
+	if !errors.Is(err, tmuxctl.ErrFraming) {
+		t.Fatalf("forged guard: got %d bytes, error %v; want ErrFraming", len(out), err)
+	}
+	if got := run(t, k, "display-message", "-p", "after"); got != "after\n" {
+		t.Errorf("after a forged guard: %q", got)
+	}
+}
+
+// currentNumber attaches a raw control client to learn the server's command counter and time.
+func currentNumber(t *testing.T, s *tmuxtest.Server) (num, when int64) {
+	t.Helper()
+	cmd := exec.Command("tmux", "-u", "-N", "-S", s.Socket, "-C", "attach-session", "-f", "no-output,ignore-size")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	f := strings.Fields(line)
+	if err != nil || len(f) != 4 || f[0] != "%begin" {
+		t.Fatalf("raw control client said %q, %v", line, err)
+	}
+	when, _ = strconv.ParseInt(f[1], 10, 64)
+	num, _ = strconv.ParseInt(f[2], 10, 64)
+	return num, when
+}
+
+func TestControlDropped(t *testing.T) {
+	wait := func(t *testing.T, k *tmuxctl.Control, what string) {
+		t.Helper()
+		select {
+		case <-k.Done():
+		case <-time.After(3 * time.Second):
+			t.Fatalf("connection not over 3s after %s", what)
+		}
+		if !errors.Is(k.Err(), tmuxctl.ErrClosed) {
+			t.Errorf("Err() = %v, want ErrClosed", k.Err())
+		}
+		start := time.Now()
+		_, err := k.Run(context.Background(), "list-sessions")
+		if !errors.Is(err, tmuxctl.ErrClosed) || time.Since(start) > 100*time.Millisecond {
+			t.Errorf("Run after %s: %v after %s, want ErrClosed at once", what, err, time.Since(start))
+		}
+	}
+	t.Run("server killed", func(t *testing.T) {
+		s := tmuxtest.Start(t, 100, 30)
+		k := dial(t, s)
+		if k.Err() != nil {
+			t.Fatalf("Err() = %v on a live connection", k.Err())
+		}
+		s.Tmux(t, "kill-server")
+		wait(t, k, "kill-server")
+	})
+	t.Run("session closed", func(t *testing.T) {
+		s := tmuxtest.Start(t, 100, 30)
+		k := dial(t, s)
+		s.Tmux(t, "kill-session", "-t", "main")
+		wait(t, k, "kill-session")
+	})
+	t.Run("detached", func(t *testing.T) {
+		s := tmuxtest.Start(t, 100, 30)
+		k := dial(t, s)
+		s.Tmux(t, "detach-client", "-s", "main")
+		wait(t, k, "detach-client")
+	})
+	t.Run("server killed during a Run", func(t *testing.T) {
+		s := tmuxtest.Start(t, 100, 30)
+		k := dial(t, s)
+		start := time.Now()
+		_, err := k.Run(context.Background(), "run-shell", "sleep 0.2; tmux -S "+s.Socket+" kill-server; sleep 5")
+		if !errors.Is(err, tmuxctl.ErrClosed) || time.Since(start) > 3*time.Second {
+			t.Errorf("Run = %v after %s, want ErrClosed soon", err, time.Since(start))
+		}
+	})
+	t.Run("Close", func(t *testing.T) {
+		s := tmuxtest.Start(t, 100, 30)
+		k := dial(t, s)
+		if err := k.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		wait(t, k, "Close")
+		k.Close()
+		tmuxtest.WaitFor(t, 3*time.Second, "the control client to leave", func() bool {
+			return strings.TrimSpace(s.Tmux(t, "list-clients")) == ""
+		})
+	})
+}
+
+func TestControlDialErrors(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	s.Tmux(t, "kill-session", "-t", "main") // exit-empty off: the server stays
+	_, err := s.Client.Dial(context.Background())
+	var e *tmuxctl.Error
+	if !errors.Is(err, tmuxctl.ErrNoSession) || !errors.As(err, &e) || !strings.Contains(e.Stderr, "no sessions") {
+		t.Errorf("Dial without sessions: %v, want ErrNoSession", err)
+	}
+
+	dir := t.TempDir()
+	c := &tmuxctl.Client{SocketPath: filepath.Join(dir, "none")}
+	if _, err := c.Dial(context.Background()); !errors.Is(err, tmuxctl.ErrNoServer) {
+		t.Errorf("Dial without server: %v, want ErrNoServer", err)
+	}
+	if _, err := os.Stat(c.SocketPath); err == nil {
+		t.Errorf("Dial started a server on %s", c.SocketPath)
+	}
+}
+
+func TestControlInsideTmux(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	t.Setenv("TMUX", s.Socket+",1,0") // as in a pane of this server
+	k := dial(t, s)
+	if got := run(t, k, "display-message", "-p", "ok"); got != "ok\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestControlConcurrent(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	s.Tmux(t, "split-window", "-d", "-t", "main")
+	k := dial(t, s)
+	want, err := s.Client.ListPanes(context.Background(), tmuxctl.Search{})
+	if err != nil || len(want) != 2 {
+		t.Fatalf("ListPanes: %v, %v", want, err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*50)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				if i%5 == 0 {
+					got, err := k.Run(context.Background(), "list-panes", "-a", "-F", tmuxctl.PaneFormat(tmuxctl.Search{}))
+					ps, perr := tmuxctl.ParsePanes(got)
+					if err != nil || perr != nil || len(ps) != 2 || ps[0].ID != want[0].ID || ps[1].ID != want[1].ID {
+						errs <- fmt.Errorf("list-panes: %q, %v, %v", got, err, perr)
+					}
+					continue
+				}
+				w := fmt.Sprintf("g%d-%d ;'\"", g, i)
+				got, err := k.Run(context.Background(), "display-message", "-p", w)
+				if err != nil || got != w+"\n" {
+					errs <- fmt.Errorf("display-message %q: %q, %v", w, got, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestControlContext(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	k := dial(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := k.Run(ctx, "display-message", "-p", "x"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+	// run-shell holds the client's queue: the Run times out, the connection stays usable and
+	// the late reply is not taken for the next command's.
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := k.Run(ctx, "run-shell", "sleep 0.5; echo late"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("slow command: %v", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Errorf("slow command returned after %s", time.Since(start))
+	}
+	if got := run(t, k, "display-message", "-p", "next"); got != "next\n" {
+		t.Errorf("after a timeout: %q", got)
+	}
+	if k.Err() != nil {
+		t.Errorf("Err() = %v", k.Err())
+	}
+}
+
+// TestControlStuck: when the reply of an abandoned Run does not come in the next Run's time
+// either, the connection is given up and the command is reported as not sent.
+func TestControlStuck(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	k := dial(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := k.Run(ctx, "run-shell", "sleep 10"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("stuck command: %v", err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := k.Run(ctx, "display-message", "-p", "x"); !errors.Is(err, tmuxctl.ErrClosed) {
+		t.Errorf("Run after a stuck one: %v, want ErrClosed", err)
+	}
+	select {
+	case <-k.Done():
+	case <-time.After(3 * time.Second):
+		t.Fatal("connection still up")
+	}
+}
+
+// TestControlHooks: hooks print blocks of their own (and, at attach, bare lines); they are
+// not taken for a command's reply.
+func TestControlHooks(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	s.Tmux(t, "set-hook", "-g", "client-attached", "display-message -p attached-hook")
+	s.Tmux(t, "set-hook", "-g", "after-set-option", "display-message -p option-hook")
+	s.Tmux(t, "set-hook", "-g", "after-display-message", "set-option -g @hooked 1")
+	k := dial(t, s)
+	for i := range 3 {
+		if got := run(t, k, "set-option", "-g", "@x", strconv.Itoa(i)); got != "" {
+			t.Errorf("set-option: %q", got)
+		}
+		if got := run(t, k, "display-message", "-p", "d"+strconv.Itoa(i)); got != "d"+strconv.Itoa(i)+"\n" {
+			t.Errorf("display-message: %q", got)
+		}
+	}
+}
+
+func TestControlKeepsWindowSize(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	s.Tmux(t, "new-window", "-d", "-t", "main")
+	k := dial(t, s)
+	run(t, k, "list-panes", "-a")
+	run(t, k, "select-window", "-t", "main:1")
+	run(t, k, "display-message", "-p", "x")
+	if got := s.Tmux(t, "list-windows", "-a", "-F", "#{window_width}x#{window_height}"); got != "100x30\n100x30\n" {
+		t.Errorf("window sizes after Dial: %q, want 100x30", got)
+	}
+	// What tmux shows of the connection: a control-mode client that does not size windows.
+	if got := s.Tmux(t, "list-clients", "-F", "#{client_control_mode} #{client_flags}"); !strings.HasPrefix(got, "1 ") ||
+		!strings.Contains(got, "ignore-size") || !strings.Contains(got, "no-output") {
+		t.Errorf("list-clients: %q", got)
+	}
+}
+
+func TestConn(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	n := &tmuxctl.Conn{Client: s.Client, Redial: 10 * time.Millisecond}
+	defer n.Close()
+	ctx := context.Background()
+	if got, err := n.Run(ctx, "display-message", "-p", "a"); got != "a\n" || err != nil || !n.Connected() {
+		t.Fatalf("first Run: %q, %v, connected %v", got, err, n.Connected())
+	}
+	s.Tmux(t, "detach-client", "-s", "main")
+	tmuxtest.WaitFor(t, 3*time.Second, "the drop", func() bool { return !n.Connected() })
+	// Dropped: the next Run redials (or uses exec); either way it answers.
+	if got, err := n.Run(ctx, "display-message", "-p", "b"); got != "b\n" || err != nil {
+		t.Errorf("Run after a drop: %q, %v", got, err)
+	}
+	tmuxtest.WaitFor(t, 3*time.Second, "a redial", func() bool {
+		n.Run(ctx, "display-message", "-p", "c")
+		return n.Connected()
+	})
+	// No session: no connection, exec answers, with exec's errors.
+	s.Tmux(t, "kill-session", "-t", "main")
+	tmuxtest.WaitFor(t, 3*time.Second, "the drop", func() bool { return !n.Connected() })
+	if _, err := n.Run(ctx, "set-option", "-p", "-t", "%0", "@x", "1"); !errors.Is(err, tmuxctl.ErrNoTarget) {
+		t.Errorf("Run without sessions: %v, want exec's ErrNoTarget", err)
+	}
+	if got, err := n.Run(ctx, "display-message", "-p", "d"); got != "d\n" || err != nil || n.Connected() {
+		t.Errorf("Run without sessions: %q, %v, connected %v", got, err, n.Connected())
+	}
+	if err := n.Close(); err != nil || n.Connected() {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// benchServer is a server with 50 panes running cat.
+func benchServer(b *testing.B) *tmuxtest.Server {
+	s := tmuxtest.Start(b, 200, 50, "cat")
+	for range 49 {
+		s.Tmux(b, "new-window", "-d", "-t", "main", "cat")
+	}
+	return s
+}
+
+// cpu is the CPU time used so far by this process and its waited-for children, and by the
+// processes pids (read from /proc: the tmux server, a control client), in nanoseconds.
+func cpu(b *testing.B, pids ...int) (self, others time.Duration) {
+	var ru, ch syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ch)
+	self = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime) +
+		syscall.TimevalToNsec(ch.Utime) + syscall.TimevalToNsec(ch.Stime))
+	for _, pid := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			b.Fatalf("no /proc: %v", err)
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+		ut, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14, in clock ticks (USER_HZ 100)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		others += time.Duration(ut+st) * 10 * time.Millisecond
+	}
+	return self, others
+}
+
+func pid(b *testing.B, s *tmuxtest.Server, args ...string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s.Tmux(b, args...)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+func benchList(b *testing.B, s *tmuxtest.Server, runner func(context.Context, ...string) (string, error), clientPID int) {
+	benchListF(b, s, runner, clientPID, tmuxctl.PaneFormat(tmuxctl.Search{}))
+}
+
+func benchListF(b *testing.B, s *tmuxtest.Server, runner func(context.Context, ...string) (string, error), clientPID int, format string) {
+	server := pid(b, s, "display-message", "-p", "#{pid}")
+	pids := []int{server}
+	if clientPID != 0 {
+		pids = append(pids, clientPID)
+	}
+	args := []string{"list-panes", "-a", "-F", format}
+	ctx := context.Background()
+	self0, others0 := cpu(b, pids...)
+	_, server0 := cpu(b, server)
+	for b.Loop() {
+		out, err := runner(ctx, args...)
+		if err != nil || strings.Count(out, "\n") != 50 {
+			b.Fatalf("list-panes: %d rows, %v", strings.Count(out, "\n"), err)
+		}
+	}
+	self1, others1 := cpu(b, pids...)
+	_, server1 := cpu(b, server)
+	n := float64(b.N)
+	b.ReportMetric(float64(self1-self0+(others1-others0)-(server1-server0))/n, "client-cpu-ns/op")
+	b.ReportMetric(float64(server1-server0)/n, "server-cpu-ns/op")
+}
+
+func BenchmarkControlListPanes(b *testing.B) {
+	s := benchServer(b)
+	k := dial(b, s)
+	client := pid(b, s, "list-clients", "-F", "#{client_pid}")
+	benchList(b, s, k.Run, client)
+}
+
+func BenchmarkExecListPanes(b *testing.B) {
+	s := benchServer(b)
+	benchList(b, s, s.Client.Run, 0)
+}
+
+// benchSet measures a cheap command (set-option on a pane): the per-command overhead of each
+// transport, the control connection's sync line included.
+func benchSet(b *testing.B, s *tmuxtest.Server, runner func(context.Context, ...string) (string, error), clientPID int) {
+	server := pid(b, s, "display-message", "-p", "#{pid}")
+	pids := []int{server}
+	if clientPID != 0 {
+		pids = append(pids, clientPID)
+	}
+	ctx := context.Background()
+	self0, others0 := cpu(b, pids...)
+	_, server0 := cpu(b, server)
+	for b.Loop() {
+		if _, err := runner(ctx, "set-option", "-p", "-t", "%0", "@cac_state", "waiting"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	self1, others1 := cpu(b, pids...)
+	_, server1 := cpu(b, server)
+	n := float64(b.N)
+	b.ReportMetric(float64(self1-self0+(others1-others0)-(server1-server0))/n, "client-cpu-ns/op")
+	b.ReportMetric(float64(server1-server0)/n, "server-cpu-ns/op")
+}
+
+func BenchmarkControlSetOption(b *testing.B) {
+	s := tmuxtest.Start(b, 100, 30, "cat")
+	k := dial(b, s)
+	benchSet(b, s, k.Run, pid(b, s, "list-clients", "-F", "#{client_pid}"))
+}
+
+func BenchmarkExecSetOption(b *testing.B) {
+	s := tmuxtest.Start(b, 100, 30, "cat")
+	benchSet(b, s, s.Client.Run, 0)
+}
