@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/cac-tmux
 FUZZTIME ?= 30s
 
-.PHONY: help build run test lint fuzz bench clean
+.PHONY: help build run test lint fuzz bench gobench clean
 
 help:
 	@echo "make build   build $(BIN)"
@@ -11,7 +11,8 @@ help:
 	@echo "make test    lint, then every test (needs tmux for integration tests)"
 	@echo "make lint    gofmt + go vet"
 	@echo "make fuzz    fuzz the detector for FUZZTIME (default $(FUZZTIME))"
-	@echo "make bench   Go benchmarks of the hot paths"
+	@echo "make bench   the cost harness: N=10,100,500 Claude panes, watcher vs a naive poller (~45 min; BENCHFLAGS=-quick ~2 min)"
+	@echo "make gobench Go benchmarks of the hot paths"
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cac-tmux
@@ -31,6 +32,9 @@ fuzz:
 	$(GO) test ./detector -run '^$$' -fuzz FuzzDetect -fuzztime $(FUZZTIME)
 
 bench:
+	$(GO) run ./bench/watchcost $(BENCHFLAGS)
+
+gobench:
 	$(GO) test ./... -run '^$$' -bench . -benchmem -count 5
 
 clean:

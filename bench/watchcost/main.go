@@ -1,26 +1,29 @@
 //go:build linux
 
-// Command watchcost measures what `cac-tmux watch` costs on a tmux server full of idle Claude
-// Code sessions, and how quickly it reacts to a usage limit. It builds cac-tmux and the fake
-// Claude Code (watcher/fakeclaude, installed as "claude") into a temporary directory, starts
-// private tmux servers there (tmux -S, never the default server) and prints a markdown table:
+// Command watchcost measures what `cac-tmux watch` costs on a tmux server full of Claude Code
+// sessions and how punctually it reacts to a usage limit, next to a naive poller that
+// captures every pane every tick. It builds cac-tmux and the fake Claude Code
+// (watcher/fakeclaude, installed as "claude") into a temporary directory, starts private tmux
+// servers there (tmux -S, TMUX_TMPDIR private, TMUX unset) and, for each N of -n and each of
+// -runs runs, on one server of N fake sessions (-busy of them animating a spinner, one stopped
+// at a limit an hour away, the rest idle):
 //
-//  1. For each N (-n): N idle fake sessions, one window each. The watcher runs at its defaults
-//     (interval 2s, margin 60s); after -warmup (start-up: every pane identified and captured
-//     once) its CPU is read from /proc/PID/stat (utime+stime+cutime+cstime: the tmux clients
-//     it waits for land in cutime/cstime) over -window, with the tmux server's own
-//     utime+stime and the watcher's VmHWM. Then, on the same server with the watcher stopped,
-//     a naive poller (capture-pane -p of every pane every 2s) runs for -naive-window and its
-//     children's CPU is read with getrusage(RUSAGE_CHILDREN).
-//  2. Detection latency: on a server with -latency-n idle sessions and a watcher with
-//     --margin 5s, one more fake hits the limit at T (--limit-at): latency is the time of the
-//     watcher's JSON log line "waiting" for that pane minus T.
-//  3. Key delay: that fake's reset is a whole minute at least 12s after T, so it is due at
-//     reset+5s; delay is the time of the first read of its terminal (its --log) minus due.
+//  1. runs the watcher (--interval -interval, --margin 5s) and reads its CPU from /proc
+//     (utime+stime, cutime+cstime for the tmux clients it waited for, plus any live child),
+//     the tmux server's CPU and the watcher's VmHWM over a window of at least -window;
+//  2. with the same watcher, measures detection latency and resume punctuality on a probe
+//     pane (one of the N: an idle fake with --limit-at T --reset R) that hits the limit just
+//     after the window: latency is the watcher's "waiting" log line minus T, punctuality the
+//     fake's first read of its terminal minus the due instant R + margin;
+//  3. runs a second watcher with a counting `tmux` wrapper first in its PATH and counts the
+//     tmux commands it runs per tick over -count-window (a separate phase: the wrapper's cost
+//     never reaches the CPU figures);
+//  4. runs the naive poller (capture-pane -p of every pane every -interval) on the same panes
+//     for -naive-window.
 //
-// Every measurement is repeated -runs times; the table shows medians and min–max. Nothing is
-// written into the repository; the temporary directory is removed and every tmux server is
-// killed at the end, on error and on SIGINT/SIGTERM.
+// It prints a markdown table per N (medians, min–max) and writes a CSV and a PNG plot (CPU %
+// vs N, log–log, drawn with a built-in 5×7 bitmap font) under -out. Every tmux server is
+// killed and the temporary directory removed at the end, on error and on SIGINT/SIGTERM/SIGHUP.
 package main
 
 import (
@@ -30,12 +33,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,26 +46,31 @@ import (
 )
 
 const (
-	interval = 2 * time.Second // the watcher's default interval, also the naive poller's
-	margin   = 5 * time.Second // the watcher's --margin for the latency part
-	batch    = 50              // new-window commands per tmux call
+	margin = 5 * time.Second // the watcher's --margin: the probe is due at its reset + margin
+	batch  = 50              // new-window commands per tmux call
 )
 
 type options struct {
-	ns          []int
-	runs        int
-	window      time.Duration
-	warmup      time.Duration
-	naiveWindow time.Duration
-	latencyN    int
-	latency     bool
+	ns                       []int
+	busy                     int
+	interval                 time.Duration
+	runs                     int
+	window, warmup           time.Duration
+	countWindow, naiveWindow time.Duration
+	latency, quick           bool
+	out                      string
+	outDir                   string // out made absolute (relative paths are to the repository root)
+	started                  time.Time
+	liveChildren             bool // /proc/PID/task/TID/children exists
 }
 
 var (
 	opt      options
-	tmp      string  // the temporary directory: binaries, sockets, logs
-	revision string  // what the binaries were built from
+	root     string  // the repository root
+	tmp      string  // the temporary directory: binaries, sockets, logs, the watchers' XDG dirs
 	bin      string  // tmp/bin
+	realTmux string  // the tmux binary, resolved before any PATH change
+	revision string  // what the binaries were built from
 	clkTck   = 100.0 // clock ticks per second, from getconf CLK_TCK
 
 	mu       sync.Mutex
@@ -75,24 +81,45 @@ var (
 
 func main() {
 	var n string
-	flag.StringVar(&n, "n", "10,100,500", "numbers of idle Claude panes, comma separated")
-	flag.IntVar(&opt.runs, "runs", 5, "repetitions of every measurement")
-	flag.DurationVar(&opt.window, "window", 60*time.Second, "steady-state measurement window of the watcher")
+	flag.StringVar(&n, "n", "10,100,500", "numbers of Claude panes per server, comma separated")
+	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner)")
+	flag.DurationVar(&opt.interval, "interval", time.Second, "the watcher's --interval (its tick), also the naive poller's")
+	flag.IntVar(&opt.runs, "runs", 5, "repetitions of every measurement (a fresh server each)")
+	flag.DurationVar(&opt.window, "window", 60*time.Second, "minimum CPU window of the watcher (extended to the probe's limit instant, 0–60s more)")
 	flag.DurationVar(&opt.warmup, "warmup", 10*time.Second, "start-up time excluded from the window (extended until every pane is supervised)")
-	flag.DurationVar(&opt.naiveWindow, "naive-window", 10*time.Second, "measurement window of the naive poller (its cost per pass is steady)")
-	flag.IntVar(&opt.latencyN, "latency-n", 10, "idle panes on the server of the latency and key-delay runs")
-	flag.BoolVar(&opt.latency, "latency", true, "measure detection latency and key delay (about one minute per run)")
+	flag.DurationVar(&opt.countWindow, "count-window", 30*time.Second, "window of the tmux command count (30s: one revisit of the stopped pane)")
+	flag.DurationVar(&opt.naiveWindow, "naive-window", 10*time.Second, "window of the naive poller (its cost per pass is steady)")
+	flag.BoolVar(&opt.latency, "latency", true, "measure detection latency and resume punctuality (adds 0–60s per N and run: the probe's reset is a whole minute)")
+	flag.StringVar(&opt.out, "out", "results", "directory for the CSV and the PNG (relative: to the repository root)")
+	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s (flags given win), 2–3 minutes")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "watchcost: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	if opt.quick {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for name, v := range map[string]string{"n": "10,50", "runs": "1", "window": "10s", "warmup": "3s", "count-window": "10s", "naive-window": "5s"} {
+			if !set[name] {
+				flag.Set(name, v)
+			}
+		}
+	}
+	least := opt.busy + 1 // the stopped pane
+	if opt.latency {
+		least++ // the probe
+	}
 	for _, f := range strings.Split(n, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			fmt.Fprintf(os.Stderr, "watchcost: -n: %q is not a positive number\n", f)
+		if err != nil || v < least {
+			fmt.Fprintf(os.Stderr, "watchcost: -n: %q is not a number ≥ %d (-busy, the stopped pane and the probe)\n", f, least)
 			os.Exit(2)
 		}
 		opt.ns = append(opt.ns, v)
 	}
-	if opt.runs < 1 || opt.window <= 0 || opt.warmup < 0 || opt.naiveWindow <= 0 || opt.latencyN < 0 {
-		fmt.Fprintln(os.Stderr, "watchcost: -runs, -window, -naive-window must be positive, -warmup and -latency-n not negative")
+	if opt.runs < 1 || opt.window <= 0 || opt.warmup < 0 || opt.countWindow <= 0 || opt.naiveWindow <= 0 || opt.busy < 0 || opt.interval < 100*time.Millisecond {
+		fmt.Fprintln(os.Stderr, "watchcost: -runs, -window, -count-window, -naive-window must be positive, -warmup and -busy not negative, -interval ≥ 100ms")
 		os.Exit(2)
 	}
 	os.Unsetenv("TMUX") // every tmux call names its server with -S anyway
@@ -115,21 +142,41 @@ func main() {
 }
 
 func run() error {
-	root, err := repoRoot()
-	if err != nil {
+	opt.started = time.Now()
+	var err error
+	if root, err = repoRoot(); err != nil {
+		return err
+	}
+	if realTmux, err = exec.LookPath("tmux"); err != nil {
+		return fmt.Errorf("tmux is not installed: %w", err)
+	}
+	if realTmux, err = filepath.Abs(realTmux); err != nil {
+		return err
+	}
+	opt.outDir = opt.out
+	if !filepath.IsAbs(opt.outDir) {
+		opt.outDir = filepath.Join(root, opt.outDir)
+	}
+	if err := os.MkdirAll(opt.outDir, 0o755); err != nil {
 		return err
 	}
 	if tmp, err = os.MkdirTemp("/tmp", "cb."); err != nil { // short: socket paths must stay < ~100 bytes
 		return err
 	}
+	os.Setenv("TMUX_TMPDIR", tmp) // even a tmux call without -S cannot reach the default server
 	bin = filepath.Join(tmp, "bin")
 	if out, err := exec.Command("getconf", "CLK_TCK").Output(); err == nil {
 		if v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64); err == nil && v > 0 {
 			clkTck = v
 		}
 	}
+	_, err = os.Stat(fmt.Sprintf("/proc/self/task/%d/children", os.Getpid()))
+	opt.liveChildren = err == nil
 	conf := "set -g exit-empty off\nset -g default-shell /bin/sh\nset -g history-limit 100\n"
 	if err := os.WriteFile(filepath.Join(tmp, "tmux.conf"), []byte(conf), 0o644); err != nil {
+		return err
+	}
+	if err := writeWrapper(); err != nil {
 		return err
 	}
 	logf("building into %s", bin)
@@ -142,26 +189,30 @@ func run() error {
 			return fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
 		}
 	}
-	logf("estimated runtime: %s", estimate().Round(10*time.Second))
-	start := time.Now()
+	logf("estimated runtime: about %s", estimate().Round(time.Minute))
 
-	res := map[int][]idleResult{}
+	res := map[int][]result{}
 	for r := 1; r <= opt.runs; r++ { // runs outermost: drift over time spreads over every N
 		for _, n := range opt.ns {
-			x, err := measureIdle(n, r)
+			x, err := measure(n, r)
 			if err != nil {
 				return fmt.Errorf("N=%d run %d: %w", n, r, err)
 			}
 			res[n] = append(res[n], x)
 		}
 	}
-	var lat latencyResult
-	if opt.latency {
-		if lat, err = measureLatency(); err != nil {
-			return fmt.Errorf("latency: %w", err)
-		}
+	took := time.Since(opt.started)
+	report(res, took)
+	stamp := opt.started.Format("20060102-150405")
+	csvPath := filepath.Join(opt.outDir, "watchcost-"+stamp+".csv")
+	pngPath := filepath.Join(opt.outDir, "watchcost-"+stamp+".png")
+	if err := writeCSV(csvPath, res); err != nil {
+		return err
 	}
-	report(res, lat, time.Since(start))
+	if err := writePlot(pngPath, res); err != nil {
+		return err
+	}
+	fmt.Printf("\nWritten: %s\nWritten: %s\n", csvPath, pngPath)
 	return nil
 }
 
@@ -169,16 +220,23 @@ func run() error {
 func estimate() time.Duration {
 	var d time.Duration
 	for _, n := range opt.ns {
-		d += opt.warmup + opt.window + opt.naiveWindow + 2*time.Second + time.Duration(n)*8*time.Millisecond
+		perN := time.Duration(n) * 8 * time.Millisecond
+		d += time.Second + perN + opt.warmup + opt.window // server, watcher
+		if opt.latency {
+			d += 3*opt.interval + 30*time.Second + probeGap() + margin + 3*time.Second // the probe: its whole minute is 30s away on average
+		}
+		d += 2*time.Second + perN + 2*opt.interval + opt.countWindow // the counting watcher
+		d += opt.naiveWindow + time.Second
 	}
-	d *= time.Duration(opt.runs)
-	if opt.latency {
-		d += time.Duration(opt.runs)*time.Minute + 20*time.Second
-	}
-	return d
+	return d * time.Duration(opt.runs)
 }
 
-// revision names the commit the binaries were built from, read-only ("git status" may write
+// probeGap is the least time between the probe's limit T and its reset R: the watcher must
+// have seen the stop (one tick) well before R, or it would read the printed clock time as
+// tomorrow's.
+func probeGap() time.Duration { return max(6*time.Second, 3*opt.interval+3*time.Second) }
+
+// describe names the commit the binaries were built from, read-only ("git status" may write
 // the index): HEAD, and whether tracked files differ from it.
 func describe(root string) string {
 	head, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
@@ -212,6 +270,52 @@ func logf(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
 }
 
+// ---- the counting tmux wrapper --------------------------------------------------------------
+
+// The wrapper is what the counting watcher finds first in its PATH as "tmux". Per call it
+// appends one line to tmp/count/execs: the tmux command (the first argument that is not a
+// global flag or a flag's value), or "control-mode-client" for a `tmux -C` client, whose
+// input it copies to tmp/count/control (one line per command the watcher writes); then it runs
+// the real tmux.
+const wrapperScript = `#!/bin/sh
+# watchcost: log the tmux command of this call, then run the real tmux.
+sub= cc= skip=
+for a in "$@"; do
+	if [ -n "$skip" ]; then skip=; continue; fi
+	case $a in
+	-[LSfTc]) skip=1 ;;
+	-*C*) cc=1 ;;
+	-*) ;;
+	*) sub=$a; break ;;
+	esac
+done
+if [ -n "$cc" ]; then
+	printf 'control-mode-client\n' >>'%[1]s/execs'
+	tee -a '%[1]s/control' | '%[2]s' "$@"
+	exit $?
+fi
+printf '%%s\n' "${sub:-(none)}" >>'%[1]s/execs'
+exec '%[2]s' "$@"
+`
+
+func countDir() string   { return filepath.Join(tmp, "count") }
+func wrapperDir() string { return filepath.Join(tmp, "wrap") }
+
+func writeWrapper() error {
+	for _, d := range []string{countDir(), wrapperDir()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{"execs", "control"} {
+		if err := os.WriteFile(filepath.Join(countDir(), f), nil, 0o644); err != nil {
+			return err
+		}
+	}
+	script := fmt.Sprintf(wrapperScript, countDir(), realTmux)
+	return os.WriteFile(filepath.Join(wrapperDir(), "tmux"), []byte(script), 0o755)
+}
+
 // ---- tmux servers -------------------------------------------------------------------------
 
 var sockSeq int
@@ -221,7 +325,7 @@ func tmuxCmd(sock string, args ...string) (string, error) {
 	if sock == "" {
 		panic("tmux without a socket")
 	}
-	cmd := exec.Command("tmux", append([]string{"-S", sock}, args...)...)
+	cmd := exec.Command(realTmux, append([]string{"-S", sock}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -232,41 +336,51 @@ func tmuxCmd(sock string, args ...string) (string, error) {
 }
 
 type server struct {
-	sock string
-	pid  int
+	sock    string
+	pid     int
+	panes   int    // fake sessions made at the start
+	stopped string // the pane id of the session stopped at a limit
 }
 
-// newServer starts a tmux server with n idle fake Claude Code sessions, one window each, and
-// waits until every one has drawn its screen.
+// newServer starts a tmux server with n fake Claude Code sessions, one window (120x40) each in
+// one session: the first stopped at a limit an hour away (`--scenario plain`), the next
+// opt.busy animating a spinner (`--scenario idle --spinner`), the rest idle
+// (`--scenario idle`). It waits until every one has drawn its screen.
 func newServer(n int) (*server, error) {
 	mu.Lock()
 	sockSeq++
-	s := &server{sock: filepath.Join(tmp, "s"+strconv.Itoa(sockSeq))}
+	s := &server{sock: filepath.Join(tmp, "s"+strconv.Itoa(sockSeq)), panes: n}
 	if cleaned {
 		mu.Unlock()
 		return s, errors.New("interrupted")
 	}
 	sockets[s.sock] = 0
-	claude := []string{filepath.Join(bin, "claude"), "--scenario", "idle"}
-	args := append([]string{"-f", filepath.Join(tmp, "tmux.conf"), "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40"}, claude...)
-	_, err := tmuxCmd(s.sock, args...) // under mu: cleanup cannot run between the start and its registration
+	claude := filepath.Join(bin, "claude")
+	reset := time.Now().Add(time.Hour).Truncate(time.Minute).UTC().Format(time.RFC3339)
+	stopped := []string{claude, "--scenario", "plain", "--reset", reset}
+	args := append([]string{"-f", filepath.Join(tmp, "tmux.conf"), "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "bench", "-x", "120", "-y", "40"}, stopped...)
+	out, err := tmuxCmd(s.sock, args...) // under mu: cleanup cannot run between the start and its registration
 	mu.Unlock()
 	if err != nil {
 		return s, err
 	}
+	s.stopped = strings.TrimSpace(out)
 	for made := 1; made < n; {
 		var args []string
 		for k := 0; k < batch && made < n; k, made = k+1, made+1 {
 			if k > 0 {
 				args = append(args, ";")
 			}
-			args = append(append(args, "new-window", "-d", "-t", "bench:"), claude...)
+			args = append(args, "new-window", "-d", "-t", "bench:", claude, "--scenario", "idle")
+			if made <= opt.busy {
+				args = append(args, "--spinner")
+			}
 		}
 		if _, err := tmuxCmd(s.sock, args...); err != nil {
 			return s, err
 		}
 	}
-	out, err := tmuxCmd(s.sock, "display-message", "-p", "#{pid}")
+	out, err = tmuxCmd(s.sock, "display-message", "-p", "#{pid}")
 	if err != nil {
 		return s, err
 	}
@@ -294,15 +408,15 @@ func newServer(n int) (*server, error) {
 	}
 }
 
-// drawn counts the panes whose command is claude and whose screen shows the idle session.
+// drawn counts the panes whose command is claude and whose screen shows its session.
 func (s *server) drawn() (int, error) {
-	out, err := tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_current_command}\t#{C:Worked for}")
+	out, err := tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_current_command}\t#{C:Worked for}\t#{C:hit your session limit}")
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, l := range strings.Split(out, "\n") {
-		if cmd, row, ok := strings.Cut(l, "\t"); ok && cmd == "claude" && row != "0" {
+		if f := strings.Split(l, "\t"); len(f) == 3 && f[0] == "claude" && (f[1] != "0" || f[2] != "0") {
 			n++
 		}
 	}
@@ -339,7 +453,7 @@ func killServer(sock string) {
 }
 
 // ours lists the processes this program started that outlive their server: fakes (their exe
-// is tmp/bin/claude) and tmux servers whose command line names a socket in tmp.
+// is tmp/bin/claude) and tmux processes whose command line names a socket in tmp.
 func ours() []int {
 	ents, _ := os.ReadDir("/proc")
 	fake := filepath.Join(bin, "claude")
@@ -401,7 +515,10 @@ type watcher struct {
 
 var watchSeq int
 
-func startWatcher(sock string, extra ...string) (*watcher, error) {
+// startWatcher runs `cac-tmux watch -S sock --log-format json --interval I --margin 5s` with
+// its own XDG config, state and runtime directories in tmp (no configuration file, a fresh
+// state file and lock), and with the counting wrapper first in its PATH when counting.
+func startWatcher(sock string, counting bool) (*watcher, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if cleaned {
@@ -409,13 +526,34 @@ func startWatcher(sock string, extra ...string) (*watcher, error) {
 	}
 	watchSeq++
 	w := &watcher{log: filepath.Join(tmp, fmt.Sprintf("watch%d.log", watchSeq)), done: make(chan error, 1)}
+	xdg := filepath.Join(tmp, fmt.Sprintf("x%d", watchSeq))
+	for _, d := range []string{"config", "state", "run"} {
+		if err := os.MkdirAll(filepath.Join(xdg, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
 	f, err := os.Create(w.log)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	args := append([]string{"watch", "-S", sock, "--log-format", "json"}, extra...)
+	args := []string{"watch", "-S", sock, "--log-format", "json", "--interval", opt.interval.String(), "--margin", margin.String()}
 	w.cmd = exec.Command(filepath.Join(bin, "cac-tmux"), args...)
+	path := os.Getenv("PATH")
+	if counting {
+		path = wrapperDir() + string(os.PathListSeparator) + path
+	}
+	var env []string
+	for _, e := range os.Environ() {
+		k, _, _ := strings.Cut(e, "=")
+		switch k {
+		case "PATH", "TMUX", "TMUX_PANE", "TMUX_TMPDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR":
+		default:
+			env = append(env, e)
+		}
+	}
+	w.cmd.Env = append(env, "PATH="+path, "TMUX_TMPDIR="+tmp,
+		"XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"), "XDG_RUNTIME_DIR="+filepath.Join(xdg, "run"))
 	w.cmd.Stdout, w.cmd.Stderr = f, f
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a Ctrl-C reaches it through cleanup only
 	if err := w.cmd.Start(); err != nil {
@@ -486,10 +624,38 @@ func (w *watcher) supervised() (n int, problems []string, panes map[string]bool)
 	return len(panes), problems, panes
 }
 
+// logged returns the time of the first log line with this message about pane (zero: none).
+func (w *watcher) logged(pane, message string) (time.Time, error) {
+	for _, l := range w.lines() {
+		if l.Pane == pane && l.Message == message {
+			t, err := time.Parse(time.RFC3339Nano, l.Time)
+			if err != nil {
+				return t, fmt.Errorf("watcher log time %q: %v", l.Time, err)
+			}
+			return t, nil
+		}
+	}
+	return time.Time{}, nil
+}
+
+// waitSupervised waits until the watcher supervises want panes.
+func (w *watcher) waitSupervised(want int, timeout time.Duration) error {
+	t0 := time.Now()
+	for deadline := t0.Add(timeout); ; time.Sleep(100 * time.Millisecond) {
+		got, problems, _ := w.supervised()
+		if got >= want {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the watcher supervises %d of %d panes after %s (%v)", got, want, time.Since(t0).Round(time.Second), problems)
+		}
+	}
+}
+
 // ---- /proc ---------------------------------------------------------------------------------
 
-// cpuTicks is a process's CPU in clock ticks: own (utime+stime) and waited-for children
-// (cutime+cstime).
+// cpuTicks is a process's CPU in clock ticks: own (utime+stime) and children (cutime+cstime
+// of the children it waited for, plus all CPU of its live descendants).
 type cpuTicks struct{ own, children float64 }
 
 func (c cpuTicks) total() float64 { return c.own + c.children }
@@ -513,6 +679,41 @@ func readCPU(pid int) (cpuTicks, error) {
 	return cpuTicks{own: v[0] + v[1], children: v[2] + v[3]}, nil
 }
 
+// treeCPU is readCPU of pid with the CPU of its live descendants added to children: a tmux
+// client running at a window's edge (or a persistent one, such as a control-mode client) is
+// counted for the part of its CPU inside the window. The descendants are read first: one that
+// ends in between is counted twice rather than missed (one tmux call, about 1 ms).
+func treeCPU(pid int) (cpuTicks, error) {
+	var live float64
+	for _, k := range descendants(pid) {
+		if c, err := readCPU(k); err == nil {
+			live += c.total() // its reaped children included; its live ones are in the list too
+		}
+	}
+	c, err := readCPU(pid)
+	c.children += live
+	return c, err
+}
+
+// descendants lists pid's children and theirs, from /proc/PID/task/*/children.
+func descendants(pid int) []int {
+	if !opt.liveChildren {
+		return nil
+	}
+	var out []int
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		for _, f := range strings.Fields(string(b)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				out = append(out, k)
+				out = append(out, descendants(k)...)
+			}
+		}
+	}
+	return out
+}
+
 // peakRSS is VmHWM in MB.
 func peakRSS(pid int) (float64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -529,362 +730,6 @@ func peakRSS(pid int) (float64, error) {
 }
 
 func sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
-
-// ---- part 1: idle panes ------------------------------------------------------------------
-
-type idleResult struct {
-	watcherPct, serverPct, rssMB, startupS float64
-	clientsPct                             float64       // the part of watcherPct spent in its tmux clients
-	warmup                                 time.Duration // the warm-up actually used
-	naivePct, naiveServerPct               float64
-	naivePass                              time.Duration // mean duration of one naive pass
-	naiveFailed                            int
-}
-
-func measureIdle(n, run int) (r idleResult, err error) {
-	t := time.Now()
-	s, err := newServer(n)
-	defer s.kill()
-	if err != nil {
-		return r, err
-	}
-	setup := time.Since(t)
-	w, err := startWatcher(s.sock)
-	if err != nil {
-		return r, err
-	}
-	defer w.stop()
-	t0 := time.Now()
-	sleepUntil(t0.Add(opt.warmup))
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		got, problems, _ := w.supervised()
-		if got >= n {
-			break
-		}
-		if time.Now().After(deadline) {
-			return r, fmt.Errorf("the watcher supervises %d of %d panes after %s (%v)", got, n, time.Since(t0).Round(time.Second), problems)
-		}
-	}
-	a, err := readCPU(w.pid)
-	if err != nil {
-		return r, err
-	}
-	sa, err := readCPU(s.pid)
-	if err != nil {
-		return r, err
-	}
-	ta := time.Now()
-	r.warmup = ta.Sub(t0)
-	r.startupS = a.total() / clkTck
-	time.Sleep(opt.window)
-	b, err := readCPU(w.pid)
-	if err != nil {
-		return r, err
-	}
-	sb, err := readCPU(s.pid)
-	if err != nil {
-		return r, err
-	}
-	el := time.Since(ta).Seconds()
-	if r.rssMB, err = peakRSS(w.pid); err != nil {
-		return r, err
-	}
-	r.watcherPct = (b.total() - a.total()) / clkTck / el * 100
-	r.clientsPct = (b.children - a.children) / clkTck / el * 100
-	r.serverPct = (sb.own - sa.own) / clkTck / el * 100
-	if _, problems, _ := w.supervised(); len(problems) > 0 {
-		logf("  warning: the watcher logged: %s", strings.Join(problems, "; "))
-	}
-	w.stop()
-
-	ids, err := s.paneIDs()
-	if err != nil {
-		return r, err
-	}
-	if err := naive(s, ids, &r); err != nil {
-		return r, err
-	}
-	logf("run %d/%d N=%d: setup %s, warm-up %s (start-up %.2f CPU s), watcher+clients %.3f%% (clients %.3f%%), tmux server %.3f%%, peak RSS %.1f MB; naive %.2f%% (server %.2f%%, pass %s)",
-		run, opt.runs, n, setup.Round(100*time.Millisecond), r.warmup.Round(100*time.Millisecond), r.startupS,
-		r.watcherPct, r.clientsPct, r.serverPct, r.rssMB, r.naivePct, r.naiveServerPct, r.naivePass.Round(time.Millisecond))
-	return r, nil
-}
-
-// naive runs `tmux capture-pane -p -t %N` for every pane, a pass every 2s (back to back when a
-// pass takes longer), for opt.naiveWindow, and reads the CPU of those tmux clients with
-// getrusage(RUSAGE_CHILDREN): no other child of this process ends meanwhile.
-func naive(s *server, ids []string, r *idleResult) error {
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
-	s0, err := readCPU(s.pid)
-	if err != nil {
-		return err
-	}
-	t0 := time.Now()
-	end := t0.Add(opt.naiveWindow)
-	passes, busy := 0, time.Duration(0)
-	for next := t0; next.Before(end); {
-		p := time.Now()
-		for _, id := range ids {
-			cmd := exec.Command("tmux", "-S", s.sock, "capture-pane", "-p", "-t", id)
-			if _, err := cmd.Output(); err != nil {
-				r.naiveFailed++
-			}
-		}
-		passes++
-		busy += time.Since(p)
-		next = next.Add(interval)
-		if now := time.Now(); next.Before(now) {
-			next = now // overran: the next pass starts at once
-		}
-		sleepUntil(next)
-	}
-	sleepUntil(end)
-	el := time.Since(t0).Seconds()
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
-	s1, err := readCPU(s.pid)
-	if err != nil {
-		return err
-	}
-	cpu := func(ru syscall.Rusage) float64 {
-		return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-	}
-	r.naivePct = (cpu(ru1) - cpu(ru0)) / el * 100
-	r.naiveServerPct = (s1.own - s0.own) / clkTck / el * 100
-	r.naivePass = busy / time.Duration(passes)
-	if r.naiveFailed > 0 {
-		logf("  warning: %d naive captures failed", r.naiveFailed)
-	}
-	return nil
-}
-
-// ---- parts 2 and 3: detection latency and key delay ------------------------------------
-
-type latencyResult struct {
-	latency, delay []float64 // ms
-	resumed        int
-	notes          []string
-}
-
-func measureLatency() (res latencyResult, err error) {
-	s, err := newServer(opt.latencyN)
-	defer s.kill()
-	if err != nil {
-		return res, err
-	}
-	w, err := startWatcher(s.sock, "--margin", margin.String())
-	if err != nil {
-		return res, err
-	}
-	defer w.stop()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if got, _, _ := w.supervised(); got >= opt.latencyN {
-			break
-		}
-		if time.Now().After(deadline) {
-			return res, errors.New("the watcher does not supervise every idle pane")
-		}
-	}
-	// The latency is the wait for the next tick plus a look, so it depends on where T falls in
-	// the watcher's 2s tick: the phases are stratified (one random phase in each 1/runs of the
-	// tick, in random order) so that a few runs sample the whole tick.
-	strata := rand.Perm(opt.runs)
-	for k := 1; k <= opt.runs; k++ {
-		// reset: the first whole minute at least 22s away; T 12–14s before it (≥ 10s); the
-		// pane is made about 8–10s before T.
-		phase := time.Duration((float64(strata[k-1]) + rand.Float64()) / float64(opt.runs) * float64(interval))
-		const lead = 22 * time.Second
-		reset := time.Now().Add(lead).Truncate(time.Minute)
-		if reset.Before(time.Now().Add(lead)) {
-			reset = reset.Add(time.Minute)
-		}
-		T := reset.Add(-12*time.Second - phase)
-		due := reset.Add(margin)
-		logf("latency run %d/%d: limit at %s, reset %s, due %s", k, opt.runs, T.Format("15:04:05.000"), reset.Format("15:04:05"), due.Format("15:04:05"))
-		sleepUntil(reset.Add(-lead))
-		fakeLog := filepath.Join(tmp, fmt.Sprintf("limit%d.log", k))
-		out, err := tmuxCmd(s.sock, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:",
-			filepath.Join(bin, "claude"), "--scenario", "idle", "--log", fakeLog,
-			"--limit-at", T.Format(time.RFC3339Nano), "--reset", reset.UTC().Format(time.RFC3339))
-		if err != nil {
-			return res, err
-		}
-		pane := strings.TrimSpace(out)
-		// The watcher must have taken the pane on before T.
-		for {
-			if _, _, panes := w.supervised(); panes[pane] {
-				break
-			}
-			if time.Now().After(T) {
-				res.notes = append(res.notes, fmt.Sprintf("run %d: pane %s was not supervised before T", k, pane))
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		// Detection: the "waiting" line for the pane.
-		var seen time.Time
-		for deadline := T.Add(20 * time.Second); seen.IsZero() && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			for _, l := range w.lines() {
-				if l.Pane == pane && l.Message == "waiting" {
-					if seen, err = time.Parse(time.RFC3339Nano, l.Time); err != nil {
-						return res, fmt.Errorf("watcher log time %q: %v", l.Time, err)
-					}
-					break
-				}
-			}
-		}
-		if seen.IsZero() {
-			res.notes = append(res.notes, fmt.Sprintf("run %d: no \"waiting\" line for %s within 20s of T", k, pane))
-		} else {
-			res.latency = append(res.latency, float64(seen.Sub(T).Microseconds())/1000)
-		}
-		// Keys: the first read of the fake's terminal.
-		var typed time.Time
-		resumed := false
-		for deadline := due.Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			typed, resumed = readFakeLog(fakeLog)
-			if !typed.IsZero() && (resumed || time.Now().After(typed.Add(5*time.Second))) {
-				break
-			}
-		}
-		if typed.IsZero() {
-			res.notes = append(res.notes, fmt.Sprintf("run %d: no key reached %s within 20s of due", k, pane))
-		} else {
-			res.delay = append(res.delay, float64(typed.Sub(due).Microseconds())/1000)
-		}
-		if resumed {
-			res.resumed++
-		}
-		if len(res.latency) > 0 && len(res.delay) > 0 {
-			logf("  latency %.0f ms, key delay %.0f ms, resumed %v", res.latency[len(res.latency)-1], res.delay[len(res.delay)-1], resumed)
-		}
-		if _, err := tmuxCmd(s.sock, "kill-pane", "-t", pane); err != nil {
-			return res, err
-		}
-	}
-	if _, problems, _ := w.supervised(); len(problems) > 0 {
-		res.notes = append(res.notes, "the watcher logged: "+strings.Join(problems, "; "))
-	}
-	return res, nil
-}
-
-// readFakeLog returns the time of the first read of the fake's terminal (zero: none yet) and
-// whether the session resumed.
-func readFakeLog(path string) (first time.Time, resumed bool) {
-	b, _ := os.ReadFile(path)
-	for _, l := range strings.Split(string(b), "\n") {
-		if l == "# state resumed" {
-			resumed = true
-		}
-		if ts, _, ok := strings.Cut(l, "\t"); ok && first.IsZero() && !strings.HasPrefix(l, "#") {
-			if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-				first = t
-			}
-		}
-	}
-	return first, resumed
-}
-
-// ---- output --------------------------------------------------------------------------------
-
-type stat struct{ med, lo, hi float64 }
-
-func summarize(v []float64) stat {
-	if len(v) == 0 {
-		return stat{}
-	}
-	s := slices.Sorted(slices.Values(v))
-	m := s[len(s)/2]
-	if len(s)%2 == 0 {
-		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return stat{m, s[0], s[len(s)-1]}
-}
-
-func (s stat) format(prec int) string {
-	med, lo, hi := strconv.FormatFloat(s.med, 'f', prec, 64), strconv.FormatFloat(s.lo, 'f', prec, 64), strconv.FormatFloat(s.hi, 'f', prec, 64)
-	if lo == hi {
-		return med
-	}
-	return med + " (" + lo + "–" + hi + ")"
-}
-
-func pick(rs []idleResult, f func(idleResult) float64) stat {
-	v := make([]float64, len(rs))
-	for i, r := range rs {
-		v[i] = f(r)
-	}
-	return summarize(v)
-}
-
-func report(res map[int][]idleResult, lat latencyResult, took time.Duration) {
-	tv, _ := exec.Command("tmux", "-V").Output()
-	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
-	cmdline := fmt.Sprintf("go run ./bench/watchcost -n %s -runs %d -window %s -warmup %s -naive-window %s -latency-n %d -latency=%v",
-		joinInts(opt.ns), opt.runs, opt.window, opt.warmup, opt.naiveWindow, opt.latencyN, opt.latency)
-
-	fmt.Println()
-	fmt.Printf("## cac-tmux watch: cost on idle Claude Code panes\n\n")
-	fmt.Printf("%s, %s, Linux %s, %d CPUs, CLK_TCK %.0f; cac-tmux built from %s; %d run(s) per figure; took %s.\n",
-		strings.TrimSpace(string(tv)), runtime.Version(), strings.TrimSpace(string(kernel)), runtime.NumCPU(), clkTck,
-		revision, opt.runs, took.Round(time.Second))
-	fmt.Printf("Fake sessions: watcher/fakeclaude --scenario idle, one window (120x40) per fake in one session. ")
-	fmt.Printf("Watcher: `cac-tmux watch -S SOCK --log-format json` (interval 2s, default margin); CPU over %s after a %s warm-up. ", opt.window, opt.warmup)
-	fmt.Printf("Naive poller: `tmux capture-pane -p -t %%N` for every pane every 2s (back to back when a pass overruns), tmux clients' CPU only, over %s on the same server with the watcher stopped.\n\n", opt.naiveWindow)
-	fmt.Println("| N idle panes | watcher+clients CPU % (median, min–max) | tmux server CPU % | peak RSS MB | start-up CPU s | naive poller CPU % | naive: tmux server CPU % | ratio naive/watcher | ratio with the server |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, n := range opt.ns {
-		rs := res[n]
-		w := pick(rs, func(r idleResult) float64 { return r.watcherPct })
-		nv := pick(rs, func(r idleResult) float64 { return r.naivePct })
-		sv := pick(rs, func(r idleResult) float64 { return r.serverPct })
-		nsv := pick(rs, func(r idleResult) float64 { return r.naiveServerPct })
-		ratio, both := "–", "–"
-		if w.med > 0 {
-			ratio = fmt.Sprintf("%.0f×", nv.med/w.med)
-		}
-		if w.med+sv.med > 0 {
-			both = fmt.Sprintf("%.0f×", (nv.med+nsv.med)/(w.med+sv.med))
-		}
-		fmt.Printf("| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", n,
-			w.format(3), sv.format(3),
-			pick(rs, func(r idleResult) float64 { return r.rssMB }).format(1),
-			pick(rs, func(r idleResult) float64 { return r.startupS }).format(2),
-			nv.format(2), nsv.format(2), ratio, both)
-	}
-	fmt.Println()
-	for _, n := range opt.ns {
-		rs := res[n]
-		pass := pick(rs, func(r idleResult) float64 { return r.naivePass.Seconds() * 1000 })
-		wu := pick(rs, func(r idleResult) float64 { return r.warmup.Seconds() })
-		note := ""
-		if pass.med > interval.Seconds()*1000 {
-			note = " (longer than the 2s interval: the naive loop ran back to back)"
-		}
-		perTick := func(f func(idleResult) float64) float64 { return pick(rs, f).med * interval.Seconds() * 10 } // % → ms per tick
-		fmt.Printf("- N=%d: per 2s tick (medians) the watcher+clients use %.1f ms CPU, %.1f ms of it in tmux clients; the tmux server %.1f ms. A naive pass took %s ms%s. Warm-up used: %s s.\n",
-			n, perTick(func(r idleResult) float64 { return r.watcherPct }), perTick(func(r idleResult) float64 { return r.clientsPct }),
-			perTick(func(r idleResult) float64 { return r.serverPct }), pass.format(0), note, wu.format(1))
-	}
-	if opt.latency {
-		fmt.Println()
-		fmt.Printf("Detection and keys: %d idle panes + 1 fake that hits the limit at T (`--scenario idle --limit-at T --reset R`, R a whole minute 12–14s after T); watcher with `--margin %s`, due = R + %s.\n\n", opt.latencyN, margin, margin)
-		fmt.Printf("- detection latency (T → the watcher's \"waiting\" log line): %s ms over %d run(s)\n", summarize(lat.latency).format(0), len(lat.latency))
-		fmt.Printf("- key delay (due → the fake's first read of its terminal): %s ms over %d run(s); resumed %d of %d\n", summarize(lat.delay).format(0), len(lat.delay), lat.resumed, opt.runs)
-		for _, n := range lat.notes {
-			fmt.Printf("- note: %s\n", n)
-		}
-	}
-	fmt.Printf("\nReproduce (from the repository root): `%s`\n", cmdline)
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
-}
 
 // cleanup stops every watcher, kills every tmux server and fake, removes the temporary
 // directory. Safe to call twice and from the signal handler.

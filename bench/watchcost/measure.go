@@ -1,0 +1,339 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// result is one run on one server of N panes.
+type result struct {
+	// the watcher
+	watcherPct, clientsPct, serverPct, rssMB, startupS float64
+	warmup, window                                     time.Duration
+	// the probe
+	latencyMs, delayMs []float64 // ms; empty when not measured
+	resumed            bool
+	// the counting watcher
+	execs, control int            // lines in the window
+	ticks          float64        // window / interval
+	bySub          map[string]int // execs by tmux command; control-mode lines by their first word
+	// the naive poller
+	naivePct, naiveServerPct float64
+	naivePass                time.Duration
+	naiveFailed              int
+}
+
+func (r result) cmdsPerTick() float64 { return float64(r.execs+r.control) / r.ticks }
+
+var notes []string // problems met, printed under the tables
+
+func note(n, run int, format string, a ...any) {
+	s := fmt.Sprintf("N=%d run %d: ", n, run) + fmt.Sprintf(format, a...)
+	notes = append(notes, s)
+	logf("  note: %s", s)
+}
+
+func measure(n, run int) (r result, err error) {
+	t := time.Now()
+	made := n
+	if opt.latency {
+		made-- // the probe is the N-th pane
+	}
+	s, err := newServer(made)
+	defer s.kill()
+	if err != nil {
+		return r, err
+	}
+	setup := time.Since(t)
+	if err := watch(s, n, run, &r); err != nil {
+		return r, err
+	}
+	if err := count(s, n, run, &r); err != nil {
+		return r, err
+	}
+	ids, err := s.paneIDs()
+	if err != nil {
+		return r, err
+	}
+	if err := naive(s, ids, &r); err != nil {
+		return r, err
+	}
+	lat, del := "–", "–"
+	if len(r.latencyMs) > 0 {
+		lat = fmt.Sprintf("%.0f ms", r.latencyMs[0])
+	}
+	if len(r.delayMs) > 0 {
+		del = fmt.Sprintf("%.0f ms", r.delayMs[0])
+	}
+	logf("run %d/%d N=%d: setup %s, warm-up %s, window %s: watcher+clients %.3f%% (clients %.3f%%), tmux server %.3f%%, peak RSS %.1f MB; detection %s, keys %s after due; %.2f tmux commands/tick; naive %.2f%% (server %.2f%%, pass %s)",
+		run, opt.runs, n, setup.Round(100*time.Millisecond), r.warmup.Round(100*time.Millisecond), r.window.Round(100*time.Millisecond),
+		r.watcherPct, r.clientsPct, r.serverPct, r.rssMB, lat, del, r.cmdsPerTick(), r.naivePct, r.naiveServerPct, r.naivePass.Round(time.Millisecond))
+	return r, nil
+}
+
+// watch runs the watcher on the server: warm-up, the probe pane, the CPU window, and the
+// probe's detection and keys.
+func watch(s *server, n, run int, r *result) error {
+	w, err := startWatcher(s.sock, false)
+	if err != nil {
+		return err
+	}
+	defer w.stop()
+	t0 := time.Now()
+	sleepUntil(t0.Add(opt.warmup))
+	if err := w.waitSupervised(s.panes, 2*time.Minute+time.Duration(s.panes)*50*time.Millisecond); err != nil {
+		return err
+	}
+	if at, err := w.logged(s.stopped, "waiting"); err != nil {
+		return err
+	} else if at.IsZero() {
+		note(n, run, "the session stopped at a limit (%s) is not \"waiting\" after the warm-up", s.stopped)
+	}
+	a, err := treeCPU(w.pid)
+	if err != nil {
+		return err
+	}
+	r.warmup = time.Since(t0)
+	r.startupS = a.total() / clkTck
+
+	// The probe: an idle fake that hits the limit at T, just after the window, with a reset R
+	// a whole minute (the stop prints the clock to the minute) at least probeGap after T. T
+	// falls at a random point of the watcher's tick. It is made now, so that the watcher has
+	// taken it on before the window starts.
+	var probe, fakeLog string
+	var T, R time.Time
+	end := time.Now().Add(3*opt.interval + time.Second + opt.window)
+	if opt.latency {
+		phase := time.Duration(rand.Float64() * float64(opt.interval))
+		lead := probeGap() + phase + 300*time.Millisecond
+		R = end.Add(lead).Truncate(time.Minute)
+		if R.Before(end.Add(lead)) {
+			R = R.Add(time.Minute)
+		}
+		T = R.Add(-probeGap() - phase)
+		end = T.Add(-300 * time.Millisecond)
+		fakeLog = filepath.Join(tmp, fmt.Sprintf("probe%d.log", watchSeq))
+		out, err := tmuxCmd(s.sock, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:",
+			filepath.Join(bin, "claude"), "--scenario", "idle", "--log", fakeLog,
+			"--limit-at", T.Format(time.RFC3339Nano), "--reset", R.UTC().Format(time.RFC3339))
+		if err != nil {
+			return err
+		}
+		probe = strings.TrimSpace(out)
+		if err := w.waitSupervised(n, 3*opt.interval+5*time.Second); err != nil {
+			note(n, run, "the probe pane: %v", err)
+		}
+		time.Sleep(opt.interval + 200*time.Millisecond) // the watcher's first look at it
+		a, err = treeCPU(w.pid)
+		if err != nil {
+			return err
+		}
+	}
+
+	sa, err := readCPU(s.pid)
+	if err != nil {
+		return err
+	}
+	ta := time.Now()
+	if !opt.latency {
+		end = ta.Add(opt.window)
+	}
+	sleepUntil(end)
+	b, err := treeCPU(w.pid)
+	if err != nil {
+		return err
+	}
+	sb, err := readCPU(s.pid)
+	if err != nil {
+		return err
+	}
+	r.window = time.Since(ta)
+	el := r.window.Seconds()
+	if r.window < opt.window*9/10 {
+		note(n, run, "the CPU window was %s only", r.window.Round(100*time.Millisecond))
+	}
+	if r.rssMB, err = peakRSS(w.pid); err != nil {
+		return err
+	}
+	r.watcherPct = (b.total() - a.total()) / clkTck / el * 100
+	r.clientsPct = (b.children - a.children) / clkTck / el * 100
+	r.serverPct = (sb.own - sa.own) / clkTck / el * 100
+
+	if opt.latency {
+		if err := detect(w, n, run, probe, fakeLog, T, R.Add(margin), r); err != nil {
+			return err
+		}
+	}
+	if _, problems, _ := w.supervised(); len(problems) > 0 {
+		note(n, run, "the watcher logged: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// detect waits for the watcher's "waiting" line about the probe (detection latency: its time
+// minus T) and for the first read of the probe's terminal (resume punctuality: its time minus
+// due), then for the session to resume.
+func detect(w *watcher, n, run int, probe, fakeLog string, T, due time.Time, r *result) error {
+	logf("  probe %s: limit at %s, due %s", probe, T.Format("15:04:05.000"), due.Format("15:04:05"))
+	var seen time.Time
+	for deadline := T.Add(20 * time.Second); seen.IsZero() && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var err error
+		if seen, err = w.logged(probe, "waiting"); err != nil {
+			return err
+		}
+	}
+	if seen.IsZero() {
+		note(n, run, "no \"waiting\" line for the probe %s within 20s of its limit", probe)
+	} else {
+		r.latencyMs = append(r.latencyMs, float64(seen.Sub(T).Microseconds())/1000)
+	}
+	var typed time.Time
+	for deadline := due.Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		typed, r.resumed = readFakeLog(fakeLog)
+		if !typed.IsZero() && (r.resumed || time.Now().After(typed.Add(5*time.Second))) {
+			break
+		}
+	}
+	if typed.IsZero() {
+		note(n, run, "no key reached the probe %s within 20s of due", probe)
+	} else {
+		r.delayMs = append(r.delayMs, float64(typed.Sub(due).Microseconds())/1000)
+	}
+	if !r.resumed {
+		note(n, run, "the probe %s did not resume", probe)
+	}
+	return nil
+}
+
+// readFakeLog returns the time of the first read of the fake's terminal (zero: none yet) and
+// whether the session resumed.
+func readFakeLog(path string) (first time.Time, resumed bool) {
+	b, _ := os.ReadFile(path)
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "# state resumed" {
+			resumed = true
+		}
+		if ts, _, ok := strings.Cut(l, "\t"); ok && first.IsZero() && !strings.HasPrefix(l, "#") {
+			if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+				first = t
+			}
+		}
+	}
+	return first, resumed
+}
+
+// count runs a second watcher with the counting wrapper first in its PATH and counts the
+// tmux commands it runs over opt.countWindow, after it took every pane on and looked at each
+// once.
+func count(s *server, n, run int, r *result) error {
+	w, err := startWatcher(s.sock, true)
+	if err != nil {
+		return err
+	}
+	defer w.stop()
+	if err := w.waitSupervised(n, 2*time.Minute+time.Duration(n)*50*time.Millisecond); err != nil {
+		return fmt.Errorf("counting watcher: %w", err)
+	}
+	time.Sleep(2 * opt.interval)
+	execs, control := filepath.Join(countDir(), "execs"), filepath.Join(countDir(), "control")
+	e0, c0 := size(execs), size(control)
+	t := time.Now()
+	time.Sleep(opt.countWindow)
+	e1, c1 := size(execs), size(control)
+	el := time.Since(t)
+	w.stop()
+	r.ticks = el.Seconds() / opt.interval.Seconds()
+	r.bySub = map[string]int{}
+	for _, l := range segment(execs, e0, e1) {
+		r.execs++
+		r.bySub[l]++
+	}
+	for _, l := range segment(control, c0, c1) {
+		r.control++
+		first, _, _ := strings.Cut(strings.TrimSpace(l), " ")
+		r.bySub["-C "+first]++
+	}
+	if _, problems, _ := w.supervised(); len(problems) > 0 {
+		note(n, run, "the counting watcher logged: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func size(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// segment returns the lines of path between the byte offsets from and to.
+func segment(path string, from, to int64) []string {
+	b, _ := os.ReadFile(path)
+	if to > int64(len(b)) {
+		to = int64(len(b))
+	}
+	if from >= to {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b[from:to]), "\n"), "\n")
+}
+
+// naive runs `tmux capture-pane -p -t %N` for every pane, a pass every opt.interval (back to
+// back when a pass takes longer), for opt.naiveWindow, and reads the CPU of those tmux clients
+// with getrusage(RUSAGE_CHILDREN): no other child of this process ends meanwhile.
+func naive(s *server, ids []string, r *result) error {
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
+	s0, err := readCPU(s.pid)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	end := t0.Add(opt.naiveWindow)
+	passes, busy := 0, time.Duration(0)
+	for next := t0; next.Before(end); {
+		p := time.Now()
+		for _, id := range ids {
+			cmd := exec.Command(realTmux, "-S", s.sock, "capture-pane", "-p", "-t", id)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Run(); err != nil {
+				r.naiveFailed++
+			}
+		}
+		passes++
+		busy += time.Since(p)
+		next = next.Add(opt.interval)
+		if now := time.Now(); next.Before(now) {
+			next = now // overran: the next pass starts at once
+		}
+		sleepUntil(next)
+	}
+	sleepUntil(end)
+	el := time.Since(t0).Seconds()
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
+	s1, err := readCPU(s.pid)
+	if err != nil {
+		return err
+	}
+	cpu := func(ru syscall.Rusage) float64 {
+		return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	}
+	r.naivePct = (cpu(ru1) - cpu(ru0)) / el * 100
+	r.naiveServerPct = (s1.own - s0.own) / clkTck / el * 100
+	r.naivePass = busy / time.Duration(passes)
+	if r.naiveFailed > 0 {
+		logf("  warning: %d naive captures failed", r.naiveFailed)
+	}
+	return nil
+}

@@ -1,0 +1,275 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// quantity is one measured figure: a row of a table and of the CSV.
+type quantity struct {
+	key, unit, label string
+	prec             int
+	ratio            bool                   // printed with ×
+	get              func(result) []float64 // a run's values (none: not measured)
+}
+
+func one(f func(r result) float64) func(result) []float64 {
+	return func(r result) []float64 { return []float64{f(r)} }
+}
+
+// ratio divides, and measures nothing when the denominator is 0.
+func ratio(num, den float64) []float64 {
+	if den <= 0 {
+		return nil
+	}
+	return []float64{num / den}
+}
+
+var quantities = []quantity{
+	{"watcher_cpu_pct", "%", "cac-tmux watch CPU, % of one core (with its tmux clients)", 3, false, one(func(r result) float64 { return r.watcherPct })},
+	{"watcher_clients_cpu_pct", "%", "… of which its tmux client processes", 3, false, one(func(r result) float64 { return r.clientsPct })},
+	{"tmux_server_cpu_pct", "%", "tmux server CPU % while it watches", 3, false, one(func(r result) float64 { return r.serverPct })},
+	{"watcher_peak_rss_mb", "MB", "watcher peak RSS, MB", 1, false, one(func(r result) float64 { return r.rssMB })},
+	{"watcher_startup_cpu_s", "s", "watcher start-up CPU, s (to the end of the warm-up)", 2, false, one(func(r result) float64 { return r.startupS })},
+	{"tmux_cmds_per_tick", "commands", "tmux commands per tick at idle (separate counting watcher)", 2, false, one(result.cmdsPerTick)},
+	{"tmux_execs_per_tick", "processes", "… tmux processes started per tick", 2, false, one(func(r result) float64 { return float64(r.execs) / r.ticks })},
+	{"control_cmds_per_tick", "lines", "… control-mode command lines per tick", 2, false, one(func(r result) float64 { return float64(r.control) / r.ticks })},
+	{"naive_cpu_pct", "%", "naive poller CPU, % of one core (its tmux clients)", 2, false, one(func(r result) float64 { return r.naivePct })},
+	{"naive_server_cpu_pct", "%", "tmux server CPU % while the naive poller runs", 2, false, one(func(r result) float64 { return r.naiveServerPct })},
+	{"naive_pass_ms", "ms", "naive poller: one pass over every pane, ms", 0, false, one(func(r result) float64 { return float64(r.naivePass.Microseconds()) / 1000 })},
+	{"ratio_cpu", "x", "CPU ratio naive / cac-tmux", 0, true, func(r result) []float64 { return ratio(r.naivePct, r.watcherPct) }},
+	{"ratio_cpu_with_server", "x", "CPU ratio naive / cac-tmux, tmux server added to both", 1, true, func(r result) []float64 {
+		return ratio(r.naivePct+r.naiveServerPct, r.watcherPct+r.serverPct)
+	}},
+	{"detection_latency_ms", "ms", "detection latency, ms (limit screen drawn → \"waiting\" logged)", 0, false, func(r result) []float64 { return r.latencyMs }},
+	{"resume_punctuality_ms", "ms", "resume punctuality, ms (due instant → first key read)", 0, false, func(r result) []float64 { return r.delayMs }},
+	{"cpu_window_s", "s", "CPU window, s", 0, false, one(func(r result) float64 { return r.window.Seconds() })},
+}
+
+func quantityByKey(key string) quantity {
+	for _, q := range quantities {
+		if q.key == key {
+			return q
+		}
+	}
+	panic("no quantity " + key)
+}
+
+type stat struct {
+	med, lo, hi float64
+	n           int
+}
+
+func summarize(v []float64) stat {
+	if len(v) == 0 {
+		return stat{}
+	}
+	s := slices.Sorted(slices.Values(v))
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return stat{m, s[0], s[len(s)-1], len(s)}
+}
+
+// of summarizes a quantity over the runs of one N.
+func (q quantity) of(rs []result) stat {
+	var v []float64
+	for _, r := range rs {
+		v = append(v, q.get(r)...)
+	}
+	return summarize(v)
+}
+
+func (q quantity) num(v float64) string {
+	s := strconv.FormatFloat(v, 'f', q.prec, 64)
+	if q.ratio {
+		s += "×"
+	}
+	return s
+}
+
+// cells are the median and the min–max of a stat ("–" when not measured, or when one run).
+func (q quantity) cells(s stat) (string, string) {
+	if s.n == 0 {
+		return "–", "–"
+	}
+	if s.n == 1 {
+		return q.num(s.med), "–"
+	}
+	return q.num(s.med), q.num(s.lo) + " – " + q.num(s.hi)
+}
+
+func (q quantity) format(s stat) string {
+	med, rng := q.cells(s)
+	if rng == "–" {
+		return med
+	}
+	return med + " (" + rng + ")"
+}
+
+func report(res map[int][]result, took time.Duration) {
+	tv, _ := exec.Command(realTmux, "-V").Output()
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	tick := opt.interval.String()
+
+	fmt.Println()
+	fmt.Printf("## cac-tmux watch vs a naive poller, tick %s\n\n", tick)
+	fmt.Printf("%s, %s, Linux %s, %d CPUs, CLK_TCK %.0f; cac-tmux built from %s; %d run(s) per figure (a fresh server each); took %s.\n\n",
+		strings.TrimSpace(string(tv)), runtime.Version(), strings.TrimSpace(string(kernel)), runtime.NumCPU(), clkTck,
+		revision, opt.runs, took.Round(time.Second))
+	fmt.Printf("Each server: N fake Claude Code sessions (watcher/fakeclaude), one 120x40 window each: 1 stopped at a limit an hour away, %d running a turn with an animated spinner, the rest idle", opt.busy)
+	if opt.latency {
+		fmt.Printf(" (one of them the probe, which hits a limit after the CPU window)")
+	}
+	fmt.Printf(". Watcher: `cac-tmux watch -S SOCK --log-format json --interval %s --margin %s`, CPU over ≥ %s after a ≥ %s warm-up, from /proc (its own, its waited-for and live tmux clients). ", tick, margin, opt.window, opt.warmup)
+	fmt.Printf("Commands: a second watcher with a counting `tmux` wrapper first in its PATH, over %s. ", opt.countWindow)
+	fmt.Printf("Naive poller: `tmux capture-pane -p -t %%N` for every pane every %s (passes back to back when one overruns), its tmux clients' CPU, over %s on the same panes with the watcher stopped.", tick, opt.naiveWindow)
+	if opt.latency {
+		fmt.Printf(" Detection and keys: measured on the N-pane server itself, by the watcher of the CPU window: the probe's limit at T, its reset R a whole minute ≥ %s after T, due = R + %s.", probeGap(), margin)
+	}
+	fmt.Printf("\n")
+
+	for _, n := range opt.ns {
+		rs := res[n]
+		idle := n - opt.busy - 1
+		fmt.Printf("\n### N = %d: %d idle, %d busy (spinner), 1 stopped at a limit\n\n", n, idle, opt.busy)
+		fmt.Println("| quantity | median | min – max |")
+		fmt.Println("|---|---:|---:|")
+		for _, q := range quantities {
+			if !opt.latency && (q.key == "detection_latency_ms" || q.key == "resume_punctuality_ms") {
+				continue
+			}
+			med, rng := q.cells(q.of(rs))
+			fmt.Printf("| %s | %s | %s |\n", q.label, med, rng)
+		}
+		fmt.Printf("\nCommands per tick by tmux command, all runs (%s): %s.", commandsNote(rs), breakdown(rs))
+		if p := quantityByKey("naive_pass_ms").of(rs); p.med > float64(opt.interval.Milliseconds()) {
+			fmt.Printf(" A naive pass took longer than the tick: its passes ran back to back, so it polled less often than every %s.", opt.interval)
+		}
+		fmt.Println()
+	}
+
+	targets(res)
+	if len(notes) > 0 {
+		fmt.Println()
+		for _, n := range notes {
+			fmt.Printf("- note: %s\n", n)
+		}
+	}
+	fmt.Printf("\nReproduce (from the repository root): `go run ./bench/watchcost -n %s -busy %d -interval %s -runs %d -window %s -warmup %s -count-window %s -naive-window %s -latency=%v`\n",
+		joinInts(opt.ns), opt.busy, opt.interval, opt.runs, opt.window, opt.warmup, opt.countWindow, opt.naiveWindow, opt.latency)
+}
+
+// breakdown lists the commands per tick by tmux command, over every run of one N.
+func breakdown(rs []result) string {
+	sum, ticks := map[string]int{}, 0.0
+	for _, r := range rs {
+		for k, v := range r.bySub {
+			sum[k] += v
+		}
+		ticks += r.ticks
+	}
+	if len(sum) == 0 || ticks == 0 {
+		return "none"
+	}
+	keys := slices.SortedFunc(maps.Keys(sum), func(a, b string) int { return sum[b] - sum[a] })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %.2f", k, float64(sum[k])/ticks))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func commandsNote(rs []result) string {
+	for _, r := range rs {
+		if r.control > 0 {
+			return "tmux processes by command, and control-mode lines as \"-C command\""
+		}
+	}
+	return "tmux processes; no control-mode client was used"
+}
+
+// targets checks the issue's targets at N=500 (else the largest N).
+func targets(res map[int][]result) {
+	n := slices.Max(opt.ns)
+	where := fmt.Sprintf("N=%d", n)
+	if n != 500 {
+		where += " (the targets are for N=500, which this run did not measure)"
+	}
+	if opt.interval != time.Second {
+		where += fmt.Sprintf(" (the targets are for a 1s tick, this run used %s)", opt.interval)
+	}
+	rs := res[n]
+	fmt.Printf("\n### Targets, at %s\n\n", where)
+	check := func(what string, ok bool, got string) {
+		verdict := "met"
+		if !ok {
+			verdict = "MISSED"
+		}
+		fmt.Printf("- %s: %s — %s\n", what, got, verdict)
+	}
+	cpu := quantityByKey("watcher_cpu_pct")
+	c := cpu.of(rs)
+	check("watcher + its tmux clients ≤ 0.5 % of one core (median)", c.med <= 0.5, cpu.format(c)+" %")
+	rss := quantityByKey("watcher_peak_rss_mb")
+	m := rss.of(rs)
+	check("watcher peak RSS ≤ 20 MB (max)", m.hi <= 20, rss.format(m)+" MB")
+	rq := quantityByKey("ratio_cpu")
+	ra := rq.of(rs)
+	check("CPU ≥ 20× lower than the naive poller (median)", ra.n > 0 && ra.med >= 20, rq.format(ra))
+	if !opt.latency {
+		return
+	}
+	lq := quantityByKey("detection_latency_ms")
+	l := lq.of(rs)
+	check(fmt.Sprintf("detection ≤ 1 tick = %d ms (max)", opt.interval.Milliseconds()), l.n == opt.runs && l.hi <= float64(opt.interval.Milliseconds()), lq.format(l)+" ms")
+	kq := quantityByKey("resume_punctuality_ms")
+	k := kq.of(rs)
+	check("keys ≤ 1 s after the due instant, never before (max, min)", k.n == opt.runs && k.hi <= 1000 && k.lo >= 0, kq.format(k)+" ms")
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// writeCSV writes one row per N per quantity: median, min and max over the runs.
+func writeCSV(path string, res map[int][]result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"n", "busy", "tick_s", "runs", "quantity", "unit", "median", "min", "max", "samples"})
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	for _, n := range opt.ns {
+		for _, q := range quantities {
+			s := q.of(res[n])
+			row := []string{strconv.Itoa(n), strconv.Itoa(opt.busy), g(opt.interval.Seconds()), strconv.Itoa(opt.runs), q.key, q.unit, "", "", "", strconv.Itoa(s.n)}
+			if s.n > 0 {
+				row[6], row[7], row[8] = g(s.med), g(s.lo), g(s.hi)
+			}
+			w.Write(row)
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
