@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,14 +24,12 @@ import (
 
 // memStore is a state file in memory.
 type memStore struct {
-	recs  map[string]store.Pane
-	saves int
+	recs map[string]store.Pane
 }
 
 func (m *memStore) Load() (map[string]store.Pane, error) { return maps.Clone(m.recs), nil }
 func (m *memStore) Save(r map[string]store.Pane) error {
 	m.recs = maps.Clone(r)
-	m.saves++
 	return nil
 }
 
@@ -229,7 +228,7 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 		now = next
 	}
 	want := []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second, 10 * time.Second, 10 * time.Second}
-	if !equalDurations(waits, want) {
+	if !slices.Equal(waits, want) {
 		t.Errorf("waits between tries without a server = %v, want %v", waits, want)
 	}
 	if n := strings.Count(logs.String(), "no tmux server"); n != 1 {
@@ -254,18 +253,6 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 	}
 	r.wantKeys(p)
 	r.wantKeys(q)
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Due instants are wall-clock instants: after a suspend the first tick resumes a pane whose

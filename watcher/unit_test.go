@@ -36,7 +36,6 @@ type fakeTmux struct {
 	captures map[string]int
 	noProc   bool // the process table is unreadable
 	down     bool // no server on the socket: every call fails
-	lists    int  // listings tried
 	searches []tmuxctl.Search
 	globals  map[string]string
 	// onKey, when set, runs before a key reaches a pane.
@@ -76,7 +75,6 @@ func (p *fakePane) draw(screen string) {
 }
 
 func (f *fakeTmux) ListPanes(_ context.Context, s tmuxctl.Search) ([]tmuxctl.Pane, error) {
-	f.lists++
 	f.searches = append(f.searches, s)
 	if f.down {
 		return nil, errNoServer

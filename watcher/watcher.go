@@ -245,14 +245,18 @@ func (w *Watcher) save() {
 	if w.cfg.Store == nil || w.cfg.DryRun {
 		return
 	}
-	recs := make(map[string]store.Pane, len(w.restore))
-	maps.Copy(recs, w.restore)
+	recs := maps.Clone(w.restore)
+	w.records(recs)
+	w.report("state file", w.cfg.Store.Save(recs))
+}
+
+// records adds the records of the supervised sessions that have one to recs.
+func (w *Watcher) records(recs map[string]store.Pane) {
 	for id, p := range w.panes {
 		if r, ok := p.record(); ok {
 			recs[id] = r
 		}
 	}
-	w.report("state file", w.cfg.Store.Save(recs))
 }
 
 // gone handles a listing that found no server on the socket: the first time it is logged and
@@ -261,11 +265,7 @@ func (w *Watcher) save() {
 func (w *Watcher) gone(now time.Time, err error) time.Time {
 	if w.down == 0 {
 		w.cfg.Log.Warn().Err(err).Msg("no tmux server on the socket; waiting for one (the watcher keeps running)")
-		for id, p := range w.panes {
-			if r, ok := p.record(); ok {
-				w.restore[id] = r
-			}
-		}
+		w.records(w.restore)
 		clear(w.panes)
 		clear(w.idents)
 		w.announced = false
@@ -319,12 +319,6 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return next, err
 	}
-	w.latest = time.Time{}
-	for _, info := range list {
-		if info.WindowActivity.After(w.latest) {
-			w.latest = info.WindowActivity
-		}
-	}
 	var errs []error
 	if w.down > 0 {
 		w.cfg.Log.Info().Int("panes", len(list)).Msg("a tmux server runs on the socket; supervising it")
@@ -336,8 +330,12 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		errs = append(errs, err)
 	}
 	seen := make(map[string]bool, len(list))
+	w.latest = time.Time{}
 	for _, info := range list {
 		seen[info.ID] = true
+		if info.WindowActivity.After(w.latest) {
+			w.latest = info.WindowActivity
+		}
 		errs = append(errs, w.visit(ctx, info, now))
 	}
 	for id := range w.restore {
