@@ -540,23 +540,42 @@ func quoteArg(b *strings.Builder, s string) {
 }
 
 // Conn runs tmux commands over a control connection while one is up and by exec otherwise:
-// it dials on first use, dials again (at most once per Redial) when tmux drops the
-// connection, and runs a command by exec (Client.Run) whenever no connection is up. A
-// command cut off by a drop after it was sent is not run again (it may have run): its error
-// wraps ErrClosed, and the next Run redials or uses exec.
+// it dials on first use, dials again when tmux drops the connection (at most once per
+// Redial; after failed dials the wait doubles, up to 10 s), and runs a command by exec
+// (Client.Run) whenever no connection is up. A command cut off by a drop after it was sent is
+// not run again (it may have run): its error wraps ErrClosed, and the next Run redials or
+// uses exec.
+//
+// The connection is an attached client of one session, and tmux 3.3a counts it as such. On a
+// server whose global exit-unattached is on, or when that session's destroy-unattached is
+// on, it would keep the server or the session alive after the user's last detach: there
+// Conn closes it at once and uses exec from then on.
 type Conn struct {
 	Client *Client
 	// Redial is the least time between two dials, DefaultRedial when zero.
 	Redial time.Duration
+	// Log, when not nil, is told when a connection comes up ("up", nil), when tmux drops it
+	// ("down", why), when a dial fails ("dial", why) and when Conn gives control mode up on
+	// this server ("refused", why). Calls come from Run, one at a time.
+	Log func(event string, err error)
 
 	mu       sync.Mutex
 	k        *Control
 	lastDial time.Time
+	failures int   // dials failed in a row
+	refused  error // why control mode is not used on this server
 	closed   bool
 }
 
 // DefaultRedial is Conn's least time between two dials.
 const DefaultRedial = time.Second
+
+// maxRedial bounds the wait between failed dials: a server started again is back on control
+// mode within it.
+const maxRedial = 10 * time.Second
+
+// ErrRefused: Conn does not use control mode on this server (see Conn).
+var ErrRefused = errors.New("control mode not used")
 
 // Run runs a command like Client.Run, over the control connection when one is up.
 func (n *Conn) Run(ctx context.Context, args ...string) (string, error) {
@@ -566,38 +585,78 @@ func (n *Conn) Run(ctx context.Context, args ...string) (string, error) {
 			return out, err
 		}
 	}
-	return n.Client.Run(ctx, args...)
+	return n.Client.exec(ctx, args...)
 }
 
-// control returns the live control connection, dialling if none is up and the last dial is
-// at least Redial old; nil when there is none (Run then uses exec).
+// control returns the live control connection, dialling if none is up and the wait since
+// the last dial is over; nil when there is none (Run then uses exec).
 func (n *Conn) control(ctx context.Context) *Control {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.closed {
+	if n.closed || n.refused != nil {
 		return nil
 	}
 	if n.k != nil {
-		if n.k.Err() == nil {
+		err := n.k.Err()
+		if err == nil {
 			return n.k
 		}
 		n.k.Close()
 		n.k = nil
+		n.log("down", err)
 	}
-	redial := n.Redial
-	if redial <= 0 {
-		redial = DefaultRedial
+	wait := n.Redial
+	if wait <= 0 {
+		wait = DefaultRedial
 	}
-	if !n.lastDial.IsZero() && time.Since(n.lastDial) < redial {
+	for i := 0; i < n.failures && wait < maxRedial; i++ {
+		wait *= 2
+	}
+	if !n.lastDial.IsZero() && time.Since(n.lastDial) < min(wait, maxRedial) {
 		return nil
 	}
 	n.lastDial = time.Now()
 	k, err := n.Client.Dial(ctx)
 	if err != nil {
+		n.failures++
+		n.log("dial", err)
+		return nil
+	}
+	n.failures = 0
+	if err := keepsAlive(ctx, k); err != nil {
+		k.Close()
+		n.refused = err
+		n.log("refused", err)
 		return nil
 	}
 	n.k = k
+	n.log("up", nil)
 	return k
+}
+
+// keepsAlive says why an attached control client would change what the server does when the
+// user detaches (a nil error: it would not).
+func keepsAlive(ctx context.Context, k *Control) error {
+	out, err := k.Run(ctx, "display-message", "-p", "#{exit-unattached} #{destroy-unattached} #{session_name}")
+	if err != nil {
+		return fmt.Errorf("%w: cannot read exit-unattached and destroy-unattached: %w", ErrRefused, err)
+	}
+	f := strings.SplitN(strings.TrimSuffix(out, "\n"), " ", 3)
+	switch {
+	case len(f) < 3:
+		return fmt.Errorf("%w: unexpected reply %q to reading exit-unattached and destroy-unattached", ErrRefused, out)
+	case f[0] != "0":
+		return fmt.Errorf("%w: exit-unattached is on (%s): an attached control client would keep the server running after the last detach", ErrRefused, f[0])
+	case f[1] != "0":
+		return fmt.Errorf("%w: destroy-unattached is on (%s) for session %s: an attached control client would keep it after the last detach", ErrRefused, f[1], f[2])
+	}
+	return nil
+}
+
+func (n *Conn) log(event string, err error) {
+	if n.Log != nil {
+		n.Log(event, err)
+	}
 }
 
 // Connected reports whether a control connection is up now.

@@ -543,6 +543,94 @@ func TestConn(t *testing.T) {
 	}
 }
 
+// events records what a Conn tells its Log.
+type events struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (e *events) log(event string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		event += ": " + err.Error()
+	}
+	e.list = append(e.list, event)
+}
+
+func (e *events) String() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return strings.Join(e.list, " | ")
+}
+
+// TestConnLog: Conn tells its Log when the connection comes up, when tmux drops it and when a
+// dial fails, and waits longer after each failed dial.
+func TestConnLog(t *testing.T) {
+	s := tmuxtest.Start(t, 100, 30)
+	var ev events
+	n := &tmuxctl.Conn{Client: s.Client, Redial: 50 * time.Millisecond, Log: ev.log}
+	defer n.Close()
+	ctx := context.Background()
+	n.Run(ctx, "display-message", "-p", "a")
+	if got, want := ev.String(), "up"; got != want {
+		t.Errorf("events after the first Run = %q, want %q", got, want)
+	}
+	s.Tmux(t, "kill-session", "-t", "main")
+	tmuxtest.WaitFor(t, 3*time.Second, "the drop", func() bool { return !n.Connected() })
+	// Dials fail (no session) and come ever less often: 100 ms, 200 ms, 400 ms, … apart.
+	start := time.Now()
+	for time.Since(start) < 700*time.Millisecond {
+		if got, err := n.Run(ctx, "display-message", "-p", "b"); got != "b\n" || err != nil {
+			t.Fatalf("Run without a session = %q, %v; want exec's answer", got, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := ev.String()
+	if !strings.HasPrefix(got, "up | down: "+tmuxctl.ErrClosed.Error()) {
+		t.Errorf("events = %q, want up, then down", got)
+	}
+	// 700 ms hold the dials at 0, 100, 300 ms (and perhaps 700): 3 or 4, never one per Run.
+	if dials := strings.Count(got, "dial: "); dials < 3 || dials > 4 {
+		t.Errorf("%d failed dials in 700 ms with a 50 ms Redial doubling, want 3 or 4: %q", dials, got)
+	}
+	if !strings.Contains(got, "no sessions") {
+		t.Errorf("events = %q, want the dial's reason (no sessions)", got)
+	}
+}
+
+// TestConnRefuses: on a server where an attached client keeps the server (exit-unattached)
+// or a session (destroy-unattached) alive, Conn does not stay attached: it closes the
+// connection, says why once and uses exec from then on.
+func TestConnRefuses(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"set-option -g exit-unattached on", "exit-unattached is on"},
+		{"set-option -t main destroy-unattached on", "destroy-unattached is on (1) for session main"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			s := tmuxtest.Start(t, 100, 30)
+			// Another client stays attached, or tmux would end the server or session at once.
+			keep := dial(t, s)
+			run(t, keep, strings.Fields(tc.set)...)
+			var ev events
+			n := &tmuxctl.Conn{Client: s.Client, Redial: time.Millisecond, Log: ev.log}
+			defer n.Close()
+			for range 3 {
+				if got, err := n.Run(context.Background(), "display-message", "-p", "a"); got != "a\n" || err != nil {
+					t.Fatalf("Run = %q, %v; want exec's answer", got, err)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+			if got := ev.String(); !strings.HasPrefix(got, "refused: ") || !strings.Contains(got, tc.want) || strings.Count(got, "|") != 0 {
+				t.Errorf("events = %q, want one refusal naming %q", got, tc.want)
+			}
+			if got := s.Tmux(t, "list-clients", "-F", "#{client_pid}"); strings.Count(got, "\n") != 1 {
+				t.Errorf("clients = %q, want only the other one", got)
+			}
+		})
+	}
+}
+
 // benchServer is a server with 50 panes running cat.
 func benchServer(b *testing.B) *tmuxtest.Server {
 	s := tmuxtest.Start(b, 200, 50, "cat")

@@ -27,12 +27,17 @@ func bigRow(r int) string {
 // 200 rows of 500 columns each.
 func TestHugePane(t *testing.T) {
 	t.Parallel()
+	eachTransport(t, testHugePane)
+}
+
+func testHugePane(t *testing.T, control bool) {
+	t.Parallel()
 	// awk draws the rows, the last without a newline so that nothing scrolls, then cat keeps
 	// the pane open without printing anything.
 	script := `awk 'BEGIN { for (r = 1; r <= 200; r++) { l = sprintf("R%03d", r);
 		for (i = length(l); i < 499; i++) l = l sprintf("%c", 97 + i % 26);
 		printf "%s|%s", l, (r < 200 ? "\n" : "") } }'; exec cat`
-	s := tmuxtest.Start(t, 500, 200, "sh", "-c", script)
+	s := start(t, control, 500, 200, "sh", "-c", script)
 	ctx := context.Background()
 	panes, err := s.Client.ListPanes(ctx, tmuxctl.Search{})
 	if err != nil {
@@ -80,7 +85,12 @@ func chain(t *testing.T, s *tmuxtest.Server, cmds [][]string) {
 // session, which tmux lists twice: ListPanes returns each pane exactly once.
 func TestManyPanes(t *testing.T) {
 	t.Parallel()
-	s := tmuxtest.Start(t, 200, 60)
+	eachTransport(t, testManyPanes)
+}
+
+func testManyPanes(t *testing.T, control bool) {
+	t.Parallel()
+	s := start(t, control, 200, 60)
 	ctx := context.Background()
 	var cmds [][]string
 	for w := 1; w < 100; w++ {
@@ -151,7 +161,12 @@ func TestManyPanes(t *testing.T) {
 // their panes are found by ID and by Target(), and their options round-trip.
 func TestOddSessionNames(t *testing.T) {
 	t.Parallel()
-	s := tmuxtest.Start(t, 80, 24)
+	eachTransport(t, testOddSessionNames)
+}
+
+func testOddSessionNames(t *testing.T, control bool) {
+	t.Parallel()
+	s := start(t, control, 80, 24)
 	ctx := context.Background()
 	c := s.Client
 	names := map[string]string{ // name given → name tmux 3.3a stores ("" when not checked exactly)
@@ -235,6 +250,11 @@ func keys(m map[string]bool) []string {
 // its own fields, and the rows after them are intact.
 func TestOddTitlesAndCommands(t *testing.T) {
 	t.Parallel()
+	eachTransport(t, testOddTitlesAndCommands)
+}
+
+func testOddTitlesAndCommands(t *testing.T, control bool) {
+	t.Parallel()
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Skipf("no sleep: %v", err)
@@ -245,7 +265,7 @@ func TestOddTitlesAndCommands(t *testing.T) {
 	if err := os.Symlink(sleep, odd); err != nil {
 		t.Fatal(err)
 	}
-	s := tmuxtest.Start(t, 80, 24)
+	s := start(t, control, 80, 24)
 	ctx := context.Background()
 	c := s.Client
 	for i := 1; i <= 4; i++ {

@@ -204,19 +204,20 @@ type AttachedClient struct {
 	TTY     string
 }
 
-// Clients lists the attached clients.
+// Clients lists the attached clients that show a terminal: control-mode clients (a
+// watcher's connection, iTerm2's) are left out, since they cannot show a popup.
 func (c *Client) Clients(ctx context.Context) ([]AttachedClient, error) {
-	out, err := c.Run(ctx, "list-clients", "-F", strings.Join([]string{"#{client_name}", "#{client_tty}", "#{session_name}"}, sep))
+	out, err := c.Run(ctx, "list-clients", "-F", strings.Join([]string{"#{client_control_mode}", "#{client_name}", "#{client_tty}", "#{session_name}"}, sep))
 	if err != nil {
 		return nil, err
 	}
 	var cs []AttachedClient
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		f := strings.SplitN(line, sep, 3)
-		if len(f) != 3 {
+		f := strings.SplitN(line, sep, 4)
+		if len(f) != 4 || f[0] == "1" {
 			continue
 		}
-		cs = append(cs, AttachedClient{Name: f[0], TTY: f[1], Session: f[2]})
+		cs = append(cs, AttachedClient{Name: f[1], TTY: f[2], Session: f[3]})
 	}
 	return cs, nil
 }

@@ -77,7 +77,31 @@ type Client struct {
 	Bin string
 	// Timeout bounds each call, DefaultTimeout when zero.
 	Timeout time.Duration
+
+	conn *Conn // set by Connect: commands go over a control-mode connection while it is up
 }
+
+// Connect makes c run its commands over a persistent control-mode connection to its server
+// (see Conn) while one is up, and by exec otherwise: the connection is made at the first
+// command, made again when tmux drops it, and never made on a server where an attached
+// control client would change what tmux does (see Conn). log, when not nil, is told when the
+// connection comes up, goes down or is refused. Close ends it.
+func (c *Client) Connect(log func(event string, err error)) {
+	plain := *c
+	plain.conn = nil
+	c.conn = &Conn{Client: &plain, Log: log}
+}
+
+// Close closes the control connection that Connect set up, if any; later commands use exec.
+func (c *Client) Close() error {
+	if c.conn == nil {
+		return nil
+	}
+	return c.conn.Close()
+}
+
+// Connected reports whether c's commands go over a control connection now.
+func (c *Client) Connected() bool { return c.conn != nil && c.conn.Connected() }
 
 // Argv returns the full argv for a tmux command, socket flags included.
 func (c *Client) Argv(args ...string) []string {
@@ -98,8 +122,17 @@ func (c *Client) Argv(args ...string) []string {
 	return append(argv, args...)
 }
 
-// Run runs one tmux command and returns its stdout.
+// Run runs one tmux command and returns its stdout: over the control connection when
+// Connect set one up and it is up, else as its own tmux process.
 func (c *Client) Run(ctx context.Context, args ...string) (string, error) {
+	if c.conn != nil {
+		return c.conn.Run(ctx, args...)
+	}
+	return c.exec(ctx, args...)
+}
+
+// exec runs one tmux command as its own process.
+func (c *Client) exec(ctx context.Context, args ...string) (string, error) {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout

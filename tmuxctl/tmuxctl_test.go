@@ -16,6 +16,24 @@ import (
 
 func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
+// eachTransport runs a test of the tmuxctl API twice: with every command its own tmux process,
+// and over a control-mode connection (Client.Connect).
+func eachTransport(t *testing.T, test func(t *testing.T, control bool)) {
+	t.Run("exec", func(t *testing.T) { test(t, false) })
+	t.Run("control", func(t *testing.T) { test(t, true) })
+}
+
+// start starts a private server (tmuxtest.Start) whose Client uses a control connection when
+// control is set.
+func start(t *testing.T, control bool, width, height int, command ...string) *tmuxtest.Server {
+	t.Helper()
+	s := tmuxtest.Start(t, width, height, command...)
+	if control {
+		s.Connect(t)
+	}
+	return s
+}
+
 func row(fields ...string) string { return strings.Join(fields, "\x1f") }
 
 // opts are the six @cac_* option fields of a listing row, unset.
@@ -112,8 +130,10 @@ func TestArgv(t *testing.T) {
 // TestRealServer drives a private tmux server: odd session names and titles never break a
 // listing, the pre-filter finds limit text, literal text and keys arrive as sent, pane options
 // round-trip, and errors are told apart.
-func TestRealServer(t *testing.T) {
-	s := tmuxtest.Start(t, 100, 30)
+func TestRealServer(t *testing.T) { eachTransport(t, testRealServer) }
+
+func testRealServer(t *testing.T, control bool) {
+	s := start(t, control, 100, 30)
 	ctx := context.Background()
 	c := s.Client
 
@@ -336,7 +356,11 @@ func TestSocketFile(t *testing.T) {
 func TestCLocale(t *testing.T) {
 	t.Setenv("LC_ALL", "C")
 	t.Setenv("LANG", "C")
-	s := tmuxtest.Start(t, 80, 24)
+	eachTransport(t, testCLocale)
+}
+
+func testCLocale(t *testing.T, control bool) {
+	s := start(t, control, 80, 24)
 	s.Tmux(t, "rename-session", "-t", "main", "café ✳")
 	s.Tmux(t, "select-pane", "-t", "café ✳:0.0", "-T", "✳ Claude Code")
 	panes, err := s.Client.ListPanes(context.Background(), tmuxctl.Search{Pattern: "x"})
@@ -347,8 +371,10 @@ func TestCLocale(t *testing.T) {
 
 // TestTrailingSemicolon: text and option values that end in ";" arrive whole (tmux reads a
 // final ";" of an argument as a command separator).
-func TestTrailingSemicolon(t *testing.T) {
-	s := tmuxtest.Start(t, 80, 24, "cat")
+func TestTrailingSemicolon(t *testing.T) { eachTransport(t, testTrailingSemicolon) }
+
+func testTrailingSemicolon(t *testing.T, control bool) {
+	s := start(t, control, 80, 24, "cat")
 	ctx := context.Background()
 	pane := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", "main:0.0", "#{pane_id}"))
 	for _, text := range []string{"go on;", `a\;`, ";"} {

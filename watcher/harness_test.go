@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
@@ -59,6 +60,7 @@ type world struct {
 	reset  time.Time // the printed reset, on the watcher's clock: a whole minute
 	offset atomic.Int64
 	w      *watcher.Watcher
+	tmux   *tmuxctl.Client // the watcher's
 	logs   *syncBuffer
 	mu     sync.Mutex
 	rows   []watcher.Row
@@ -127,7 +129,12 @@ func (wd *world) start(mod func(*watcher.Config)) {
 	if mod != nil {
 		mod(&cfg)
 	}
-	wd.w = watcher.New(wd.s.Client, &proc.Finder{}, cfg)
+	// The watcher's tmux commands go over a control-mode client, as `cac-tmux watch`'s do by
+	// default; the test's own go by exec.
+	wd.tmux = &tmuxctl.Client{SocketPath: wd.s.Socket}
+	wd.tmux.Connect(nil)
+	wd.t.Cleanup(func() { wd.tmux.Close() })
+	wd.w = watcher.New(wd.tmux, &proc.Finder{}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

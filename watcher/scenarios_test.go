@@ -72,6 +72,9 @@ func TestPlainStopResumedOnceAfterReset(t *testing.T) {
 	if got := wd.options(f.pane); got != (tmuxctl.Options{}) {
 		t.Errorf("pane options after resuming = %+v, want none", got)
 	}
+	if !wd.tmux.Connected() {
+		t.Errorf("the watcher's tmux commands did not go over a control-mode client")
+	}
 }
 
 func TestMenuWithStopLastPressesOnlyItsDigit(t *testing.T) {

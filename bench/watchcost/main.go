@@ -8,9 +8,12 @@
 // -runs runs, on one server of N fake sessions (-busy of them animating a spinner, one stopped
 // at a limit an hour away, the rest idle):
 //
-//  1. runs the watcher (--interval -interval, --margin 5s) and reads its CPU from /proc
-//     (utime+stime, cutime+cstime for the tmux clients it waited for, plus any live child),
-//     the tmux server's CPU and the watcher's VmHWM over a window of at least -window;
+//  0. measures the tmux server's own CPU over -baseline-window with nothing watching (the
+//     baseline: the busy panes' redraws cost it even then), so that the server CPU each
+//     poller adds can be told from what the server spends anyway;
+//  1. runs the watcher (--interval -interval, --margin 5s, then -watch-args) and reads its CPU
+//     from /proc (utime+stime, cutime+cstime for the tmux clients it waited for, plus any live
+//     child), the tmux server's CPU and the watcher's VmHWM over a window of at least -window;
 //  2. with the same watcher, measures detection latency and resume punctuality on a probe
 //     pane (one of the N: an idle fake with --limit-at T --reset R) that hits the limit just
 //     after the window: latency is the watcher's "waiting" log line minus T, punctuality the
@@ -48,6 +51,7 @@ import (
 const (
 	margin = 5 * time.Second // the watcher's --margin: the probe is due at its reset + margin
 	batch  = 50              // new-window commands per tmux call
+	settle = time.Second     // after the server is set up, before its baseline window
 )
 
 type options struct {
@@ -56,8 +60,10 @@ type options struct {
 	interval                 time.Duration
 	runs                     int
 	window, warmup           time.Duration
+	baselineWindow           time.Duration
 	countWindow, naiveWindow time.Duration
 	latency, quick           bool
+	watchArgs                []string // -watch-args split on blanks: appended to every watch command line
 	out                      string
 	outDir                   string // out made absolute (relative paths are to the repository root)
 	started                  time.Time
@@ -80,7 +86,7 @@ var (
 )
 
 func main() {
-	var n string
+	var n, watchArgs string
 	flag.StringVar(&n, "n", "10,100,500", "numbers of Claude panes per server, comma separated")
 	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner)")
 	flag.DurationVar(&opt.interval, "interval", time.Second, "the watcher's --interval (its tick), also the naive poller's")
@@ -89,9 +95,11 @@ func main() {
 	flag.DurationVar(&opt.warmup, "warmup", 10*time.Second, "start-up time excluded from the window (extended until every pane is supervised)")
 	flag.DurationVar(&opt.countWindow, "count-window", 30*time.Second, "window of the tmux command count (30s: one revisit of the stopped pane)")
 	flag.DurationVar(&opt.naiveWindow, "naive-window", 10*time.Second, "window of the naive poller (its cost per pass is steady)")
+	flag.DurationVar(&opt.baselineWindow, "baseline-window", 15*time.Second, "window of the tmux server's baseline CPU, with nothing watching (before the watcher starts)")
+	flag.StringVar(&watchArgs, "watch-args", "", "extra arguments appended to every `cac-tmux watch` command line, split on blanks (e.g. --transport=exec)")
 	flag.BoolVar(&opt.latency, "latency", true, "measure detection latency and resume punctuality (adds 0–60s per N and run: the probe's reset is a whole minute)")
 	flag.StringVar(&opt.out, "out", "results", "directory for the CSV and the PNG (relative: to the repository root)")
-	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s (flags given win), 2–3 minutes")
+	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s -baseline-window 5s (flags given win), 2–3 minutes")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "watchcost: unexpected arguments %q\n", flag.Args())
@@ -100,7 +108,7 @@ func main() {
 	if opt.quick {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for name, v := range map[string]string{"n": "10,50", "runs": "1", "window": "10s", "warmup": "3s", "count-window": "10s", "naive-window": "5s"} {
+		for name, v := range map[string]string{"n": "10,50", "runs": "1", "window": "10s", "warmup": "3s", "count-window": "10s", "naive-window": "5s", "baseline-window": "5s"} {
 			if !set[name] {
 				flag.Set(name, v)
 			}
@@ -118,10 +126,11 @@ func main() {
 		}
 		opt.ns = append(opt.ns, v)
 	}
-	if opt.runs < 1 || opt.window <= 0 || opt.warmup < 0 || opt.countWindow <= 0 || opt.naiveWindow <= 0 || opt.busy < 0 || opt.interval < 100*time.Millisecond {
-		fmt.Fprintln(os.Stderr, "watchcost: -runs, -window, -count-window, -naive-window must be positive, -warmup and -busy not negative, -interval ≥ 100ms")
+	if opt.runs < 1 || opt.window <= 0 || opt.warmup < 0 || opt.countWindow <= 0 || opt.naiveWindow <= 0 || opt.baselineWindow <= 0 || opt.busy < 0 || opt.interval < 100*time.Millisecond {
+		fmt.Fprintln(os.Stderr, "watchcost: -runs, -window, -count-window, -naive-window, -baseline-window must be positive, -warmup and -busy not negative, -interval ≥ 100ms")
 		os.Exit(2)
 	}
+	opt.watchArgs = strings.Fields(watchArgs)
 	os.Unsetenv("TMUX") // every tmux call names its server with -S anyway
 	os.Unsetenv("TMUX_PANE")
 
@@ -189,6 +198,7 @@ func run() error {
 			return fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
 		}
 	}
+	logf("watcher: %s", watcherCommand())
 	logf("estimated runtime: about %s", estimate().Round(time.Minute))
 
 	res := map[int][]result{}
@@ -221,7 +231,8 @@ func estimate() time.Duration {
 	var d time.Duration
 	for _, n := range opt.ns {
 		perN := time.Duration(n) * 8 * time.Millisecond
-		d += time.Second + perN + opt.warmup + opt.window // server, watcher
+		d += time.Second + perN + settle + opt.baselineWindow // server, baseline
+		d += opt.warmup + opt.window                          // watcher
 		if opt.latency {
 			d += 3*opt.interval + 30*time.Second + probeGap() + margin + 3*time.Second // the probe: its whole minute is 30s away on average
 		}
@@ -274,9 +285,12 @@ func logf(format string, a ...any) {
 
 // The wrapper is what the counting watcher finds first in its PATH as "tmux". Per call it
 // appends one line to tmp/count/execs: the tmux command (the first argument that is not a
-// global flag or a flag's value), or "control-mode-client" for a `tmux -C` client, whose
-// input it copies to tmp/count/control (one line per command the watcher writes); then it runs
-// the real tmux.
+// global flag or a flag's value), or "control-mode-client" for a `tmux -C` client (the
+// watcher's is `tmux -u -N -S SOCK -C attach-session -f no-output,ignore-size`), whose input
+// it copies to tmp/count/control with tee; then it runs the real tmux. That input is what the
+// watcher writes: per command, its command line (every argument single-quoted, several
+// commands joined by " ; ") and then a sync line, `display-message -p cac-sync-NONCE-SEQ`,
+// whose reply marks the end of the command's; count tells the two apart (controlLine).
 const wrapperScript = `#!/bin/sh
 # watchcost: log the tmux command of this call, then run the real tmux.
 sub= cc= skip=
@@ -507,17 +521,26 @@ func parent(pid int) int {
 // ---- the watcher ---------------------------------------------------------------------------
 
 type watcher struct {
-	cmd  *exec.Cmd
-	pid  int
-	log  string
-	done chan error
+	cmd    *exec.Cmd
+	pid    int
+	log    string
+	done   chan error    // its Wait result, for stop
+	exited chan struct{} // closed when it has exited
 }
 
 var watchSeq int
 
-// startWatcher runs `cac-tmux watch -S sock --log-format json --interval I --margin 5s` with
-// its own XDG config, state and runtime directories in tmp (no configuration file, a fresh
-// state file and lock), and with the counting wrapper first in its PATH when counting.
+// watchArgv is the watcher's command line after the binary: the harness's flags, then
+// -watch-args (later flags win in pflag, so -watch-args can override the harness's).
+func watchArgv(sock string) []string {
+	args := []string{"watch", "-S", sock, "--log-format", "json", "--interval", opt.interval.String(), "--margin", margin.String()}
+	return append(args, opt.watchArgs...)
+}
+
+// startWatcher runs `cac-tmux watch -S sock --log-format json --interval I --margin 5s`, then
+// -watch-args, with its own XDG config, state and runtime directories in tmp (no configuration
+// file, a fresh state file and lock), and with the counting wrapper first in its PATH when
+// counting.
 func startWatcher(sock string, counting bool) (*watcher, error) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -525,7 +548,7 @@ func startWatcher(sock string, counting bool) (*watcher, error) {
 		return nil, errors.New("interrupted")
 	}
 	watchSeq++
-	w := &watcher{log: filepath.Join(tmp, fmt.Sprintf("watch%d.log", watchSeq)), done: make(chan error, 1)}
+	w := &watcher{log: filepath.Join(tmp, fmt.Sprintf("watch%d.log", watchSeq)), done: make(chan error, 1), exited: make(chan struct{})}
 	xdg := filepath.Join(tmp, fmt.Sprintf("x%d", watchSeq))
 	for _, d := range []string{"config", "state", "run"} {
 		if err := os.MkdirAll(filepath.Join(xdg, d), 0o700); err != nil {
@@ -537,8 +560,7 @@ func startWatcher(sock string, counting bool) (*watcher, error) {
 		return nil, err
 	}
 	defer f.Close()
-	args := []string{"watch", "-S", sock, "--log-format", "json", "--interval", opt.interval.String(), "--margin", margin.String()}
-	w.cmd = exec.Command(filepath.Join(bin, "cac-tmux"), args...)
+	w.cmd = exec.Command(filepath.Join(bin, "cac-tmux"), watchArgv(sock)...)
 	path := os.Getenv("PATH")
 	if counting {
 		path = wrapperDir() + string(os.PathListSeparator) + path
@@ -561,7 +583,11 @@ func startWatcher(sock string, counting bool) (*watcher, error) {
 	}
 	w.pid = w.cmd.Process.Pid
 	children[w.cmd] = w.done
-	go func() { w.done <- w.cmd.Wait() }()
+	go func() {
+		err := w.cmd.Wait()
+		close(w.exited)
+		w.done <- err
+	}()
 	return w, nil
 }
 
@@ -610,6 +636,19 @@ func (w *watcher) lines() []logLine {
 	return ls
 }
 
+// tail is the end of the watcher's output, for an error message.
+func (w *watcher) tail() string {
+	b, _ := os.ReadFile(w.log)
+	s := strings.TrimSpace(string(b))
+	if len(s) > 600 {
+		s = "…" + s[len(s)-600:]
+	}
+	if s == "" {
+		return "no output"
+	}
+	return s
+}
+
 // supervised counts the panes the watcher took on, and returns its error and warning lines.
 func (w *watcher) supervised() (n int, problems []string, panes map[string]bool) {
 	panes = map[string]bool{}
@@ -645,6 +684,11 @@ func (w *watcher) waitSupervised(want int, timeout time.Duration) error {
 		got, problems, _ := w.supervised()
 		if got >= want {
 			return nil
+		}
+		select {
+		case <-w.exited: // a bad -watch-args, most likely
+			return fmt.Errorf("the watcher (%s) exited: %s", strings.Join(watchArgv("SOCK"), " "), w.tail())
+		default:
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the watcher supervises %d of %d panes after %s (%v)", got, want, time.Since(t0).Round(time.Second), problems)
@@ -683,6 +727,16 @@ func readCPU(pid int) (cpuTicks, error) {
 // client running at a window's edge (or a persistent one, such as a control-mode client) is
 // counted for the part of its CPU inside the window. The descendants are read first: one that
 // ends in between is counted twice rather than missed (one tmux call, about 1 ms).
+//
+// The watcher's control-mode client (`tmux -C`, started with Setpgid, waited for only when the
+// watcher closes it) is such a live child for the whole window: its own utime+stime are read
+// from /proc/CHILD/stat at both ends of the window and the difference lands in children, so in
+// both "watcher CPU (with its tmux clients)" and "its tmux client processes". A process group
+// changes nothing here: the children lists follow the parent, not the group. Were it to end
+// and be reaped within the window (a reconnect), its CPU moves to the watcher's cutime+cstime,
+// still in children. Expect it near 0: a tmux 3.3a client hands its stdin and stdout to the
+// server, which reads the command lines and writes the replies itself, so the work of the
+// control connection shows up in the tmux server's CPU.
 func treeCPU(pid int) (cpuTicks, error) {
 	var live float64
 	for _, k := range descendants(pid) {
@@ -695,10 +749,12 @@ func treeCPU(pid int) (cpuTicks, error) {
 	return c, err
 }
 
-// descendants lists pid's children and theirs, from /proc/PID/task/*/children.
+// descendants lists pid's children and theirs, from /proc/PID/task/*/children (every thread's:
+// a child is listed under the thread that forked it), or from every process's ppid when the
+// kernel lacks those files (CONFIG_PROC_CHILDREN off).
 func descendants(pid int) []int {
 	if !opt.liveChildren {
-		return nil
+		return descendantsByPPID(pid)
 	}
 	var out []int
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
@@ -710,6 +766,26 @@ func descendants(pid int) []int {
 				out = append(out, descendants(k)...)
 			}
 		}
+	}
+	return out
+}
+
+// descendantsByPPID is descendants from a scan of /proc/*/stat.
+func descendantsByPPID(pid int) []int {
+	kids := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if k, err := strconv.Atoi(e.Name()); err == nil {
+			if pp := parent(k); pp > 0 {
+				kids[pp] = append(kids[pp], k)
+			}
+		}
+	}
+	var out []int
+	for todo := kids[pid]; len(todo) > 0; {
+		k := todo[0]
+		todo = append(todo[1:], kids[k]...)
+		out = append(out, k)
 	}
 	return out
 }

@@ -23,16 +23,29 @@ type result struct {
 	latencyMs, delayMs []float64 // ms; empty when not measured
 	resumed            bool
 	// the counting watcher
-	execs, control int            // lines in the window
+	execs, control int            // tmux processes started, control-mode command lines, in the window
+	syncs          int            // control-mode sync lines (display-message -p cac-sync-…) in the window
 	ticks          float64        // window / interval
-	bySub          map[string]int // execs by tmux command; control-mode lines by their first word
+	bySub          map[string]int // execs by tmux command; control-mode lines by their first command
+	// the tmux server with nothing watching
+	serverIdlePct float64
 	// the naive poller
 	naivePct, naiveServerPct float64
 	naivePass                time.Duration
 	naiveFailed              int
 }
 
+// cmdsPerTick counts the watcher's tmux calls: a tmux process, or a command line written to its
+// control-mode client (the sync line after it is not counted). Either may hold several
+// commands joined by ";", and counts once.
 func (r result) cmdsPerTick() float64 { return float64(r.execs+r.control) / r.ticks }
+
+// serverAddedPct is the tmux server CPU the watcher adds to its baseline: noise can make it
+// slightly negative.
+func (r result) serverAddedPct() float64 { return r.serverPct - r.serverIdlePct }
+
+// naiveServerAddedPct is serverAddedPct for the naive poller.
+func (r result) naiveServerAddedPct() float64 { return r.naiveServerPct - r.serverIdlePct }
 
 var notes []string // problems met, printed under the tables
 
@@ -54,6 +67,9 @@ func measure(n, run int) (r result, err error) {
 		return r, err
 	}
 	setup := time.Since(t)
+	if err := baseline(s, &r); err != nil {
+		return r, err
+	}
 	if err := watch(s, n, run, &r); err != nil {
 		return r, err
 	}
@@ -74,10 +90,32 @@ func measure(n, run int) (r result, err error) {
 	if len(r.delayMs) > 0 {
 		del = fmt.Sprintf("%.0f ms", r.delayMs[0])
 	}
-	logf("run %d/%d N=%d: setup %s, warm-up %s, window %s: watcher+clients %.3f%% (clients %.3f%%), tmux server %.3f%%, peak RSS %.1f MB; detection %s, keys %s after due; %.2f tmux commands/tick; naive %.2f%% (server %.2f%%, pass %s)",
+	logf("run %d/%d N=%d: setup %s, warm-up %s, window %s: tmux server idle %.3f%%; watcher+clients %.3f%% (clients %.3f%%), tmux server %.3f%% (%+.3f%%), peak RSS %.1f MB; detection %s, keys %s after due; %.2f tmux commands/tick (+ %.2f sync lines); naive %.2f%% (server %.2f%% (%+.2f%%), pass %s)",
 		run, opt.runs, n, setup.Round(100*time.Millisecond), r.warmup.Round(100*time.Millisecond), r.window.Round(100*time.Millisecond),
-		r.watcherPct, r.clientsPct, r.serverPct, r.rssMB, lat, del, r.cmdsPerTick(), r.naivePct, r.naiveServerPct, r.naivePass.Round(time.Millisecond))
+		r.serverIdlePct, r.watcherPct, r.clientsPct, r.serverPct, r.serverAddedPct(), r.rssMB, lat, del, r.cmdsPerTick(), float64(r.syncs)/r.ticks,
+		r.naivePct, r.naiveServerPct, r.naiveServerAddedPct(), r.naivePass.Round(time.Millisecond))
 	return r, nil
+}
+
+// baseline measures the tmux server's own CPU over opt.baselineWindow with nothing watching
+// (after settle: the fakes have just drawn, and newServer polled the server until they had):
+// what it spends anyway on N panes, the busy ones redrawing their spinner. The probe pane is
+// not there yet; it is idle until its limit, after the watcher's window, and costs the server
+// next to nothing.
+func baseline(s *server, r *result) error {
+	time.Sleep(settle)
+	a, err := readCPU(s.pid)
+	if err != nil {
+		return err
+	}
+	t := time.Now()
+	time.Sleep(opt.baselineWindow)
+	b, err := readCPU(s.pid)
+	if err != nil {
+		return err
+	}
+	r.serverIdlePct = (b.own - a.own) / clkTck / time.Since(t).Seconds() * 100
+	return nil
 }
 
 // watch runs the watcher on the server: warm-up, the probe pane, the CPU window, and the
@@ -258,9 +296,14 @@ func count(s *server, n, run int, r *result) error {
 		r.bySub[l]++
 	}
 	for _, l := range segment(control, c0, c1) {
-		r.control++
-		first, _, _ := strings.Cut(strings.TrimSpace(l), " ")
-		r.bySub["-C "+first]++
+		first, sync := controlLine(l)
+		switch {
+		case sync:
+			r.syncs++
+		case first != "":
+			r.control++
+			r.bySub["-C "+first]++
+		}
 	}
 	if _, problems, _ := w.supervised(); len(problems) > 0 {
 		note(n, run, "the counting watcher logged: %s", strings.Join(problems, "; "))
@@ -276,16 +319,56 @@ func size(path string) int64 {
 	return fi.Size()
 }
 
-// segment returns the lines of path between the byte offsets from and to.
+// segment returns the lines of path whose newline lies between the byte offsets from and to:
+// a line tee was copying at an edge of the window counts once, in the window where it ends.
 func segment(path string, from, to int64) []string {
 	b, _ := os.ReadFile(path)
-	if to > int64(len(b)) {
-		to = int64(len(b))
-	}
+	to = min(to, int64(len(b)))
 	if from >= to {
 		return nil
 	}
-	return strings.Split(strings.TrimSuffix(string(b[from:to]), "\n"), "\n")
+	start := bytes.LastIndexByte(b[:from], '\n') + 1
+	end := bytes.LastIndexByte(b[:to], '\n') + 1
+	if start >= end {
+		return nil
+	}
+	return strings.Split(string(b[start:end-1]), "\n")
+}
+
+// syncPrefix starts the line tmuxctl writes after each control-mode command line: its reply
+// marks the end of the command's reply. It is a tmux command too (the server runs it), but
+// not one the watcher asked for.
+const syncPrefix = "display-message -p cac-sync-"
+
+// controlLine reads a line the watcher wrote to its control-mode client: whether it is a sync
+// line, else the name of its first command, unquoted (tmuxctl single-quotes every argument:
+// 'capture-pane' '-p' …); "" for an empty line.
+func controlLine(l string) (first string, sync bool) {
+	l = strings.TrimSpace(l)
+	if strings.HasPrefix(l, syncPrefix) {
+		return "", true
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		switch {
+		case quote == 0 && (c == ' ' || c == '\t' || c == ';'):
+			if b.Len() > 0 {
+				return b.String(), false
+			}
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == '"' && c == '\\' && i+1 < len(l):
+			i++
+			b.WriteByte(l[i])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), false
 }
 
 // naive runs `tmux capture-pane -p -t %N` for every pane, a pass every opt.interval (back to

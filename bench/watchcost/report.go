@@ -38,18 +38,22 @@ func ratio(num, den float64) []float64 {
 var quantities = []quantity{
 	{"watcher_cpu_pct", "%", "cac-tmux watch CPU, % of one core (with its tmux clients)", 3, false, one(func(r result) float64 { return r.watcherPct })},
 	{"watcher_clients_cpu_pct", "%", "… of which its tmux client processes", 3, false, one(func(r result) float64 { return r.clientsPct })},
+	{"tmux_server_idle_cpu_pct", "%", "tmux server CPU % with nothing watching (baseline)", 3, false, one(func(r result) float64 { return r.serverIdlePct })},
 	{"tmux_server_cpu_pct", "%", "tmux server CPU % while it watches", 3, false, one(func(r result) float64 { return r.serverPct })},
+	{"tmux_server_added_cpu_pct", "%", "tmux server CPU % added by the watcher", 3, false, one(result.serverAddedPct)},
 	{"watcher_peak_rss_mb", "MB", "watcher peak RSS, MB", 1, false, one(func(r result) float64 { return r.rssMB })},
 	{"watcher_startup_cpu_s", "s", "watcher start-up CPU, s (to the end of the warm-up)", 2, false, one(func(r result) float64 { return r.startupS })},
 	{"tmux_cmds_per_tick", "commands", "tmux commands per tick at idle (separate counting watcher)", 2, false, one(result.cmdsPerTick)},
 	{"tmux_execs_per_tick", "processes", "… tmux processes started per tick", 2, false, one(func(r result) float64 { return float64(r.execs) / r.ticks })},
 	{"control_cmds_per_tick", "lines", "… control-mode command lines per tick", 2, false, one(func(r result) float64 { return float64(r.control) / r.ticks })},
+	{"control_sync_per_tick", "lines", "control-mode sync lines per tick (one after each command line; not counted above)", 2, false, one(func(r result) float64 { return float64(r.syncs) / r.ticks })},
 	{"naive_cpu_pct", "%", "naive poller CPU, % of one core (its tmux clients)", 2, false, one(func(r result) float64 { return r.naivePct })},
 	{"naive_server_cpu_pct", "%", "tmux server CPU % while the naive poller runs", 2, false, one(func(r result) float64 { return r.naiveServerPct })},
+	{"naive_server_added_cpu_pct", "%", "tmux server CPU % added by the naive poller", 2, false, one(result.naiveServerAddedPct)},
 	{"naive_pass_ms", "ms", "naive poller: one pass over every pane, ms", 0, false, one(func(r result) float64 { return float64(r.naivePass.Microseconds()) / 1000 })},
 	{"ratio_cpu", "x", "CPU ratio naive / cac-tmux", 0, true, func(r result) []float64 { return ratio(r.naivePct, r.watcherPct) }},
-	{"ratio_cpu_with_server", "x", "CPU ratio naive / cac-tmux, tmux server added to both", 1, true, func(r result) []float64 {
-		return ratio(r.naivePct+r.naiveServerPct, r.watcherPct+r.serverPct)
+	{"ratio_cpu_with_server", "x", "CPU ratio naive / cac-tmux, with the tmux server CPU each adds", 1, true, func(r result) []float64 {
+		return ratio(r.naivePct+r.naiveServerAddedPct(), r.watcherPct+r.serverAddedPct())
 	}},
 	{"detection_latency_ms", "ms", "detection latency, ms (limit screen drawn → \"waiting\" logged)", 0, false, func(r result) []float64 { return r.latencyMs }},
 	{"resume_punctuality_ms", "ms", "resume punctuality, ms (due instant → first key read)", 0, false, func(r result) []float64 { return r.delayMs }},
@@ -132,8 +136,9 @@ func report(res map[int][]result, took time.Duration) {
 	if opt.latency {
 		fmt.Printf(" (one of them the probe, which hits a limit after the CPU window)")
 	}
-	fmt.Printf(". Watcher: `cac-tmux watch -S SOCK --log-format json --interval %s --margin %s`, CPU over ≥ %s after a ≥ %s warm-up, from /proc (its own, its waited-for and live tmux clients). ", tick, margin, opt.window, opt.warmup)
-	fmt.Printf("Commands: a second watcher with a counting `tmux` wrapper first in its PATH, over %s. ", opt.countWindow)
+	fmt.Printf(". Watcher: `%s`, CPU over ≥ %s after a ≥ %s warm-up, from /proc (its own, its waited-for and live tmux clients, a control-mode client among them). ", watcherCommand(), opt.window, opt.warmup)
+	fmt.Printf("tmux server: its own CPU from /proc, first over %s with nothing watching, right after the server is set up and before any watcher starts (the baseline: the busy panes' spinners and N processes cost it CPU even then), then during the watcher's window and the naive poller's; \"added by\" is that minus the baseline, measured on the same server in the same run (noise can make it slightly negative), and the CPU ratio with the server uses the added figures. ", opt.baselineWindow)
+	fmt.Printf("Commands: a second watcher with a counting `tmux` wrapper first in its PATH, over %s: each tmux process, or each command line the watcher writes to a control-mode client, counts once (several commands joined by \";\" too); the sync line tmuxctl writes after each control-mode command line (`display-message -p cac-sync-…`, which the server also runs) is counted apart. ", opt.countWindow)
 	fmt.Printf("Naive poller: `tmux capture-pane -p -t %%N` for every pane every %s (passes back to back when one overruns), its tmux clients' CPU, over %s on the same panes with the watcher stopped.", tick, opt.naiveWindow)
 	if opt.latency {
 		fmt.Printf(" Detection and keys: measured on the N-pane server itself, by the watcher of the CPU window: the probe's limit at T, its reset R a whole minute ≥ %s after T, due = R + %s.", probeGap(), margin)
@@ -167,8 +172,31 @@ func report(res map[int][]result, took time.Duration) {
 			fmt.Printf("- note: %s\n", n)
 		}
 	}
-	fmt.Printf("\nReproduce (from the repository root): `go run ./bench/watchcost -n %s -busy %d -interval %s -runs %d -window %s -warmup %s -count-window %s -naive-window %s -latency=%v`\n",
-		joinInts(opt.ns), opt.busy, opt.interval, opt.runs, opt.window, opt.warmup, opt.countWindow, opt.naiveWindow, opt.latency)
+	wa := ""
+	if len(opt.watchArgs) > 0 {
+		wa = " -watch-args=" + shellQuote(strings.Join(opt.watchArgs, " "))
+	}
+	fmt.Printf("\nReproduce (from the repository root): `go run ./bench/watchcost -n %s -busy %d -interval %s -runs %d -window %s -warmup %s -baseline-window %s -count-window %s -naive-window %s -latency=%v%s`\n",
+		joinInts(opt.ns), opt.busy, opt.interval, opt.runs, opt.window, opt.warmup, opt.baselineWindow, opt.countWindow, opt.naiveWindow, opt.latency, wa)
+}
+
+// watcherCommand is the watcher's command line as the harness runs it, -watch-args included.
+func watcherCommand() string {
+	args := watchArgv("SOCK")
+	for i, a := range args {
+		if a != "SOCK" {
+			args[i] = shellQuote(a)
+		}
+	}
+	return "cac-tmux " + strings.Join(args, " ")
+}
+
+// shellQuote quotes s for sh when it holds anything but plain characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,:/@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
 // breakdown lists the commands per tick by tmux command, over every run of one N.
@@ -193,8 +221,8 @@ func breakdown(rs []result) string {
 
 func commandsNote(rs []result) string {
 	for _, r := range rs {
-		if r.control > 0 {
-			return "tmux processes by command, and control-mode lines as \"-C command\""
+		if r.control > 0 || r.syncs > 0 {
+			return "tmux processes by command, and control-mode command lines as \"-C command\" (their first command; sync lines not included)"
 		}
 	}
 	return "tmux processes; no control-mode client was used"

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -169,6 +170,10 @@ func TestFaultKill9DuringWait(t *testing.T) {
 	w1.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
 	tmuxtest.WaitFor(t, 5*time.Second, "the wait in the state file", func() bool { return stateOf(t, s.Socket)[pane].State == "waiting" })
 	w1.kill(syscall.SIGKILL)
+	// Its control-mode client (a child in its own process group) sees stdin close and goes.
+	tmuxtest.WaitFor(t, 5*time.Second, "the killed watcher's control client to go", func() bool {
+		return s.Tmux(t, "list-clients", "-F", "#{client_control_mode}") == ""
+	})
 
 	w2 := startWatch(t, s.Socket)
 	w2.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "message": "taken up from the state file"})
@@ -263,6 +268,15 @@ func TestFaultServerRestart(t *testing.T) {
 		return err == nil && v == fmt.Sprint(w.cmd.Process.Pid)
 	})
 	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin), time.Second)
+	// The control-mode client was lost with the server and is made again on the new one.
+	up := map[string]string{"message": "tmux commands go over a control-mode client (tmux -C)"}
+	tmuxtest.WaitFor(t, 15*time.Second, "a control-mode client on the new server", func() bool { return w.count(t, up) == 2 })
+	if got := s.Tmux(t, "list-clients", "-F", "#{client_control_mode} #{client_pid}"); got != fmt.Sprintf("1 %d\n", controlPID(t, w)) {
+		t.Errorf("clients of the new server = %q, want the watcher's control-mode client", got)
+	}
+	if n := w.count(t, map[string]string{"message": "the control-mode client is gone; tmux commands run as processes until it is back"}); n != 1 {
+		t.Errorf("the lost control-mode client was logged %d times, want 1", n)
+	}
 	if n := w.count(t, map[string]string{"level": "warn"}) + w.count(t, map[string]string{"level": "error"}); n != 1 {
 		t.Errorf("warnings and errors = %d, want the one about the missing server:\n%v", n, w.lines(t))
 	}
@@ -271,6 +285,30 @@ func TestFaultServerRestart(t *testing.T) {
 		t.Errorf("the watcher exited (%d)", w.code)
 	default:
 	}
+}
+
+// controlPID is the pid of the watcher's control-mode client: its child running tmux -C.
+// (/proc lists children by the thread that started them: every thread of the watcher is read.)
+func controlPID(t *testing.T, w *watchProc) int {
+	t.Helper()
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", w.cmd.Process.Pid))
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("no /proc children lists of the watcher: %v", err)
+	}
+	var all []string
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, f := range strings.Fields(string(b)) {
+			all = append(all, f)
+			cmdline, _ := os.ReadFile("/proc/" + f + "/cmdline")
+			if strings.Contains(string(cmdline), "\x00-C\x00attach-session") {
+				pid, _ := strconv.Atoi(f)
+				return pid
+			}
+		}
+	}
+	t.Fatalf("the watcher (pid %d) has no tmux -C child; children %q", w.cmd.Process.Pid, all)
+	return 0
 }
 
 // A pane closed during its wait is forgotten quietly: no error, no key anywhere.
@@ -359,7 +397,8 @@ func TestFaultCorruptStateFile(t *testing.T) {
 
 // SIGHUP reloads the configuration file: a good one takes effect (here the message typed),
 // a broken one is reported and changes nothing, and with no file the watcher says so; it
-// never ends the watcher.
+// never ends the watcher. This watcher runs every tmux command as a process (--transport
+// exec); the others use the default control-mode client.
 func TestFaultSIGHUP(t *testing.T) {
 	t.Parallel()
 	reset := nextReset(15 * time.Second)
@@ -369,8 +408,11 @@ func TestFaultSIGHUP(t *testing.T) {
 		t.Fatal(err)
 	}
 	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339), "--again", "0")
-	w := startWatch(t, s.Socket, "--config", conf)
+	w := startWatch(t, s.Socket, "--config", conf, "--transport", "exec")
 	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+	if got := s.Tmux(t, "list-clients"); got != "" {
+		t.Errorf("clients of a watcher with --transport exec: %q, want none", got)
+	}
 
 	os.WriteFile(conf, []byte("[watch]\nmessage = \"go on\"\n"), 0o600)
 	w.cmd.Process.Signal(syscall.SIGHUP)

@@ -26,6 +26,7 @@ func TestWatchUsageErrors(t *testing.T) {
 		{[]string{"--log-level", "loud"}, "--log-level: must be debug, info, warn or error"},
 		{[]string{"--log-level", "trace"}, "--log-level: must be debug, info, warn or error"},
 		{[]string{"--log-format", "xml"}, "--log-format: must be auto, json or console"},
+		{[]string{"--transport", "pipe"}, "--transport: must be control or exec"},
 		{[]string{"--frobnicate"}, "unknown flag: --frobnicate"},
 		{[]string{"now"}, "unexpected argument \"now\""},
 	} {

@@ -29,6 +29,7 @@ type watchOptions struct {
 	tmux      *tmuxctl.Client
 	cfg       watcher.Config
 	once      bool
+	transport string
 	level     zerolog.Level
 	logFormat string
 	// configPath is the configuration file (found: it exists); flags re-applies the flags
@@ -53,6 +54,7 @@ func parseWatch(args []string, std stdio) (watchOptions, error) {
 	fs.BoolVar(&o.once, "once", false, "look once, print what watch would do, send nothing, exit")
 	fs.StringVar(&fl.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error (pane text is logged at debug only)")
 	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (a live table on a terminal, else JSON lines), json or console")
+	fs.StringVar(&o.transport, "transport", "control", "control (tmux commands over one control-mode client, tmux -C) or exec (a tmux process per command)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprint(std.out, "Usage: cac-tmux watch [-L NAME|-S PATH] [flags]\n\nSupervise every Claude Code pane on the tmux server: wait for each usage-limit reset and\nresume the session. Ctrl-C stops it; SIGHUP reloads the configuration file.\n\nFlags:\n")
@@ -80,6 +82,9 @@ func parseWatch(args []string, std stdio) (watchOptions, error) {
 	}
 	if o.logFormat != "auto" && o.logFormat != "json" && o.logFormat != "console" {
 		return o, usageError("watch: --log-format: must be auto, json or console (got %q)", o.logFormat)
+	}
+	if o.transport != "control" && o.transport != "exec" {
+		return o, usageError("watch: --transport: must be control or exec (got %q)", o.transport)
 	}
 	o.flags = func(w *config.Watch) {
 		if fs.Changed("interval") {
@@ -192,6 +197,10 @@ func runWatch(args []string, std stdio) int {
 		o.cfg.DryRun = true
 	}
 	o.cfg.PID = os.Getpid()
+	if !o.once && o.transport == "control" {
+		o.tmux.Connect(transportLog(log))
+		defer o.tmux.Close()
+	}
 	w := watcher.New(o.tmux, &proc.Finder{}, o.cfg)
 
 	if o.once {
@@ -231,6 +240,24 @@ func runWatch(args []string, std stdio) int {
 	w.Run(ctx, onTick)
 	log.Info().Msg("stopped")
 	return 0
+}
+
+// transportLog reports the control-mode connection's events: up, down and refused at info
+// (the watcher works on by exec meanwhile), failed dials at debug (they repeat, ever less
+// often, while no server or no session is there).
+func transportLog(log zerolog.Logger) func(string, error) {
+	return func(event string, err error) {
+		switch event {
+		case "up":
+			log.Info().Msg("tmux commands go over a control-mode client (tmux -C)")
+		case "down":
+			log.Info().Err(err).Msg("the control-mode client is gone; tmux commands run as processes until it is back")
+		case "refused":
+			log.Info().Err(err).Msg("control mode is not used on this server; every tmux command runs as a process")
+		default:
+			log.Debug().Err(err).Str("event", event).Msg("no control-mode client")
+		}
+	}
 }
 
 // openState locks the server for this watcher and opens its state file. A read-only watcher

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,6 +119,28 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 		os.RemoveAll(dir)
 	})
 	return s
+}
+
+// Connect makes s.Client run its commands over a control-mode connection (Client.Connect)
+// and fails the test unless the connection comes up. It is closed when t ends, before the
+// server is killed.
+func (s *Server) Connect(t testing.TB) {
+	t.Helper()
+	c := &tmuxctl.Client{SocketPath: s.Socket}
+	var mu sync.Mutex
+	var events []string
+	c.Connect(func(event string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, fmt.Sprint(event, " ", err))
+	})
+	if _, err := c.Run(context.Background(), "display-message", "-p", "x"); err != nil || !c.Connected() {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("no control connection: %v; events %q", err, events)
+	}
+	s.Client = c
+	t.Cleanup(func() { c.Close() })
 }
 
 // Tmux runs a tmux command on the server and fails the test on error.
