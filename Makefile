@@ -11,7 +11,7 @@ help:
 	@echo "make test    lint, then every test (needs tmux for integration tests)"
 	@echo "make lint    gofmt + go vet"
 	@echo "make fuzz    fuzz the detector for FUZZTIME (default $(FUZZTIME))"
-	@echo "make bench   the cost harness: N=10,100,500 Claude panes, watcher vs a naive poller (~45 min; BENCHFLAGS=-quick ~2 min)"
+	@echo "make bench   the cost harness: N=10,100,500 Claude panes, watcher vs a naive poller (~27 min; BENCHFLAGS=-quick ~2 min)"
 	@echo "make gobench Go benchmarks of the hot paths"
 
 build:

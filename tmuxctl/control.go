@@ -391,7 +391,11 @@ func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
 	if err != nil {
 		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFraming) {
 			k.pending = token
-			err = fmt.Errorf("no reply within %s: %w", timeout, err)
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("no reply within %s: %w", timeout, err)
+			} else {
+				err = fmt.Errorf("reply abandoned: %w", err)
+			}
 		}
 		return fail(err)
 	}

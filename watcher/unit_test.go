@@ -1,6 +1,7 @@
 package watcher_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,8 @@ type fakeTmux struct {
 	globals  map[string]string
 	// onKey, when set, runs before a key reaches a pane.
 	onKey func(id, key string)
+	// onList, when set, runs first in ListPanes; an error it returns is the listing's.
+	onList func() error
 }
 
 func newFakeTmux() *fakeTmux {
@@ -76,6 +79,11 @@ func (p *fakePane) draw(screen string) {
 
 func (f *fakeTmux) ListPanes(_ context.Context, s tmuxctl.Search) ([]tmuxctl.Pane, error) {
 	f.searches = append(f.searches, s)
+	if f.onList != nil {
+		if err := f.onList(); err != nil {
+			return nil, err
+		}
+	}
 	if f.down {
 		return nil, errNoServer
 	}
@@ -433,5 +441,29 @@ func TestUnitSearchSinceLatestActivity(t *testing.T) {
 	}
 	if got := r.state("%2"); got != watcher.Waiting {
 		t.Errorf("state of the pane that stopped = %s, want waiting", got)
+	}
+}
+
+// A tmux command cut short because the watcher is stopping (SIGTERM during a listing) is not
+// logged as a failure; a listing that fails otherwise is.
+func TestStopDuringTickIsNoFailure(t *testing.T) {
+	for _, stopping := range []bool{true, false} {
+		var logs bytes.Buffer
+		r := newRig(t, func(c *watcher.Config) { c.Log, c.Interval = zerolog.New(&logs), time.Millisecond })
+		ctx, cancel := context.WithCancel(context.Background())
+		lists := 0
+		r.tmux.onList = func() error {
+			lists++
+			if stopping || lists > 1 {
+				cancel()
+			}
+			return &tmuxctl.Error{Args: []string{"list-panes"}, Err: fmt.Errorf("no reply: %w", context.Canceled)}
+		}
+		if err := r.w.Run(ctx, nil); err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		if got := strings.Contains(logs.String(), "failed; retrying every tick"); got == stopping {
+			t.Errorf("stopping %v: failure logged = %v, want %v:\n%s", stopping, got, !stopping, logs.String())
+		}
 	}
 }

@@ -206,6 +206,9 @@ func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
 	defer w.stop()
 	for {
 		next, err := w.Tick(ctx)
+		if ctx.Err() != nil {
+			return nil // stopping: a tmux command cut short by it is no failure
+		}
 		if !errors.Is(err, tmuxctl.ErrNoServer) {
 			w.report("tick", err)
 		}

@@ -90,7 +90,7 @@ func main() {
 	flag.StringVar(&n, "n", "10,100,500", "numbers of Claude panes per server, comma separated")
 	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner)")
 	flag.DurationVar(&opt.interval, "interval", time.Second, "the watcher's --interval (its tick), also the naive poller's")
-	flag.IntVar(&opt.runs, "runs", 5, "repetitions of every measurement (a fresh server each)")
+	flag.IntVar(&opt.runs, "runs", 3, "repetitions of every measurement (a fresh server each)")
 	flag.DurationVar(&opt.window, "window", 60*time.Second, "minimum CPU window of the watcher (extended to the probe's limit instant, 0–60s more)")
 	flag.DurationVar(&opt.warmup, "warmup", 10*time.Second, "start-up time excluded from the window (extended until every pane is supervised)")
 	flag.DurationVar(&opt.countWindow, "count-window", 30*time.Second, "window of the tmux command count (30s: one revisit of the stopped pane)")
