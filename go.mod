@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/charmbracelet/x/ansi v0.11.9
+	github.com/rs/zerolog v1.35.1
 	github.com/spf13/pflag v1.0.10
 )
 
@@ -14,6 +15,5 @@ require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/mattn/go-runewidth v0.0.27 // indirect
-	github.com/rs/zerolog v1.35.1 // indirect
 	golang.org/x/sys v0.29.0 // indirect
 )
