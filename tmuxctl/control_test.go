@@ -669,31 +669,37 @@ func pid(b *testing.B, s *tmuxtest.Server, args ...string) int {
 	return n
 }
 
-func benchList(b *testing.B, s *tmuxtest.Server, runner func(context.Context, ...string) (string, error), clientPID int) {
-	benchListF(b, s, runner, clientPID, tmuxctl.PaneFormat(tmuxctl.Search{}))
-}
-
-func benchListF(b *testing.B, s *tmuxtest.Server, runner func(context.Context, ...string) (string, error), clientPID int, format string) {
+// benchCPU runs op in the benchmark loop and reports the CPU per op of the client side (this
+// process, its waited-for children and the control client clientPID when not 0) and of the
+// tmux server.
+func benchCPU(b *testing.B, s *tmuxtest.Server, clientPID int, op func(ctx context.Context)) {
 	server := pid(b, s, "display-message", "-p", "#{pid}")
 	pids := []int{server}
 	if clientPID != 0 {
 		pids = append(pids, clientPID)
 	}
-	args := []string{"list-panes", "-a", "-F", format}
 	ctx := context.Background()
 	self0, others0 := cpu(b, pids...)
 	_, server0 := cpu(b, server)
 	for b.Loop() {
-		out, err := runner(ctx, args...)
-		if err != nil || strings.Count(out, "\n") != 50 {
-			b.Fatalf("list-panes: %d rows, %v", strings.Count(out, "\n"), err)
-		}
+		op(ctx)
 	}
 	self1, others1 := cpu(b, pids...)
 	_, server1 := cpu(b, server)
 	n := float64(b.N)
 	b.ReportMetric(float64(self1-self0+(others1-others0)-(server1-server0))/n, "client-cpu-ns/op")
 	b.ReportMetric(float64(server1-server0)/n, "server-cpu-ns/op")
+}
+
+// benchList measures ListPanes' listing of benchServer's 50 panes.
+func benchList(b *testing.B, s *tmuxtest.Server, runner func(context.Context, ...string) (string, error), clientPID int) {
+	args := []string{"list-panes", "-a", "-F", tmuxctl.PaneFormat(tmuxctl.Search{})}
+	benchCPU(b, s, clientPID, func(ctx context.Context) {
+		out, err := runner(ctx, args...)
+		if err != nil || strings.Count(out, "\n") != 50 {
+			b.Fatalf("list-panes: %d rows, %v", strings.Count(out, "\n"), err)
+		}
+	})
 }
 
 func BenchmarkControlListPanes(b *testing.B) {
@@ -711,24 +717,11 @@ func BenchmarkExecListPanes(b *testing.B) {
 // benchSet measures a cheap command (set-option on a pane): the per-command overhead of each
 // transport, the control connection's sync line included.
 func benchSet(b *testing.B, s *tmuxtest.Server, runner func(context.Context, ...string) (string, error), clientPID int) {
-	server := pid(b, s, "display-message", "-p", "#{pid}")
-	pids := []int{server}
-	if clientPID != 0 {
-		pids = append(pids, clientPID)
-	}
-	ctx := context.Background()
-	self0, others0 := cpu(b, pids...)
-	_, server0 := cpu(b, server)
-	for b.Loop() {
+	benchCPU(b, s, clientPID, func(ctx context.Context) {
 		if _, err := runner(ctx, "set-option", "-p", "-t", "%0", "@cac_state", "waiting"); err != nil {
 			b.Fatal(err)
 		}
-	}
-	self1, others1 := cpu(b, pids...)
-	_, server1 := cpu(b, server)
-	n := float64(b.N)
-	b.ReportMetric(float64(self1-self0+(others1-others0)-(server1-server0))/n, "client-cpu-ns/op")
-	b.ReportMetric(float64(server1-server0)/n, "server-cpu-ns/op")
+	})
 }
 
 func BenchmarkControlSetOption(b *testing.B) {
