@@ -3,6 +3,7 @@ package detector
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -137,6 +138,7 @@ func (s *screen) findStructures() {
 		s.menu = Menu{} // a menu above the input box is history
 		s.end, s.footer = inTop, inBottom+1
 		s.input = s.readInput(inTop, inBottom)
+		s.input.VimInsert = s.vimInsert()
 	default:
 		s.menu = Menu{}
 	}
@@ -206,6 +208,17 @@ func (s *screen) readInput(top, bottom int) Input {
 	return Input{Visible: true, Draft: strings.Trim(strings.Join(lines, "\n"), " \n\u00a0")}
 }
 
+// vimInsert reports "-- INSERT --" at the start of a footer row: vim mode's INSERT mode
+// ("  -- INSERT -- ⏵⏵ auto mode on (shift+tab to cycle)", 2.1.330).
+func (s *screen) vimInsert() bool {
+	for _, r := range s.rows[s.footer:] {
+		if strings.HasPrefix(strings.TrimSpace(r), "-- INSERT --") {
+			return true
+		}
+	}
+	return false
+}
+
 // findMenu reads the last rate-limit options menu ("What do you want to do?") and returns the
 // rows of its top (the rule or box border above the title) and its last row, or -1, -1.
 func (s *screen) findMenu() (top, bottom int) {
@@ -246,16 +259,16 @@ func (s *screen) findMenu() (top, bottom int) {
 	return top, bottom
 }
 
-// stopDigit is the digit of the row labelled "Stop…" (SPEC §4.4), 0 unless the rows read as
-// 1..N in order with exactly one Stop row: the order of the rows changes between accounts,
-// and any other row can start an upgrade or a purchase.
+// stopDigit is the digit of the Stop row (SPEC §4.4), 0 unless the rows read as 1..N in
+// order with exactly one Stop row: the order of the rows changes between accounts, and any
+// other row can start an upgrade or a purchase.
 func stopDigit(rows []MenuRow) int {
 	stop := 0
 	for i, r := range rows {
 		if r.Digit != i+1 || r.Digit > 9 {
 			return 0
 		}
-		if r.Label == "Stop" || strings.HasPrefix(r.Label, "Stop ") {
+		if IsStopLabel(r.Label) {
 			if stop != 0 {
 				return 0
 			}
@@ -263,6 +276,23 @@ func stopDigit(rows []MenuRow) int {
 		}
 	}
 	return stop
+}
+
+// stopLabels are the Stop rows Claude Code is known to draw (SPEC §4.4: 2.0.45 → 2.1.330). A
+// row is pressed only when its whole label is one of them: the service can change these labels,
+// and a new one ("Stop waiting and switch to usage credits") must not be taken for Stop.
+var stopLabels = []string{"Stop and wait for limit to reset", "Stop"}
+
+// paidWords are words of a row that spends money or changes the plan or the account. A Stop
+// row never contains one; the check guards the known labels against a careless edit.
+var paidWords = regexp.MustCompile(`(?i)purchase|buy|upgrade|plan|credit|fund|switch|money|pay|billing|subscri|extra usage|overage|team|login|[$€£]`)
+
+// IsStopLabel reports whether a menu row's label is a known Stop label that mentions no
+// purchase, upgrade, plan, credits, funds, switching or money: the only row the watcher may
+// press. Anything else fails closed.
+func IsStopLabel(label string) bool {
+	label = strings.Join(strings.Fields(label), " ")
+	return slices.Contains(stopLabels, label) && !paidWords.MatchString(label)
 }
 
 // findLimits walks the transcript once, tracking which line owns each response gutter, and

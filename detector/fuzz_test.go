@@ -12,7 +12,8 @@ import (
 // FuzzDetect feeds the detector arbitrary screens, seeded with every shared real screen and a
 // few hostile shapes. It must never panic, and what it reports must hold together: a limited
 // verdict names its message and row, a known reset has an instant, a time-only reset is at
-// most a day after the capture or appearance, and a menu's Stop digit is one of its rows.
+// most a day after the capture or appearance, and a menu's Stop digit is one of its rows, with
+// a known Stop label that mentions nothing paid.
 func FuzzDetect(f *testing.F) {
 	if cases, err := golden.Read(golden.Dir()); err == nil {
 		for _, c := range cases {
@@ -43,8 +44,8 @@ func FuzzDetect(f *testing.F) {
 				t.Fatalf("Detect(%q) time-only reset %v is %v after the capture, want at most a day", screen, v.Reset.At, d)
 			}
 		}
-		if d := v.Menu.StopDigit; d != 0 && (d > len(v.Menu.Rows) || !strings.HasPrefix(v.Menu.Rows[d-1].Label, "Stop")) {
-			t.Fatalf("Detect(%q) StopDigit %d does not name a Stop row in %+v", screen, d, v.Menu.Rows)
+		if d := v.Menu.StopDigit; d != 0 && (d > len(v.Menu.Rows) || !IsStopLabel(v.Menu.Rows[d-1].Label) || paidWords.MatchString(v.Menu.Rows[d-1].Label)) {
+			t.Fatalf("Detect(%q) StopDigit %d does not name a known Stop row in %+v", screen, d, v.Menu.Rows)
 		}
 	})
 }

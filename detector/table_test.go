@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -857,6 +858,19 @@ func TestTableMenu(t *testing.T) {
 			strings.Join(append(stop21, rule(120), " What do you want to do?", "", " ❯ 1. Stop and wait for limit to reset",
 				"   2. Switch to extra usage", "   3. Upgrade your plan", "", " Enter to confirm · escape to cancel"), "\n") + "\n",
 			[]string{"Stop and wait for limit to reset", "Switch to extra usage", "Upgrade your plan"}, 1, 1},
+		// Issue 11, finding 6: a row is pressed only when its whole label is a known Stop label.
+		{"2.1.x, a Stop row that switches to paid usage",
+			screenOf(stop21, menu21("❯ 1. Upgrade your plan", "  2. Stop waiting and switch to usage credits ($)")),
+			[]string{"Upgrade your plan", "Stop waiting and switch to usage credits ($)"}, 1, 0},
+		{"2.1.x, an unknown Stop wording",
+			screenOf(stop21, menu21("❯ 1. Stop and buy more usage", "  2. Upgrade your plan")),
+			[]string{"Stop and buy more usage", "Upgrade your plan"}, 1, 0},
+		{"2.1.x, Stop with a suffix",
+			screenOf(stop21, menu21("❯ 1. Stop and wait for limit to reset (recommended)", "  2. Upgrade your plan")),
+			[]string{"Stop and wait for limit to reset (recommended)", "Upgrade your plan"}, 1, 0},
+		{"2.1.x, a known Stop label beside an unknown Stop wording",
+			screenOf(stop21, menu21("❯ 1. Stop and switch to extra usage", "  2. Stop and wait for limit to reset")),
+			[]string{"Stop and switch to extra usage", "Stop and wait for limit to reset"}, 1, 2},
 		{"2.0.x box, Stop first",
 			screenOf(stop20, menu20("❯ 1. Stop and wait for limit to reset", "  2. Switch to extra usage", "  3. Upgrade your plan")),
 			[]string{"Stop and wait for limit to reset", "Switch to extra usage", "Upgrade your plan"}, 1, 1},
@@ -933,5 +947,57 @@ func TestTableInput(t *testing.T) {
 			checkEq(t, tt.name, "Input.Draft", v.Input.Draft, tt.draft)
 			checkEq(t, tt.name, "Menu.Open", v.Menu.Open, false)
 		})
+	}
+}
+
+// TestStopLabels: the known Stop labels are pressable; anything that mentions a purchase, an
+// upgrade, a plan, credits, funds, switching or money is not, whatever its first word.
+func TestStopLabels(t *testing.T) {
+	for _, l := range stopLabels {
+		if !IsStopLabel(l) || !IsStopLabel("  "+strings.ReplaceAll(l, " ", "  ")+" ") {
+			t.Errorf("IsStopLabel(%q) = false, want true", l)
+		}
+		if paidWords.MatchString(l) {
+			t.Errorf("the known Stop label %q mentions something paid", l)
+		}
+	}
+	for _, l := range []string{"Stop waiting and switch to usage credits ($)", "Stop and upgrade your plan",
+		"Stop and add funds", "Stop and buy extra usage", "Stop and wait", "Stopp", "stop", "Upgrade your plan",
+		"Switch to extra usage", "Wait here, then continue automatically at 1am", ""} {
+		if IsStopLabel(l) {
+			t.Errorf("IsStopLabel(%q) = true, want false", l)
+		}
+	}
+}
+
+// TestRealVimCaptures: Claude Code 2.1.330 with editorMode "vim", captured at a 5-hour limit
+// (against ../shared/tools/mockapi): the options menu, then the prompt in INSERT mode (the
+// footer says "-- INSERT --") and in NORMAL mode (no label).
+func TestRealVimCaptures(t *testing.T) {
+	now := time.Date(2026, 11, 23, 17, 57, 0, 0, time.UTC)
+	tests := []struct {
+		file            string
+		menu, vimInsert bool
+	}{
+		{"2.1.330-vim-menu.txt", true, false},
+		{"2.1.330-vim-insert-stop.txt", false, true},
+		{"2.1.330-vim-normal-stop.txt", false, false},
+	}
+	for _, tt := range tests {
+		b, err := os.ReadFile("testdata/real/" + tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := Detect(string(b), Facts{Now: now, Zone: time.UTC})
+		if !v.Limited || v.Kind != KindFiveHour || v.Menu.Open != tt.menu || v.Input.VimInsert != tt.vimInsert {
+			t.Errorf("%s: limited %v kind %s menu %v vim insert %v, want limited 5-hour menu %v vim insert %v (%s)",
+				tt.file, v.Limited, v.Kind, v.Menu.Open, v.Input.VimInsert, tt.menu, tt.vimInsert, v.Reason)
+		}
+		if tt.menu && v.Menu.StopDigit != 1 {
+			t.Errorf("%s: StopDigit %d, want 1 (rows %+v)", tt.file, v.Menu.StopDigit, v.Menu.Rows)
+		}
+		if !tt.menu && (!v.Input.Visible || v.Input.Draft != "") {
+			t.Errorf("%s: input %+v, want an empty visible box", tt.file, v.Input)
+		}
 	}
 }

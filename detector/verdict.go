@@ -127,8 +127,9 @@ type Menu struct {
 	Rows []MenuRow
 	// Focused is the digit of the focused row, 0 when none could be read.
 	Focused int
-	// StopDigit is the digit of the row whose label starts with "Stop", 0 when there is none
-	// or the rows could not be read as 1..N. It is the only key the watcher may press.
+	// StopDigit is the digit of the one row whose label is a known Stop label (IsStopLabel),
+	// 0 when there is none or the rows could not be read as 1..N. It is the only key the
+	// watcher may press.
 	StopDigit int
 }
 
@@ -138,6 +139,11 @@ type Input struct {
 	Visible bool
 	// Draft is the text in the box, empty when the box is empty.
 	Draft string
+	// VimInsert is true when the footer says "-- INSERT --": Claude Code's vim mode
+	// (editorMode "vim") is on and in INSERT mode. Its NORMAL mode shows no label (seen with
+	// 2.1.330), so false means vim mode off or NORMAL mode: only Claude Code's settings tell
+	// the two apart.
+	VimInsert bool
 }
 
 // Verdict is what Detect concludes about one screen.
