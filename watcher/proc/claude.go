@@ -6,54 +6,88 @@ import (
 	"unicode/utf8"
 )
 
-// IsClaude decides from one process's comm, argv and exe path (exe may be "" when unreadable)
-// whether it is Claude Code, and says why (for a "no" too, for logs and doctor). It is Claude Code
-// when (SPEC §4.7):
-//   - base(argv[0]) or comm is "claude" or "claude.exe" (npm install on Linux, which sets its
-//     process title; the native install started through its "claude" symlink);
-//   - comm, base(argv[0]) or base(exe) is a version string ("2.1.329", any suffix) and exe or
-//     argv[0] has a "claude" (or ".claude") directory component: the native binary started by its
-//     versioned path, e.g. ~/.local/share/claude/versions/2.1.329;
-//   - comm, base(argv[0]) or base(exe) is node, nodejs or bun, and an argument contains
-//     "@anthropic-ai/claude-code" or the script it runs is named "claude" ("node
-//     /usr/local/bin/claude": the npm install on macOS, where the title is not set).
+// IsClaude decides from one process's comm, argv and executable whether it is Claude Code,
+// and says why (for a "no" too, for logs and doctor). resolve gives the real path of a path
+// the process names, relative to its working directory (nil: taken as given).
 //
-// Anything else (a shell, vim, "node server.js", "less claude.md", "grep claude") is not.
-func IsClaude(comm string, argv []string, exe string) (why string, ok bool) {
-	if why, ok := isClaude(comm, argv, exe); ok {
+// With the executable known (exe, from /proc/PID/exe), what runs decides, never a name a
+// process was given (issue 11, finding 3): "exec -a claude cat", a shell script named
+// "claude" (its comm is "claude", its executable the shell) and a wrapper whose Claude Code
+// child is gone are not Claude Code. It is Claude Code when (SPEC §4.7):
+//   - the executable is Claude Code's native build: named "claude" or "claude.exe" (the
+//     npm platform package's binary, an install's symlink target), or a version string
+//     ("2.1.329", any suffix) under a "claude" or ".claude" directory
+//     (~/.local/share/claude/versions/2.1.329);
+//   - the executable is a JavaScript runtime (node, nodejs, bun) running Claude Code's npm
+//     package: an argument, or the real path of the script it runs, is inside
+//     "@anthropic-ai/claude-code"; or it set its own title to "claude" (comm and the whole
+//     argv read "claude": Claude Code's npm build sets process.title on Linux, which rewrites
+//     both, while "exec -a" sets argv[0] only and a script's comm is its interpreter's once
+//     that runs).
+//
+// With exe "" (the ps fallback, where there is no /proc) only names can tell: base(argv[0])
+// "claude" or "claude.exe", a version-named argv[0] under a claude directory, or a runtime
+// whose script is named "claude". That is weaker ("exec -a claude cat" passes): see SAFETY.md.
+func IsClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
+	if why, ok := isClaude(comm, argv, exe, resolve); ok {
 		return why, true
 	}
 	var arg0 string
 	if len(argv) > 0 {
 		arg0 = argv[0]
 	}
-	return fmt.Sprintf("comm %q, argv[0] %q: not Claude Code", comm, arg0), false
+	return fmt.Sprintf("comm %q, argv[0] %q, executable %q: not Claude Code", comm, arg0, exe), false
 }
 
 // isClaude is IsClaude without the sentence for a "no", which Find does not need.
-func isClaude(comm string, argv []string, exe string) (why string, ok bool) {
+func isClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
+	if resolve == nil {
+		resolve = func(p string) string { return p }
+	}
+	if exe == "" {
+		return byName(comm, argv, resolve)
+	}
+	exeBase := baseName(exe)
+	switch {
+	case isClaudeName(exeBase):
+		return fmt.Sprintf("executable %q", exe), true
+	case isVersion(exeBase) && hasClaudeDir(exe):
+		return fmt.Sprintf("version-named executable under a claude directory: %q", exe), true
+	}
+	rt := runtimeName(exeBase)
+	if rt == "" {
+		return "", false
+	}
+	if arg, ok := claudePackage(argv, resolve); ok {
+		return fmt.Sprintf("%s (%s) running %q", rt, exe, arg), true
+	}
+	if comm == "claude" && len(argv) == 1 && argv[0] == "claude" {
+		return fmt.Sprintf("%s (%s) titled itself \"claude\" (comm and argv)", rt, exe), true
+	}
+	return "", false
+}
+
+// byName is the decision without the executable (the ps fallback): by names only.
+func byName(comm string, argv []string, resolve func(string) string) (string, bool) {
 	var arg0 string
 	if len(argv) > 0 {
 		arg0 = argv[0]
 	}
-	base0, exeBase := baseName(arg0), baseName(exe)
+	base0 := baseName(arg0)
 	switch {
 	case isClaudeName(base0):
-		return fmt.Sprintf("argv[0] %q", arg0), true
+		return fmt.Sprintf("argv[0] %q (no executable to confirm it)", arg0), true
 	case isClaudeName(comm):
-		return fmt.Sprintf("comm %q", comm), true
+		return fmt.Sprintf("comm %q (no executable to confirm it)", comm), true
+	case (isVersion(comm) || isVersion(base0)) && hasClaudeDir(arg0):
+		return fmt.Sprintf("version-named binary under a claude directory: argv[0] %q", arg0), true
 	}
-	if isVersion(comm) || isVersion(base0) || isVersion(exeBase) {
-		switch {
-		case hasClaudeDir(exe):
-			return fmt.Sprintf("version-named binary under a claude directory: exe %q", exe), true
-		case hasClaudeDir(arg0):
-			return fmt.Sprintf("version-named binary under a claude directory: argv[0] %q", arg0), true
-		}
-	}
-	if rt := runtimeName(comm, base0, exeBase); rt != "" {
-		if arg, ok := claudeScript(argv); ok {
+	if rt := runtimeName(comm, base0); rt != "" {
+		if arg, ok := claudePackage(argv, resolve); ok {
 			return fmt.Sprintf("%s running %q", rt, arg), true
+		}
+		if arg, ok := claudeScript(argv); ok {
+			return fmt.Sprintf("%s running %q (no executable to confirm it)", rt, arg), true
 		}
 	}
 	return "", false
@@ -89,19 +123,44 @@ func runtimeName(names ...string) string {
 	return ""
 }
 
-// claudeScript reports whether a runtime's argv runs Claude Code: an argument containing the npm
-// package name, or a script (the first argument that is not an option) named "claude". Only the
-// script counts for the name, so that "node server.js claude" is not taken for Claude Code.
-func claudeScript(argv []string) (string, bool) {
+// claudePackage reports whether a runtime's argv runs Claude Code's npm package: an argument,
+// or the real path of the script it runs, inside "@anthropic-ai/claude-code".
+func claudePackage(argv []string, resolve func(string) string) (string, bool) {
 	if len(argv) < 2 {
 		return "", false
 	}
 	for _, a := range argv[1:] {
-		if strings.Contains(a, "@anthropic-ai/claude-code") {
+		if strings.Contains(a, claudeNPM) {
 			return a, true
 		}
 	}
-	args := argv[1:]
+	if script := scriptArg(argv[1:]); script != "" {
+		if real := resolve(script); strings.Contains(real, claudeNPM) {
+			return script + " → " + real, true
+		}
+	}
+	return "", false
+}
+
+// claudeNPM is the npm package Claude Code ships in.
+const claudeNPM = "@anthropic-ai/claude-code"
+
+// claudeScript reports whether the script a runtime runs (the first argument that is not an
+// option) is named "claude". Only the script counts, so that "node server.js claude" is not
+// taken for Claude Code.
+func claudeScript(argv []string) (string, bool) {
+	if len(argv) < 2 {
+		return "", false
+	}
+	if a := scriptArg(argv[1:]); isClaudeName(baseName(a)) {
+		return a, true
+	}
+	return "", false
+}
+
+// scriptArg is the script among a runtime's arguments: the first that is not an option or an
+// option's value, "" when there is none.
+func scriptArg(args []string) string {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -114,12 +173,9 @@ func claudeScript(argv []string) (string, bool) {
 		case strings.HasPrefix(a, "-"):
 			continue
 		}
-		if isClaudeName(baseName(a)) {
-			return a, true
-		}
-		return "", false
+		return a
 	}
-	return "", false
+	return ""
 }
 
 // isVersion reports whether s starts with digits.digits.digits ("2.1.329", "1.0.0-beta",

@@ -7,6 +7,15 @@ import (
 
 func TestIsClaude(t *testing.T) {
 	const native = "/home/u/.local/share/claude/versions/2.1.329"
+	const npmPkg = "/root/.cache/cac-tmux/real-claude/2.1.330/package/claude" // seen with 2.1.330
+	const cliJS = "/usr/local/lib/node_modules/@anthropic-ai/claude-code/cli.js"
+	// The npm install's bin link, as the kernel would resolve it.
+	resolve := func(p string) string {
+		if p == "/usr/local/bin/claude" || p == "/opt/homebrew/bin/claude" {
+			return cliJS
+		}
+		return p
+	}
 	tests := []struct {
 		comm string
 		argv []string
@@ -14,29 +23,28 @@ func TestIsClaude(t *testing.T) {
 		want bool
 		why  string // a part of the reason, for a few
 	}{
-		// The name.
-		{"claude", []string{"claude"}, native, true, `argv[0] "claude"`},
-		{"claude", []string{"claude", "--resume"}, "", true, "claude"},
-		{"node", []string{"claude"}, "/usr/bin/node", true, "argv[0]"}, // npm on Linux: process.title
-		{"claude", nil, "", true, `comm "claude"`},
-		{"claude.exe", nil, "", true, "claude.exe"},
-		{"init", []string{"/mnt/c/Users/u/AppData/claude.exe"}, "", true, "claude.exe"},
-		{"", []string{"/usr/local/bin/claude", "-c"}, "", true, "argv[0]"}, // ps fallback: no comm
-		// The native binary by its versioned path.
+		// The executable is Claude Code's native build.
+		{"claude", []string{"claude"}, native, true, "version-named executable under a claude directory"},
+		{"claude", []string{npmPkg}, npmPkg, true, `executable "` + npmPkg + `"`},
 		{"2.1.329", []string{native}, native, true, "version-named"},
-		{"2.1.329", []string{"2.1.329"}, native, true, "exe"},
-		{"2.1.329", []string{"/Users/me/.local/share/claude/versions/2.1.329", "--resume"}, "", true, "argv[0]"},
-		{"1.0.0-beta.1", []string{"x"}, "/opt/claude/versions/1.0.0-beta.1", true, "exe"},
-		{"2.0.5", []string{"2.0.5"}, "/home/u/.claude/local/2.0.5", true, "exe"},
+		{"2.1.329", []string{"2.1.329"}, native, true, "executable"},
+		{"1.0.0-beta.1", []string{"x"}, "/opt/claude/versions/1.0.0-beta.1", true, "executable"},
+		{"2.0.5", []string{"2.0.5"}, "/home/u/.claude/local/2.0.5", true, "executable"},
 		// A runtime running the npm package.
-		{"node", []string{"node", "/usr/local/lib/node_modules/@anthropic-ai/claude-code/cli.js"}, "/usr/bin/node", true, "node running"},
-		{"node", []string{"node", "/usr/local/bin/claude"}, "/usr/local/bin/node", true, `"/usr/local/bin/claude"`},
-		{"node", []string{"node", "--max-old-space-size=4096", "/opt/homebrew/bin/claude", "--resume"}, "", true, "claude"},
-		{"nodejs", []string{"nodejs", "-r", "ts-node/register", "/usr/bin/claude"}, "", true, "nodejs"},
-		{"bun", []string{"bun", "run", "/home/u/.bun/bin/claude"}, "", true, "bun"},
-		{"", []string{"/usr/local/bin/node", "/usr/local/bin/claude"}, "", true, "node"},
-		{"MainThread", []string{"x"}, "/usr/bin/node", false, ""}, // runtime by exe, but no script
+		{"node", []string{"node", cliJS}, "/usr/bin/node", true, "node (/usr/bin/node) running"},
+		{"node", []string{"node", "/usr/local/bin/claude"}, "/usr/local/bin/node", true, cliJS},
+		{"node", []string{"node", "--max-old-space-size=4096", "/opt/homebrew/bin/claude", "--resume"}, "/usr/bin/node", true, cliJS},
+		{"claude", []string{"claude"}, "/usr/bin/node", true, "titled itself"}, // npm on Linux: process.title
+		{"MainThread", []string{"x"}, "/usr/bin/node", false, ""},              // runtime by exe, but no script
 		{"MainThread", []string{"x", "@anthropic-ai/claude-code/cli.js"}, "/usr/bin/node", true, "node"},
+		// Issue 11, finding 3: names that are not what runs.
+		{"cat", []string{"claude"}, "/usr/bin/cat", false, ""},                                  // exec -a claude cat
+		{"node", []string{"claude"}, "/usr/bin/node", false, ""},                                // exec -a claude node
+		{"claude", []string{"/bin/bash", "/home/u/bin/claude"}, "/usr/bin/bash", false, ""},     // a script named claude
+		{"claude", []string{"/bin/sh", "./claude", "--resume"}, "/usr/bin/dash", false, ""},     // run from its directory
+		{"claude", []string{"/usr/bin/node", "/home/u/bin/claude"}, "/usr/bin/node", false, ""}, // a node script named claude
+		{"claude", []string{"claude", "x"}, "/usr/bin/node", false, ""},                         // titled, but argv not rewritten
+		{"claude", []string{"claude"}, "/usr/bin/python3", false, ""},
 		// Not Claude Code.
 		{"bash", []string{"-bash"}, "/usr/bin/bash", false, ""},
 		{"zsh", []string{"zsh"}, "/bin/zsh", false, ""},
@@ -49,14 +57,24 @@ func TestIsClaude(t *testing.T) {
 		{"grep", []string{"grep", "claude"}, "/usr/bin/grep", false, ""},
 		{"grep", []string{"grep", "-r", "@anthropic-ai/claude-code", "."}, "/usr/bin/grep", false, ""},
 		{"sleep", []string{"sleep", "600"}, "/usr/bin/sleep", false, ""},
-		{"claude-monitor", []string{"claude-monitor"}, "", false, ""},
+		{"claude-monitor", []string{"claude-monitor"}, "/usr/local/bin/claude-monitor", false, ""},
 		{"2.1.329", []string{"./2.1.329"}, "/home/u/build/2.1.329", false, ""}, // no claude directory
 		{"python3", []string{"python3", "/home/u/claude/tool.py"}, "/usr/bin/python3", false, ""},
+		// Without the executable (the ps fallback): names only.
+		{"claude", []string{"claude", "--resume"}, "", true, "no executable to confirm it"},
+		{"claude", nil, "", true, `comm "claude"`},
+		{"claude.exe", nil, "", true, "claude.exe"},
+		{"init", []string{"/mnt/c/Users/u/AppData/claude.exe"}, "", true, "claude.exe"},
+		{"", []string{"/usr/local/bin/claude", "-c"}, "", true, "argv[0]"},
+		{"2.1.329", []string{"/Users/me/.local/share/claude/versions/2.1.329", "--resume"}, "", true, "argv[0]"},
+		{"", []string{"/usr/local/bin/node", "/usr/local/bin/claude"}, "", true, cliJS},
+		{"nodejs", []string{"nodejs", "-r", "ts-node/register", "/usr/bin/claude"}, "", true, "nodejs"},
+		{"bun", []string{"bun", "run", "/home/u/.bun/bin/claude"}, "", true, "bun"},
 		{"1.2", []string{"/opt/claude/1.2"}, "", false, ""}, // not digits.digits.digits
 		{"", nil, "", false, ""},
 	}
 	for _, tt := range tests {
-		why, got := IsClaude(tt.comm, tt.argv, tt.exe)
+		why, got := IsClaude(tt.comm, tt.argv, tt.exe, resolve)
 		if got != tt.want {
 			t.Errorf("IsClaude(%q, %q, %q) = %v, want %v (why %q)", tt.comm, tt.argv, tt.exe, got, tt.want, why)
 			continue

@@ -194,7 +194,7 @@ func TestFindGarbageProc(t *testing.T) {
 		}},
 		{name: "huge tpgid that no process has", pane: 100, setup: func(t *testing.T) string {
 			return fakeTree(t, true, shell(999999999999999999),
-				fake{pid: 300, ppid: 100, pgrp: 300, tpgid: 999999999999999999, comm: "claude", argv: []string{"claude"}, start: 5000})
+				fake{pid: 300, ppid: 100, pgrp: 300, tpgid: 999999999999999999, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000})
 		}},
 		{name: "leader stat garbage, cmdline claude", pane: 100, setup: func(t *testing.T) string {
 			r := claudeTree(t)
@@ -209,7 +209,7 @@ func TestFindGarbageProc(t *testing.T) {
 		{name: "comm with ) ( and newlines", pane: 100, setup: func(t *testing.T) string {
 			r := fakeTree(t, true, shell(200),
 				fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "x.sh"}, start: 4000},
-				fake{pid: 300, ppid: 200, pgrp: 300, tpgid: 200, state: 'T', comm: "claude", argv: []string{"claude"}, start: 5000})
+				fake{pid: 300, ppid: 200, pgrp: 300, tpgid: 200, state: 'T', comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000})
 			writeFile(t, r, "200/stat", stat(200, "bash) (claude\n) (claude", "S", "100", "200", "200"))
 			return r
 		}},
@@ -231,7 +231,7 @@ func TestFindGarbageProc(t *testing.T) {
 			r := fakeTree(t, true, shell(200),
 				fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "a.sh"}, start: 4000},
 				fake{pid: 201, ppid: 200, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "b.sh"}, start: 4000},
-				fake{pid: 300, ppid: 1, pgrp: 300, tpgid: -1, comm: "claude", argv: []string{"claude"}, start: 5000})
+				fake{pid: 300, ppid: 1, pgrp: 300, tpgid: -1, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000})
 			writeFile(t, r, "200/task/200/children", []byte("abc -5 0 99999999999999999999 200 201 201 201 \n\n 300x"))
 			writeFile(t, r, "201/task/201/children", []byte("200 201 100 "))
 			return r
@@ -240,7 +240,7 @@ func TestFindGarbageProc(t *testing.T) {
 			r := fakeTree(t, true, shell(200),
 				fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "a.sh"}, start: 4000},
 				fake{pid: 201, ppid: 200, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "b.sh"}, start: 4000},
-				fake{pid: 202, ppid: 201, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000})
+				fake{pid: 202, ppid: 201, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000})
 			writeFile(t, r, "200/task/200/children", []byte("abc -5 0 99999999999999999999 200 201 201 201 \n\n 300x"))
 			writeFile(t, r, "201/task/201/children", []byte("201 200 202 "))
 			return r
@@ -281,10 +281,10 @@ func TestFindGarbageProc(t *testing.T) {
 // claudeInGroup, a Claude Code in the group too.
 func garbageScanTree(t *testing.T, claudeInGroup bool) string {
 	procs := []fake{shell(200),
-		{pid: 301, ppid: 1, pgrp: 300, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000},
+		{pid: 301, ppid: 1, pgrp: 300, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000},
 		{pid: 303, ppid: 1, pgrp: 200, tpgid: 200, comm: "make", argv: []string{"make", "-j"}, start: 5000}}
 	if claudeInGroup {
-		procs = append(procs, fake{pid: 302, ppid: 1, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000})
+		procs = append(procs, fake{pid: 302, ppid: 1, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000})
 	}
 	r := fakeTree(t, false, procs...)
 	for _, d := range []string{"abc", "-1", "0", "99999999999999999999", "777", "9223372036854775808"} {

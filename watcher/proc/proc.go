@@ -123,6 +123,27 @@ func (f *Finder) Alive(ctx context.Context, id Identity) (bool, error) {
 	return false, fmt.Errorf("proc: alive pid %d: unknown start %q", id.PID, id.Start)
 }
 
+// EditorMode is the "editorMode" setting of the Claude Code process id ("vim" when vim mode is
+// on), from the settings file its environment points to (/proc only: ps cannot read another
+// process's environment).
+func (f *Finder) EditorMode(ctx context.Context, id Identity) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("proc: editor mode of pid %d: %w", id.PID, err)
+	}
+	if !strings.HasPrefix(id.Start, ticksPrefix) {
+		return "", fmt.Errorf("proc: editor mode of pid %d: the environment is readable through /proc only", id.PID)
+	}
+	fs := procfs{root: f.root()}
+	if alive, err := fs.alive(id); err != nil || !alive {
+		return "", fmt.Errorf("proc: editor mode of pid %d: the process is gone", id.PID)
+	}
+	mode, err := fs.env(id.PID).EditorMode()
+	if err != nil {
+		return "", fmt.Errorf("proc: editor mode of pid %d: %w", id.PID, err)
+	}
+	return mode, nil
+}
+
 func (f *Finder) root() string {
 	if f.Root == "" {
 		return "/proc"

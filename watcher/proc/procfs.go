@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/cac-tmux/cac-tmux/records"
 )
 
 // procfs reads one Find's or Alive's worth of a proc filesystem (Linux). It is not safe for
@@ -281,18 +284,53 @@ func (p *procfs) findInGroup(panePID, tpgid int) (Found, bool, error) {
 	return Found{}, false, nil
 }
 
-// check reads one candidate's argv and exe and decides.
+// check reads one candidate's argv and executable and decides. A process whose executable
+// cannot be read (another user's) is never taken for Claude Code: only the executable can
+// confirm it. Claude Code's session registry, when it names the same process, confirms it too.
 func (p *procfs) check(st statInfo, panePID, tpgid, depth int) (Found, bool) {
-	argv := p.cmdline(st.pid)
 	exe := p.exe(st.pid)
-	why, ok := isClaude(st.comm, argv, exe)
+	if exe == "" {
+		return Found{}, false
+	}
+	why, ok := isClaude(st.comm, p.cmdline(st.pid), exe, p.resolver(st.pid))
 	if !ok {
 		return Found{}, false
+	}
+	if en, err := p.env(st.pid).ReadEntry(st.pid); err == nil && en.ProcStart == st.start {
+		why += "; its session registry entry names it (Claude Code " + en.Version + ")"
 	}
 	return Found{
 		Identity: Identity{PID: st.pid, Start: ticksPrefix + st.start},
 		How:      how("", panePID, tpgid, st.pid, depth, why),
 	}, true
+}
+
+// resolver gives the real path of a path named by process pid, relative to its working
+// directory, with symlinks resolved (the path as given when that fails).
+func (p *procfs) resolver(pid int) func(string) string {
+	return func(path string) string {
+		if !filepath.IsAbs(path) {
+			cwd, err := os.Readlink(p.path(pid, "cwd"))
+			if err != nil {
+				return path
+			}
+			path = filepath.Join(cwd, path)
+		}
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real
+		}
+		return path
+	}
+}
+
+// env reads where the process's Claude Code records are, from /proc/PID/environ (empty when
+// unreadable).
+func (p *procfs) env(pid int) records.Env {
+	b, err := p.read(p.path(pid, "environ"))
+	if err != nil {
+		return records.Env{}
+	}
+	return records.ParseEnviron(b)
 }
 
 // alive is Finder.Alive on /proc for an identity from /proc.

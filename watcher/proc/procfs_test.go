@@ -148,7 +148,7 @@ func TestFindFakeProc(t *testing.T) {
 			name: "claude as leader", children: true, pane: 100, wantPID: 200,
 			procs: []fake{shell(200),
 				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000}},
-			wantHow: `foreground group 200 of pane pid 100: argv[0] "claude"`,
+			wantHow: `foreground group 200 of pane pid 100: version-named executable under a claude directory`,
 		},
 		{
 			name: "claude as pane process", children: true, pane: 100, wantPID: 100,
@@ -160,13 +160,13 @@ func TestFindFakeProc(t *testing.T) {
 			name: "node and cli.js", children: true, pane: 100, wantPID: 200,
 			procs: []fake{shell(200),
 				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "node", argv: []string{"node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"}, exe: "/usr/bin/node", start: 5000}},
-			wantHow: "node running",
+			wantHow: "node (/usr/bin/node) running",
 		},
 		{
 			name: "versioned native binary", children: true, pane: 100, wantPID: 200,
 			procs: []fake{shell(200),
 				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "2.1.329", argv: []string{"2.1.329", "--continue"}, exe: nativeExe + " (deleted)", start: 5000}},
-			wantHow: "version-named binary under a claude directory: exe " + strconv.Quote(nativeExe),
+			wantHow: "version-named executable under a claude directory: " + strconv.Quote(nativeExe),
 		},
 		{
 			name: "wrapper bash then claude", children: true, pane: 100, wantPID: 201,
@@ -188,7 +188,7 @@ func TestFindFakeProc(t *testing.T) {
 				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "a.sh"}},
 				{pid: 201, ppid: 200, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "b.sh"}},
 				{pid: 202, ppid: 201, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "c.sh"}},
-				{pid: 203, ppid: 202, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000}},
+				{pid: 203, ppid: 202, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000}},
 			wantHow: "depth 3",
 		},
 		{
@@ -198,7 +198,36 @@ func TestFindFakeProc(t *testing.T) {
 				{pid: 201, ppid: 200, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "b.sh"}},
 				{pid: 202, ppid: 201, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "c.sh"}},
 				{pid: 203, ppid: 202, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "d.sh"}},
-				{pid: 204, ppid: 203, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000}},
+				{pid: 204, ppid: 203, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000}},
+		},
+		// Issue 11, finding 3: what runs decides, not a name.
+		{
+			name: "wrapper script named claude whose claude child is gone", children: true, pane: 100,
+			procs: []fake{shell(200),
+				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"/bin/bash", "/home/u/bin/claude"}, exe: "/usr/bin/bash", start: 4000}},
+		},
+		{
+			name: "wrapper script named claude, claude child alive", children: true, pane: 100, wantPID: 201,
+			procs: []fake{shell(200),
+				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"/bin/bash", "/home/u/bin/claude"}, exe: "/usr/bin/bash", start: 4000},
+				{pid: 201, ppid: 200, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000}},
+			wantHow: "pid 201 at depth 1",
+		},
+		{
+			name: "exec -a claude cat", children: true, pane: 100,
+			procs: []fake{shell(200),
+				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "cat", argv: []string{"claude"}, exe: "/usr/bin/cat", start: 5000}},
+		},
+		{
+			name: "script named claude running cat", children: true, pane: 100,
+			procs: []fake{shell(200),
+				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"/bin/sh", "./claude"}, exe: "/usr/bin/dash", start: 4000},
+				{pid: 201, ppid: 200, pgrp: 200, tpgid: 200, comm: "cat", argv: []string{"cat"}, exe: "/usr/bin/cat", start: 5000}},
+		},
+		{
+			name: "executable unreadable", children: true, pane: 100,
+			procs: []fake{shell(200),
+				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000}},
 		},
 		{
 			name: "shell at the prompt", children: true, pane: 100,
@@ -228,19 +257,19 @@ func TestFindFakeProc(t *testing.T) {
 		{
 			name: "group leader gone", children: true, pane: 100, wantPID: 201,
 			procs: []fake{shell(200),
-				{pid: 201, ppid: 1, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000}},
+				{pid: 201, ppid: 1, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000}},
 			wantHow: "(leader gone): pid 201",
 		},
 		{
 			name: "group leader a zombie", children: true, pane: 100, wantPID: 201,
 			procs: []fake{shell(200),
 				{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, state: 'Z', comm: "bash"},
-				{pid: 201, ppid: 1, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000}},
+				{pid: 201, ppid: 1, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000}},
 			wantHow: "(leader gone): pid 201",
 		},
 		{
 			name: "no terminal", children: true, pane: 100,
-			procs: []fake{{pid: 100, ppid: 1, pgrp: 100, tpgid: -1, comm: "claude", argv: []string{"claude"}}},
+			procs: []fake{{pid: 100, ppid: 1, pgrp: 100, tpgid: -1, comm: "claude", argv: []string{"claude"}, exe: nativeExe}},
 		},
 		{
 			name: "pane pid missing", children: true, pane: 999,
@@ -276,7 +305,7 @@ func TestFindFakeProc(t *testing.T) {
 
 func TestAliveFakeProc(t *testing.T) {
 	root := fakeTree(t, true, shell(200),
-		fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, start: 5000},
+		fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000},
 		fake{pid: 300, ppid: 100, pgrp: 300, tpgid: 200, state: 'Z', comm: "claude", start: 6000})
 	f := &Finder{Root: root, PS: noPS(t)}
 	ctx := context.Background()
@@ -369,5 +398,25 @@ func BenchmarkFind(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFindRegistryConfirms: Claude Code's session registry entry for the process (same pid and
+// start) is named in How; one for an earlier process with the pid is not.
+func TestFindRegistryConfirms(t *testing.T) {
+	home := t.TempDir()
+	root := fakeTree(t, true, shell(200),
+		fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000})
+	writeFile(t, root, "200/environ", []byte("PATH=/bin\x00HOME="+home+"\x00"))
+	writeFile(t, home, ".claude/sessions/200.json", []byte(`{"pid":200,"procStart":"5000","version":"2.1.330"}`))
+	f := &Finder{Root: root, PS: noPS(t)}
+	got, ok, err := f.Find(context.Background(), 100)
+	if err != nil || !ok || !strings.Contains(got.How, "session registry entry names it (Claude Code 2.1.330)") {
+		t.Errorf("Find = %+v, %v, %v, want the registry named in How", got, ok, err)
+	}
+	writeFile(t, home, ".claude/sessions/200.json", []byte(`{"pid":200,"procStart":"4000","version":"2.1.330"}`))
+	got, ok, err = f.Find(context.Background(), 100)
+	if err != nil || !ok || strings.Contains(got.How, "registry") {
+		t.Errorf("Find with a stale entry = %+v, %v, %v, want Claude Code without the registry", got, ok, err)
 	}
 }

@@ -170,7 +170,7 @@ func (t *psTable) find(panePID int) (Found, bool) {
 		if r.pgid != tpgid || zombie(r.stat[0]) {
 			continue // not in the foreground (a job suspended with Ctrl-Z, a background job)
 		}
-		if why, ok := isClaude("", strings.Fields(r.args), ""); ok {
+		if why, ok := isClaude("", strings.Fields(r.args), "", nil); ok {
 			return Found{
 				Identity: Identity{PID: r.pid, Start: lstartPrefix + r.lstart},
 				How:      how(" (ps)", panePID, tpgid, r.pid, c.depth, why),

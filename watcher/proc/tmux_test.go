@@ -18,17 +18,20 @@ import (
 
 func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
-// fakeClaudeBin returns the path of a program named "claude": a symlink to sleep. Its comm and
-// base(argv[0]) are "claude", which is all Find looks at for it. (A multi-call sleep, BusyBox's,
-// would refuse the name; procps and Debian coreutils are separate binaries.)
-func fakeClaudeBin(t *testing.T) string {
+// fakeClaudeBin returns the path of an executable named "claude": a copy of sleep. Its
+// executable, comm and base(argv[0]) are "claude", which is all Find looks at for it.
+func fakeClaudeBin(t testing.TB) string {
 	t.Helper()
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Skipf("no sleep: %v", err)
 	}
+	b, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(t.TempDir(), "claude")
-	if err := os.Symlink(sleep, bin); err != nil {
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return bin
@@ -182,17 +185,85 @@ func TestTmux(t *testing.T) {
 	})
 }
 
+// TestTmuxNamesAreNotClaude: on a real server, processes that only carry Claude Code's name
+// (issue 11, finding 3) are not Claude Code for /proc, which reads what runs. (ps can only
+// read names: see SAFETY.md.)
+func TestTmuxNamesAreNotClaude(t *testing.T) {
+	claude := fakeClaudeBin(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skipf("no bash for exec -a: %v", err)
+	}
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name, "claude")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	s := tmuxtest.Start(t, 80, 24)
+	f := &Finder{}
+	window := func(argv ...string) int {
+		out := s.Tmux(t, append([]string{"new-window", "-d", "-P", "-F", "#{pane_pid}", "-t", "main:"}, argv...)...)
+		pane, err := strconv.Atoi(strings.TrimSpace(out))
+		if err != nil {
+			t.Fatalf("new-window printed %q", out)
+		}
+		return pane
+	}
+	// notClaude waits until the pane's foreground runs what wantComm names, then checks that
+	// Find does not take it for Claude Code.
+	notClaude := func(name string, pane int, wantComm string) {
+		t.Helper()
+		tmuxtest.WaitFor(t, 5*time.Second, name+": "+wantComm+" in the foreground", func() bool {
+			fs := procfs{root: "/proc"}
+			st, err := fs.stat(pane)
+			if err != nil {
+				return false
+			}
+			for _, p := range fs.scan() {
+				if p.pgrp == st.tpgid && p.comm == wantComm {
+					return true
+				}
+			}
+			return false
+		})
+		if got, ok, err := f.Find(context.Background(), pane); err != nil || ok {
+			t.Errorf("%s: Find = %+v, %v, %v, want not Claude Code", name, got, ok, err)
+		}
+	}
+	notClaude("exec -a claude cat", window("bash", "-c", "exec -a claude cat"), "cat")
+	notClaude("a script named claude running cat", window(script("cat", "cat")), "cat")
+
+	// A wrapper named claude: Claude Code while its claude child runs, not once it is killed
+	// and the wrapper sits in its read.
+	pane := window(script("wrapper", claude+" 600; read x"))
+	var found Found
+	tmuxtest.WaitFor(t, 5*time.Second, "the wrapper's claude child found", func() bool {
+		var ok bool
+		found, ok, _ = f.Find(context.Background(), pane)
+		return ok
+	})
+	if found.PID == pane {
+		t.Fatalf("found the wrapper itself: %+v", found)
+	}
+	if err := syscall.Kill(found.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	tmuxtest.WaitFor(t, 5*time.Second, "the child gone", func() bool {
+		alive, err := f.Alive(context.Background(), found.Identity)
+		return err == nil && !alive
+	})
+	notClaude("a wrapper named claude whose child is gone", pane, "claude")
+}
+
 // BenchmarkFindTmux measures Find on the real /proc for a pane with a shell at its prompt (one
 // candidate, the common case) and one running a wrapper shell with claude below it (two).
 func BenchmarkFindTmux(b *testing.B) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		b.Skip(err)
-	}
-	bin := filepath.Join(b.TempDir(), "claude")
-	if err := os.Symlink(sleep, bin); err != nil {
-		b.Fatal(err)
-	}
+	bin := fakeClaudeBin(b)
 	s := tmuxtest.Start(b, 80, 24) // sh in main:0
 	s.Tmux(b, "new-window", "-d", "-t", "main:1", "sh", "-c", bin+" 600; true")
 	f := &Finder{}

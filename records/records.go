@@ -1,0 +1,125 @@
+// Package records reads what Claude Code itself keeps about its sessions (SPEC §4.8): which
+// config directory a claude process uses, its entry in the session registry and its global
+// settings. The screen stays the authority on what is on screen now; these records confirm
+// and refine it.
+//
+// Seen with Claude Code 2.1.330: an interactive claude keeps
+// <config dir>/sessions/<pid>.json while it runs ({"pid":4650,"sessionId":"…",
+// "procStart":"26849","version":"2.1.330","kind":"interactive","status":"idle",…}); the
+// global settings file is $CLAUDE_CONFIG_DIR/.claude.json, else $HOME/.claude.json, and
+// holds "editorMode": "vim" when vim mode is on.
+package records
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Env is the part of a claude process's environment that locates its records.
+type Env struct {
+	ConfigDir string // CLAUDE_CONFIG_DIR, "" when unset
+	Home      string // HOME
+}
+
+// ParseEnviron reads Env from /proc/PID/environ's NUL-separated text.
+func ParseEnviron(b []byte) Env {
+	var e Env
+	for kv := range strings.SplitSeq(string(b), "\x00") {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "CLAUDE_CONFIG_DIR":
+			e.ConfigDir = v
+		case "HOME":
+			e.Home = v
+		}
+	}
+	return e
+}
+
+// Dir is the process's config directory: CLAUDE_CONFIG_DIR, else $HOME/.claude; "" when
+// neither is known. Each config directory is one account.
+func (e Env) Dir() string {
+	switch {
+	case e.ConfigDir != "":
+		return e.ConfigDir
+	case e.Home != "":
+		return filepath.Join(e.Home, ".claude")
+	}
+	return ""
+}
+
+// settingsPath is the global settings file: $CLAUDE_CONFIG_DIR/.claude.json, else
+// $HOME/.claude.json.
+func (e Env) settingsPath() string {
+	switch {
+	case e.ConfigDir != "":
+		return filepath.Join(e.ConfigDir, ".claude.json")
+	case e.Home != "":
+		return filepath.Join(e.Home, ".claude.json")
+	}
+	return ""
+}
+
+// Entry is a claude process's entry in the session registry.
+type Entry struct {
+	PID       int    `json:"pid"`
+	SessionID string `json:"sessionId"`
+	ProcStart string `json:"procStart"` // field 22 of /proc/PID/stat: clock ticks since boot
+	Version   string `json:"version"`
+	Kind      string `json:"kind"`
+	Status    string `json:"status"`
+}
+
+// ErrNoRecord means the record does not exist (no such file, or no location known).
+var ErrNoRecord = errors.New("no record")
+
+// ReadEntry reads <config dir>/sessions/<pid>.json.
+func (e Env) ReadEntry(pid int) (Entry, error) {
+	dir := e.Dir()
+	if dir == "" {
+		return Entry{}, fmt.Errorf("records: read entry of pid %d: %w (no CLAUDE_CONFIG_DIR or HOME)", pid, ErrNoRecord)
+	}
+	path := filepath.Join(dir, "sessions", strconv.Itoa(pid)+".json")
+	var en Entry
+	if err := readJSON(path, &en); err != nil {
+		return Entry{}, err
+	}
+	if en.PID != pid {
+		return Entry{}, fmt.Errorf("records: read %s: pid %d in the file", path, en.PID)
+	}
+	return en, nil
+}
+
+// EditorMode is Claude Code's "editorMode" setting ("vim", "normal" or "" when unset).
+func (e Env) EditorMode() (string, error) {
+	path := e.settingsPath()
+	if path == "" {
+		return "", fmt.Errorf("records: read settings: %w (no CLAUDE_CONFIG_DIR or HOME)", ErrNoRecord)
+	}
+	var s struct {
+		EditorMode string `json:"editorMode"`
+	}
+	if err := readJSON(path, &s); err != nil {
+		return "", err
+	}
+	return s.EditorMode, nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("records: read %s: %w", path, ErrNoRecord)
+	}
+	if err != nil {
+		return fmt.Errorf("records: read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("records: read %s: %w", path, err)
+	}
+	return nil
+}
