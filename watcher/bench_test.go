@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -26,15 +27,15 @@ func BenchmarkTick(b *testing.B) {
 			}
 			first := tmux.panes["%0"]
 			first.screen, first.info.Match = stopped("11:30pm", ""), 3
-			clk := &manualClock{t0}
-			w := watcher.New(tmux, tmux, watcher.Config{Schedule: scheduler.Default, Now: clk.now, Log: zerolog.Nop()})
+			clk := clocktest.New(t0)
+			w := watcher.New(tmux, tmux, watcher.Config{Schedule: scheduler.Default, Clock: clk, Log: zerolog.Nop()})
 			ctx := context.Background()
 			if _, err := w.Tick(ctx); err != nil { // the first looks capture every pane
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				clk.t = clk.t.Add(time.Second)
+				clk.Add(time.Second)
 				if _, err := w.Tick(ctx); err != nil {
 					b.Fatal(err)
 				}

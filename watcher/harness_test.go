@@ -17,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
@@ -81,6 +82,12 @@ func newWorld(t *testing.T, lead time.Duration) *world {
 // now is the watcher's clock.
 func (wd *world) now() time.Time { return time.Now().Add(time.Duration(wd.offset.Load())) }
 
+// Now, NewTimer and Sleep make the world the watcher's clock.Clock: real time, ahead by the
+// offset.
+func (wd *world) Now() time.Time                                   { return wd.now() }
+func (wd *world) NewTimer(d time.Duration) clock.Timer             { return clock.Real.NewTimer(d) }
+func (wd *world) Sleep(ctx context.Context, d time.Duration) error { return clock.Real.Sleep(ctx, d) }
+
 // jump moves the watcher's clock forward, as after a suspend.
 func (wd *world) jump(d time.Duration) { wd.offset.Add(int64(d)) }
 
@@ -123,7 +130,7 @@ func (wd *world) start(mod func(*watcher.Config)) {
 		Schedule: testSchedule,
 		Pause:    150 * time.Millisecond,
 		Settle:   600 * time.Millisecond,
-		Now:      wd.now,
+		Clock:    wd,
 		Log:      zerolog.New(wd.logs).With().Timestamp().Logger(),
 	}
 	if mod != nil {

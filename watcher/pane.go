@@ -106,8 +106,10 @@ func (p *pane) needsLook(now time.Time) bool {
 }
 
 // newStop starts handling a stop that appeared at appeared (zero: unknown). After keys went
-// out for the previous stop, a stop with the same reset means the limit still holds: its
-// attempts carry on and it waits for the backoff, so "continue" never loops.
+// out for the previous stop, a stop whose reset is the same, has passed, or is a session or
+// 5-hour reset more than 5 h away (a printed time of today read as tomorrow's) means the
+// limit still holds: its attempts carry on and it waits for the backoff, so "continue" never
+// loops (issue 11, finding 4).
 func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	old, hadKeys := p.reset, !p.sent.IsZero()
 	p.stop, p.appeared, p.stopped, p.reset, p.kind = v.Message, appeared, now, v.Reset, v.Kind
@@ -115,11 +117,31 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
 	}
-	if hadKeys && old.Known && v.Reset.Known && !v.Reset.At.After(old.At.Add(p.sched.SameReset)) {
+	if holds, today := stillHolds(old, v, now, p.sched.SameReset); hadKeys && holds {
+		if today {
+			p.reset = old
+		}
 		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
 		return
 	}
 	p.attempts, p.sent = 0, time.Time{}
+}
+
+// stillHolds says whether a stop that came back after keys for a stop with reset old is the
+// same limit (see newStop); today is true when its reset was read as the next day's and the
+// old reset stands instead.
+func stillHolds(old detector.Reset, v detector.Verdict, now time.Time, same time.Duration) (holds, today bool) {
+	cur := v.Reset
+	switch {
+	case !old.Known || !cur.Known:
+		return false, false
+	case !cur.At.After(old.At.Add(same)):
+		return true, false
+	case v.Kind == detector.KindSession || v.Kind == detector.KindFiveHour:
+		far := cur.At.After(now.Add(5 * time.Hour))
+		return far, far
+	}
+	return false, false
 }
 
 // observe moves the state machine after a look at the pane.
@@ -145,7 +167,8 @@ func (p *pane) observe(v detector.Verdict, now time.Time, message string, log ze
 	}
 }
 
-// classify sets the state of a pane stopped at p.stop from what is on screen now.
+// classify sets the state of a pane stopped at p.stop from what is on screen now. A draft
+// is checked before anything that leads to a key, a bare Enter included (issue 11, finding 1).
 func (p *pane) classify(v detector.Verdict, message string) {
 	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message
 	switch {
@@ -153,6 +176,14 @@ func (p *pane) classify(v detector.Verdict, message string) {
 		p.set(Unwaitable, "waiting cannot clear this limit ("+string(v.Kind)+"); nothing will be typed")
 	case p.state == Failed || p.state == Skipped || p.sticky:
 		// stays until the stop changes or the session runs again
+	case p.unknown:
+		p.set(Held, "cannot confirm the claude process (no /proc and no ps); nothing will be typed")
+	case v.Input.Draft != "" && !ours:
+		p.set(Held, "a draft is in the input box; it is left alone (resume by hand when ready)")
+	case v.Menu.Open && v.Menu.StopDigit == 0:
+		p.set(Held, "the options menu has no row with a known Stop label; nothing will be pressed")
+	case !v.Menu.Open && !v.Input.Visible:
+		p.set(Held, "no input box on screen; nothing will be typed")
 	case v.Native == detector.NativePressEnter:
 		p.pressEnter = true
 		if p.due.IsZero() {
@@ -161,14 +192,6 @@ func (p *pane) classify(v detector.Verdict, message string) {
 		p.set(Waiting, "Claude Code asks for Enter after the reset")
 	case !p.reset.Known:
 		p.set(Limited, "no reset time on screen; nothing will be typed")
-	case p.unknown:
-		p.set(Held, "cannot confirm the claude process (no /proc and no ps); nothing will be typed")
-	case v.Input.Draft != "" && !ours:
-		p.set(Held, "a draft is in the input box; it is left alone (resume by hand when ready)")
-	case v.Menu.Open && v.Menu.StopDigit == 0:
-		p.set(Held, "the options menu has no readable Stop row; nothing will be pressed")
-	case !v.Menu.Open && !v.Input.Visible:
-		p.set(Held, "no input box on screen; nothing will be typed")
 	case v.Native == detector.NativeArmed:
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
 	case !p.retryAt.IsZero():

@@ -219,7 +219,7 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 	var waits []time.Duration
 	now := t0.Add(time.Second)
 	for range 7 {
-		r.clk.t = now
+		r.clk.Set(now)
 		next, err := r.w.Tick(context.Background())
 		if !errors.Is(err, tmuxctl.ErrNoServer) {
 			t.Fatalf("Tick without a server = %v, want ErrNoServer", err)
@@ -261,7 +261,7 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 func TestClockJumps(t *testing.T) {
 	r := newRig(t, nil)
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
-	r.clk.t = t0
+	r.clk.Set(t0)
 	next, err := r.w.Tick(context.Background())
 	if err != nil || next.Sub(t0) != 2*time.Second {
 		t.Fatalf("Tick() = %v, %v, want the next tick 2s later", next, err)

@@ -10,63 +10,9 @@ import (
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
-// identity is what the watcher knows about the process in a pane.
-type identity struct {
-	proc.Identity
-	how     string
-	unknown bool     // taken for Claude Code by command and title only
-	ok      bool     // Claude Code runs in the pane
-	key     identKey // the listing fields the answer was derived from
-}
-
-// identKey is what must change in a listing row for a cached answer to be asked again: the
-// pane's process, its foreground command, and whether its title looks like Claude Code's. It
-// is a comparable value, so the per-pane check of every tick allocates nothing.
-type identKey struct {
-	pid     int
-	command string
-	hint    bool
-}
-
-func keyOf(info tmuxctl.Pane) identKey {
-	return identKey{info.PID, info.Command, proc.Hint("", info.Title)}
-}
-
-// maybeClaude says whether the pane runs Claude Code, from the cache while the pane's
-// process, command and title hint are unchanged (a shell at its prompt costs nothing per tick).
-// fresh is true when the answer was just asked of the process table.
-func (w *Watcher) maybeClaude(ctx context.Context, info tmuxctl.Pane) (id identity, fresh bool) {
-	if c, ok := w.idents[info.ID]; ok && c.key == keyOf(info) {
-		return c, false
-	}
-	id, _ = w.identify(ctx, info)
-	return id, true
-}
-
-// identify asks the process table which claude process runs in the pane. When neither /proc
-// nor ps can tell, a pane whose command and title look like Claude Code is supervised with an
-// unknown identity: its state is shown, but nothing is ever typed into it.
-func (w *Watcher) identify(ctx context.Context, info tmuxctl.Pane) (identity, bool) {
-	found, ok, err := w.finder.Find(ctx, info.PID)
-	id := identity{key: keyOf(info)}
-	switch {
-	case err != nil:
-		if _, warned := w.failing["process table"]; !warned {
-			w.failing["process table"] = err.Error()
-			w.cfg.Log.Warn().Err(err).Msg("cannot read the process table; panes are recognised by command and title only and never typed into")
-		}
-		if proc.Hint(info.Command, info.Title) {
-			id.ok, id.unknown, id.how = true, true, "command "+strconv.Quote(info.Command)+" and title only"
-		}
-	case ok:
-		id.Identity, id.how, id.ok = found.Identity, found.How, true
-	}
-	w.idents[info.ID] = id
-	return id, id.ok
-}
+// The safety case (SAFETY.md) lists every rule below with the test that proves it.
 
 // act does what is due for a pane: resume a waiting one, check the effect of keys sent.
 func (w *Watcher) act(ctx context.Context, p *pane, now time.Time) error {
@@ -107,125 +53,215 @@ func unsafe(info tmuxctl.Pane) string {
 	return ""
 }
 
-// resume re-checks every gate of SPEC §5, in order, right before any key, then sends the
-// keys that resume the session: the options menu's Stop digit, a bare Enter when Claude Code
-// asks for one, or the message, a pause and a separate Enter.
-func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
-	id, log := p.info.ID, w.cfg.Log
-	prev, prevNote := p.state, p.note
-	defer func() {
-		if p.state != prev || p.note != prevNote {
-			p.logState(log, prev)
-		}
-	}()
+// look is a fresh look at a pane that passed every gate.
+type look struct {
+	screen string
+	v      detector.Verdict
+}
 
-	// 1. The pane exists, is alive, takes input, is not synchronized, not in a mode.
+// gate re-reads the pane right before a key, any key, and keeps SPEC §5's rules but the
+// reset's: (1) the pane exists, is alive, takes input, is not synchronized and not in copy
+// mode; (2) the same claude process is in the foreground; (3) the stop it waits on is still
+// the latest thing on screen; (4) classified afresh, the pane is waiting (no draft in the input
+// box, a readable menu, an input box on screen) and Claude Code's own auto-continue is not
+// armed, or is past its grace. When a gate is closed, ok is false and the pane's state or note
+// says why (a pane or process that is gone is forgotten); l holds the look when there was one.
+func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok bool, err error) {
+	id, log := p.info.ID, w.cfg.Log
 	info, err := w.tmux.PaneInfo(ctx, id)
 	if errors.Is(err, tmuxctl.ErrNoTarget) {
 		delete(w.panes, id)
-		return nil
+		return l, false, nil
 	}
 	if err != nil {
-		return err
+		return l, false, err
 	}
 	info.Match = p.info.Match
 	p.info = info
 	if why := unsafe(info); why != "" {
 		p.note = why + "; nothing is sent until it is safe"
-		return nil
+		return l, false, nil
 	}
-	// 2. The same claude process is in the foreground.
-	found, ok, err := w.finder.Find(ctx, info.PID)
+	found, same, err := w.finder.Find(ctx, info.PID)
 	switch {
 	case p.unknown || err != nil:
 		p.set(Held, "cannot confirm the claude process; nothing will be typed")
-		return nil
-	case !ok || found.Identity != p.Identity:
+		return l, false, nil
+	case !same || found.Identity != p.Identity:
 		log.Info().Str("pane", id).Str("target", info.Target()).Msg("the claude process that stopped is no longer in the foreground; nothing typed")
 		delete(w.panes, id)
 		delete(w.idents, id)
-		return nil
+		return l, false, nil
 	}
-	// 3. The stop is still the latest thing on screen and auto-continue is not armed (past
-	// its grace it is taken over).
-	screen, v, ok, err := w.read(ctx, p, now)
-	if !ok {
-		return err
+	screen, v, read, err := w.read(ctx, p, now)
+	if !read {
+		return l, false, err
 	}
+	l = look{screen, v}
 	switch {
 	case !v.Limited:
 		p.observe(v, now, w.cfg.Message, log) // resumed by someone else
-		return nil
+		return l, false, nil
 	case v.Message != p.stop:
 		w.restop(p, screen, now, now)
-		return nil
+		return l, false, nil
 	}
-	// 4. The input box is empty (classify holds a draft), and the menu is readable.
 	p.classify(v, w.cfg.Message)
-	if p.state != Waiting && p.state != Native {
-		return nil
-	}
-	// 5. The reset plus the margin (plus the native grace while armed) has passed.
-	if v.Native == detector.NativeArmed && !scheduler.IsDue(w.cfg.Schedule.Due(p.reset.At, true), now) {
+	switch {
+	case p.state != Waiting && p.state != Native:
+		return l, false, nil
+	case v.Native == detector.NativeArmed && !scheduler.IsDue(w.cfg.Schedule.Due(p.reset.At, true), now):
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
-		return nil
+		return l, false, nil
 	}
-	if !scheduler.IsDue(p.dueAt(), now) {
-		return nil
-	}
+	return l, true, nil
+}
 
-	typedOnly := p.typed && strings.TrimSpace(v.Input.Draft) == w.cfg.Message
-	var what string
+// step is what resumes a stopped session.
+type step int
+
+const (
+	pressStop   step = iota + 1 // the options menu's Stop row's digit
+	pressEnter                  // a bare Enter: Claude Code asks for it, or the message is in the box
+	typeMessage                 // the message, then Enter after a fresh look
+)
+
+// plan chooses the step for a pane that passed every gate, and says it in words.
+func (p *pane) plan(v detector.Verdict, message string) (step, string) {
 	switch {
 	case v.Menu.Open:
-		what = "press " + strconv.Itoa(v.Menu.StopDigit) + " (the options menu's Stop row)"
+		return pressStop, "press " + strconv.Itoa(v.Menu.StopDigit) + " (the options menu's Stop row)"
 	case p.pressEnter || v.Native == detector.NativePressEnter:
-		what = "press Enter (Claude Code asks for it)"
-	case typedOnly:
-		what = "press Enter (the message is already in the input box)"
-	default:
-		what = "type " + strconv.Quote(w.cfg.Message) + " and Enter"
+		return pressEnter, "press Enter (Claude Code asks for it)"
+	case p.typed && strings.TrimSpace(v.Input.Draft) == message:
+		return pressEnter, "press Enter (the message is already in the input box)"
 	}
+	return typeMessage, "type " + strconv.Quote(message) + " and Enter"
+}
+
+// resume passes every gate right before the first key, then sends the step that resumes the
+// session (a dry run only says it).
+func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
+	prev, prevNote := p.state, p.note
+	defer func() {
+		if p.state != prev || p.note != prevNote {
+			p.logState(w.cfg.Log, prev)
+		}
+	}()
+	l, ok, err := w.gate(ctx, p, now)
+	if !ok || !scheduler.IsDue(p.dueAt(), now) {
+		return err
+	}
+	s, what := p.plan(l.v, w.cfg.Message)
 	if w.cfg.DryRun {
 		if !p.dryRun {
 			p.dryRun = true
-			log.Info().Str("pane", id).Str("target", info.Target()).Msg("dry run: would " + what)
+			p.event(w.cfg.Log.Info()).Msg("dry run: would " + what)
 		}
 		p.note = "dry run: would " + what
 		return nil
 	}
+	p.event(w.cfg.Log.Info()).Int("attempt", p.attempts+1).Msg(what)
+	return w.send(ctx, p, l, s, now)
+}
 
-	log.Info().Str("pane", id).Str("target", info.Target()).Int("attempt", p.attempts+1).Msg(what)
-	p.pre = digest(above(screen, v.Line))
-	// Each resume is recorded in the state file before its keys go out: a watcher that dies
-	// in between finds it sent and looks for its effect instead of sending it again.
-	if v.Menu.Open {
+// send records the step in the state file, then sends its keys. Each resume is recorded
+// before its keys go out: a watcher that dies in between finds it sent and looks for its
+// effect instead of sending it again.
+func (w *Watcher) send(ctx context.Context, p *pane, l look, s step, now time.Time) error {
+	id := p.info.ID
+	p.pre = digest(above(l.screen, l.v.Line))
+	if s == pressStop {
 		p.set(Resuming, "pressed the options menu's Stop row")
 		p.checkAt = now.Add(w.cfg.Settle / 3)
 		w.save()
-		return w.tmux.SendKey(ctx, id, strconv.Itoa(v.Menu.StopDigit))
+		return w.tmux.SendKey(ctx, id, strconv.Itoa(l.v.Menu.StopDigit))
 	}
 	// The attempt is counted before its keys: a failed send is an attempt too, so a pane
 	// that keeps failing cannot be typed into without bound.
-	enterOnly := p.pressEnter || v.Native == detector.NativePressEnter || typedOnly
 	p.attempts++
 	p.sent = now
-	p.typed = p.typed || !enterOnly
+	p.typed = p.typed || s == typeMessage
 	p.set(Verifying, "sent; looking for a resumed turn")
 	p.checkAt = now.Add(w.cfg.Settle)
 	w.save()
-	// Once the text is typed its Enter follows even when the watcher is being stopped: a
-	// "continue" left in the input box would read as the user's draft.
-	kctx := context.WithoutCancel(ctx)
-	if enterOnly {
-		return w.tmux.SendKey(kctx, id, "Enter")
+	if s == pressEnter {
+		return w.tmux.SendKey(ctx, id, "Enter")
 	}
-	if err := w.tmux.SendLiteral(kctx, id, w.cfg.Message); err != nil {
+	// Once the text is typed the watcher finishes the step even when it is being stopped:
+	// the Enter goes out only after a fresh look, which a stopping watcher still takes.
+	return w.typeAndEnter(context.WithoutCancel(ctx), p, l.v)
+}
+
+// typeAndEnter types the message and presses Enter, each key after a fresh look through
+// every gate: in vim mode's NORMAL mode it first presses i and waits to see INSERT; the
+// Enter goes out only when the input box holds exactly the message.
+func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict) error {
+	id, msg := p.info.ID, w.cfg.Message
+	if !v.Input.VimInsert && w.vimMode(ctx, p) {
+		if err := w.tmux.SendLiteral(ctx, id, "i"); err != nil {
+			return err
+		}
+		ok, err := w.then(ctx, p, "after i for vim mode's INSERT mode",
+			func(v detector.Verdict) bool { return v.Input.VimInsert && v.Input.Draft == "" })
+		if !ok {
+			return err
+		}
+	}
+	if err := w.tmux.SendLiteral(ctx, id, msg); err != nil {
 		return err
 	}
 	// Text and Enter in one call read as a paste (Claude Code 2.x): Enter goes alone.
-	time.Sleep(w.cfg.Pause)
-	return w.tmux.SendKey(kctx, id, "Enter")
+	ok, err := w.then(ctx, p, "before Enter",
+		func(v detector.Verdict) bool { return strings.TrimSpace(v.Input.Draft) == msg })
+	if !ok {
+		return err
+	}
+	return w.tmux.SendKey(ctx, id, "Enter")
+}
+
+// vimMode reports whether the pane's Claude Code has vim mode on (its settings say
+// editorMode "vim"). When that cannot be read the answer is no: the look before Enter still
+// finds a message that NORMAL mode ate.
+func (w *Watcher) vimMode(ctx context.Context, p *pane) bool {
+	mode, err := w.finder.EditorMode(ctx, p.Identity)
+	if err != nil {
+		p.event(w.cfg.Log.Debug()).Err(err).Msg("editor mode unknown")
+	}
+	return mode == "vim"
+}
+
+// then waits the pause after a key and looks again: the next key may go out only when every
+// gate still holds and the screen shows what the last key should have done (want). Otherwise
+// the pane is held, and its note says what was seen.
+func (w *Watcher) then(ctx context.Context, p *pane, when string, want func(detector.Verdict) bool) (bool, error) {
+	if err := w.cfg.Clock.Sleep(ctx, w.cfg.Pause); err != nil {
+		return false, err
+	}
+	state, note := p.state, p.note
+	l, ok, err := w.gate(ctx, p, w.now())
+	switch {
+	case err != nil:
+		return false, err
+	case w.panes[p.info.ID] != p:
+		return false, nil // the pane or its claude process is gone
+	case ok && want(l.v):
+		p.set(state, note)
+		return true, nil
+	case ok: // every gate holds, but the key did not do what it should have
+		p.set(Held, "the input box did not show what was typed "+when+" (vim mode's NORMAL mode?); nothing more is typed (resume by hand)")
+		p.sticky = true
+	case p.state == Verifying: // gate 1 closed: the pane stopped taking keys safely
+		p.set(Held, p.note+" ("+when+"); what was typed so far is left in the input box")
+	case p.state == Held && l.v.Input.Draft != "":
+		p.set(Held, "the input box held more than what was typed "+when+" (someone typed); no Enter was sent and the box is left as it is (resume by hand)")
+		p.sticky = true
+	default:
+		return false, nil // the gate's own state: resumed, a new stop, armed, …
+	}
+	p.retryAt = time.Time{}
+	w.save()
+	return false, nil
 }
 
 // afterMenu checks that the options menu closed after its Stop digit, then goes on with the
@@ -257,8 +293,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	prev := p.state
 	switch {
 	case !v.Limited:
-		w.cfg.Log.Info().Str("pane", p.info.ID).Str("target", p.info.Target()).Int("attempts", p.attempts).
-			Bool("evidence", v.Resumed || v.Busy).Msg("resumed")
+		p.event(w.cfg.Log.Info()).Int("attempts", p.attempts).Bool("evidence", v.Resumed || v.Busy).Msg("resumed")
 		p.toRunning()
 		return nil
 	case v.Message != p.stop || digest(above(screen, v.Line)) != p.pre:
@@ -274,15 +309,22 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 }
 
 // restop handles a stop that replaced the one the pane waited on, seen at now and appeared
-// at appeared: it is scheduled from its own message.
+// at appeared: it is scheduled from its own message. After keys went out, a time-only reset
+// is read from just before the old reset, not from the keys: the same printed time is the
+// same instant (the limit still holds), never the next day's (issue 11, finding 4).
 func (w *Watcher) restop(p *pane, screen string, now, appeared time.Time) {
 	prev := p.state
+	if !p.sent.IsZero() && p.reset.Known {
+		if before := p.reset.At.Add(-time.Minute); before.Before(appeared) {
+			appeared = before
+		}
+	}
 	v := w.detect(p, screen, now, appeared)
 	p.newStop(v, appeared, now)
 	if p.state != Failed {
 		p.classify(v, w.cfg.Message)
 	}
-	w.cfg.Log.Info().Str("pane", p.info.ID).Str("target", p.info.Target()).Msg("a new stop; rescheduled from its message")
+	p.event(w.cfg.Log.Info()).Msg("a new stop; rescheduled from its message")
 	p.logState(w.cfg.Log, prev)
 }
 

@@ -17,8 +17,8 @@ import (
 
 var resumeKeys = []string{"continue", "\r"}
 
-// clock prints t like Claude Code: "7:31pm", "8pm".
-func clock(t time.Time) string {
+// clockText prints t like Claude Code: "7:31pm", "8pm".
+func clockText(t time.Time) string {
 	return strings.Replace(strings.ToLower(t.Format("3:04PM")), ":00", "", 1)
 }
 
@@ -155,7 +155,7 @@ func TestDraftIsHeldUntouched(t *testing.T) {
 
 func TestQuotedMessageGetsNoKey(t *testing.T) {
 	wd := newWorld(t, time.Second)
-	stop := "You've hit your session limit · resets " + clock(wd.reset) + " (UTC)"
+	stop := "You've hit your session limit · resets " + clockText(wd.reset) + " (UTC)"
 	tool := wd.claude(false, "--scenario", "idle", "--add", "❯ show me the notes\\n● Bash(cat notes.md)\\n  ⎿  "+stop)
 	quoted := wd.claude(false, "--scenario", "idle", "--add", "❯ what did it say?\\n● It said: \""+stop+"\"")
 	wd.start(nil)

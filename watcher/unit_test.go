@@ -12,6 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -28,6 +30,9 @@ type fakePane struct {
 	screen string
 	claude proc.Identity // zero: no claude in the pane
 	keys   []string      // every SendLiteral/SendKey, in order
+	// vim is "" (vim mode off), "normal" (typed text is eaten, i enters INSERT mode) or
+	// "insert" (the footer says -- INSERT --).
+	vim string
 }
 
 // fakeTmux is a tmux server whose panes a test edits between ticks.
@@ -124,6 +129,9 @@ func (f *fakeTmux) Capture(_ context.Context, id string) (string, error) {
 		return "", err
 	}
 	f.captures[id]++
+	if p.vim == "insert" {
+		return strings.Replace(p.screen, "  ? for shortcuts", "  -- INSERT -- ? for shortcuts", 1), nil
+	}
 	return p.screen, nil
 }
 
@@ -134,8 +142,35 @@ func (f *fakeTmux) SendLiteral(_ context.Context, id, text string) error {
 			f.onKey(id, text)
 		}
 		p.keys = append(p.keys, text)
+		if p.vim != "normal" {
+			p.edit(func(draft string) string { return draft + text })
+		} else if text == "i" {
+			p.vim = "insert"
+		}
 	}
 	return err
+}
+
+// edit changes the draft in the screen's input box, as Claude Code does when keys arrive:
+// "❯ " (2.1.x) or "> " (2.0.x, with NO-BREAK SPACE), or "│ > " in 1.0.x's rounded box.
+func (p *fakePane) edit(change func(draft string) string) {
+	rows := strings.Split(p.screen, "\n")
+	for i := len(rows) - 1; i >= 0; i-- {
+		for _, prompt := range []string{"❯\u00a0", ">\u00a0", "│ > ", "│\u00a0>\u00a0"} {
+			if draft, ok := strings.CutPrefix(rows[i], prompt); ok {
+				boxed := strings.HasPrefix(prompt, "│")
+				if boxed {
+					draft = strings.TrimRight(strings.TrimSuffix(strings.TrimRight(draft, " "), "│"), " ")
+				}
+				rows[i] = prompt + change(draft)
+				if boxed {
+					rows[i] += "  │"
+				}
+				p.screen = strings.Join(rows, "\n")
+				return
+			}
+		}
+	}
 }
 
 func (f *fakeTmux) SendKey(_ context.Context, id, key string) error {
@@ -145,6 +180,9 @@ func (f *fakeTmux) SendKey(_ context.Context, id, key string) error {
 			f.onKey(id, key)
 		}
 		p.keys = append(p.keys, key)
+		if key == "Enter" {
+			p.edit(func(string) string { return "" }) // submitted
+		}
 	}
 	return err
 }
@@ -163,6 +201,16 @@ func (f *fakeTmux) SetPaneOptions(_ context.Context, id string, names, values []
 	return nil
 }
 
+// EditorMode implements watcher.Finder: "vim" for panes whose claude has vim mode on.
+func (f *fakeTmux) EditorMode(_ context.Context, id proc.Identity) (string, error) {
+	for _, p := range f.panes {
+		if p.claude == id && p.vim != "" {
+			return "vim", nil
+		}
+	}
+	return "", nil
+}
+
 // Find implements watcher.Finder from the panes' claude identities.
 func (f *fakeTmux) Find(_ context.Context, panePID int) (proc.Found, bool, error) {
 	if f.noProc {
@@ -175,11 +223,6 @@ func (f *fakeTmux) Find(_ context.Context, panePID int) (proc.Found, bool, error
 	}
 	return proc.Found{}, false, nil
 }
-
-// clock is a manual clock.
-type manualClock struct{ t time.Time }
-
-func (c *manualClock) now() time.Time { return c.t }
 
 var t0 = time.Date(2026, 11, 20, 19, 0, 0, 0, time.UTC)
 
@@ -212,14 +255,15 @@ func idle() string {
 type rig struct {
 	t    *testing.T
 	tmux *fakeTmux
-	clk  *manualClock
+	clk  *clocktest.Manual
 	cfg  watcher.Config
 	w    *watcher.Watcher
 }
 
 func newRig(t *testing.T, mod func(*watcher.Config)) *rig {
-	r := &rig{t: t, tmux: newFakeTmux(), clk: &manualClock{t0}}
-	cfg := watcher.Config{Schedule: scheduler.Default, Pause: time.Millisecond, Now: r.clk.now, Log: zerolog.Nop()}
+	r := &rig{t: t, tmux: newFakeTmux(), clk: clocktest.New(t0)}
+	r.clk.AutoSleep = true // the pause between keys passes on the rig's clock, in Tick
+	cfg := watcher.Config{Schedule: scheduler.Default, Clock: r.clk, Log: zerolog.Nop()}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -235,7 +279,7 @@ func (r *rig) restart() { r.w = watcher.New(r.tmux, r.tmux, r.cfg) }
 // at moves the clock to t0+d and ticks.
 func (r *rig) at(d time.Duration) {
 	r.t.Helper()
-	r.clk.t = t0.Add(d)
+	r.clk.Set(t0.Add(d))
 	if _, err := r.w.Tick(context.Background()); err != nil {
 		r.t.Fatalf("Tick at t0+%s: %v", d, err)
 	}
@@ -449,7 +493,7 @@ func TestUnitSearchSinceLatestActivity(t *testing.T) {
 func TestStopDuringTickIsNoFailure(t *testing.T) {
 	for _, stopping := range []bool{true, false} {
 		var logs bytes.Buffer
-		r := newRig(t, func(c *watcher.Config) { c.Log, c.Interval = zerolog.New(&logs), time.Millisecond })
+		r := newRig(t, func(c *watcher.Config) { c.Log, c.Interval, c.Clock = zerolog.New(&logs), time.Millisecond, clock.Real })
 		ctx, cancel := context.WithCancel(context.Background())
 		lists := 0
 		r.tmux.onList = func() error {

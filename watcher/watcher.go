@@ -24,6 +24,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -53,9 +54,12 @@ type Store interface {
 // and status formats can tell whether the published state is live.
 const WatcherOption = "@cac_watcher"
 
-// Finder finds the Claude Code process in a pane (proc.Finder implements it).
+// Finder finds the Claude Code process in a pane and reads its settings (proc.Finder
+// implements it).
 type Finder interface {
 	Find(ctx context.Context, panePID int) (proc.Found, bool, error)
+	// EditorMode is the process's Claude Code "editorMode" setting ("vim" for vim mode).
+	EditorMode(ctx context.Context, id proc.Identity) (string, error)
 }
 
 // Config holds the watcher's settings.
@@ -75,10 +79,10 @@ type Config struct {
 	// Settle is how long after the keys the pane is looked at again for evidence; the check
 	// after a menu digit comes after Settle/3.
 	Settle time.Duration
-	// Now is the clock; nil means time.Now. The watcher drops Go's monotonic reading: due
-	// instants are wall-clock instants, so after a suspend a pane wakes on the first tick
-	// after its due instant, not that much later.
-	Now func() time.Time
+	// Clock tells the time, times the ticks and the pause between keys; nil is clock.Real.
+	// The watcher drops Go's monotonic reading: due instants are wall-clock instants, so after
+	// a suspend a pane wakes on the first tick after its due instant, not that much later.
+	Clock clock.Clock
 	// Store keeps what must survive a restart; nil keeps nothing.
 	Store Store
 	// PID, when not 0, is published as the server's @cac_watcher while the watcher runs (on
@@ -159,17 +163,18 @@ func New(t Tmux, f Finder, cfg Config) *Watcher {
 	if cfg.Settle <= 0 {
 		cfg.Settle = d.Settle
 	}
-	clock := cfg.Now
-	if clock == nil {
-		clock = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real
 	}
-	cfg.Now = func() time.Time { return clock().Round(0) }
 	if cfg.Zone == nil {
 		cfg.Zone = time.Local
 	}
 	return &Watcher{cfg: cfg, tmux: t, finder: f, panes: map[string]*pane{}, idents: map[string]identity{},
 		failing: map[string]string{}, restore: map[string]store.Pane{}, reconf: make(chan Config, 1)}
 }
+
+// now is the watcher's clock without Go's monotonic reading.
+func (w *Watcher) now() time.Time { return w.cfg.Clock.Now().Round(0) }
 
 // Reconfigure hands new settings to a running watcher (SIGHUP): the interval, the message and
 // the schedule take effect at the next tick; due instants are worked out again.
@@ -215,8 +220,8 @@ func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
 		if onTick != nil {
 			onTick(w.Rows())
 		}
-		wait := next.Sub(w.cfg.Now())
-		timer := time.NewTimer(max(wait, 10*time.Millisecond))
+		wait := next.Sub(w.now())
+		timer := w.cfg.Clock.NewTimer(max(wait, 10*time.Millisecond))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
@@ -224,7 +229,7 @@ func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
 		case cfg := <-w.reconf:
 			timer.Stop()
 			w.apply(cfg)
-		case <-timer.C:
+		case <-timer.C():
 		}
 	}
 }
@@ -295,7 +300,7 @@ func (w *Watcher) report(source string, err error) {
 // Tick lists the panes once, looks at the ones that need it, acts on the due ones and
 // publishes their state. It returns when it wants to run next.
 func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
-	now := w.cfg.Now()
+	now := w.now()
 	next := now.Add(w.cfg.Interval)
 	if !w.loaded && w.cfg.Store != nil {
 		w.loaded = true
@@ -311,7 +316,7 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 	search := Search
 	if !w.latest.IsZero() {
 		search.Since = w.latest
-		if ceiling := time.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(w.latest) {
+		if ceiling := clock.Real.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(w.latest) {
 			search.Since = ceiling
 		}
 	}
@@ -359,7 +364,7 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 	}
 	w.schedule()
 	for _, p := range w.byDue() {
-		if err := w.act(ctx, p, w.cfg.Now()); err != nil {
+		if err := w.act(ctx, p, w.now()); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -468,7 +473,8 @@ func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (screen stri
 // and records the look.
 func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detector.Verdict {
 	v := detector.Detect(screen, detector.Facts{Now: now, Appeared: appeared, Zone: w.cfg.Zone})
-	p.lookedAt, p.lookedReal, p.activity, p.match = now, time.Now(), p.info.WindowActivity, p.info.Match
+	// tmux stamps window_activity with the system clock: lookedReal is read from it too.
+	p.lookedAt, p.lookedReal, p.activity, p.match = now, clock.Real.Now(), p.info.WindowActivity, p.info.Match
 	p.looks++
 	return v
 }

@@ -12,6 +12,10 @@ import (
 
 // Manual is a clock.Clock whose time moves only by Set and Add. Safe for concurrent use.
 type Manual struct {
+	// AutoSleep makes Sleep move the clock on by d at once instead of waiting for someone
+	// to: for code that sleeps in the test's own goroutine.
+	AutoSleep bool
+
 	mu     sync.Mutex
 	now    time.Time
 	timers []*timer
@@ -72,8 +76,16 @@ func (m *Manual) NewTimer(d time.Duration) clock.Timer {
 	return tm
 }
 
-// Sleep waits until the clock has moved on by d, or ctx ends.
+// Sleep waits until the clock has moved on by d, or ctx ends; with AutoSleep it moves the
+// clock on by d itself.
 func (m *Manual) Sleep(ctx context.Context, d time.Duration) error {
+	if m.AutoSleep {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m.Add(d)
+		return nil
+	}
 	return clock.SleepOn(ctx, m, d)
 }
 

@@ -54,3 +54,11 @@ func TestSleepHonoursTheContext(t *testing.T) {
 		t.Errorf("Sleep = %v after the clock passed it", err)
 	}
 }
+
+func TestAutoSleepMovesTheClock(t *testing.T) {
+	m := clocktest.New(time.Unix(0, 0))
+	m.AutoSleep = true
+	if err := m.Sleep(context.Background(), 200*time.Millisecond); err != nil || !m.Now().Equal(time.Unix(0, 200e6)) {
+		t.Errorf("Sleep = %v, clock at %v; want nil and 200ms on", err, m.Now())
+	}
+}
