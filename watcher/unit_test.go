@@ -30,8 +30,8 @@ type fakePane struct {
 	screen string
 	claude proc.Identity // zero: no claude in the pane
 	keys   []string      // every SendLiteral/SendKey, in order
-	// vim is "" (vim mode off), "normal" (typed text is eaten, i enters INSERT mode) or
-	// "insert" (the footer says -- INSERT --).
+	// vim is "" (vim mode off), "normal" (typed text is eaten, i enters INSERT mode),
+	// "insert" (the footer says -- INSERT --) or "stuck" (vim mode on, every key eaten).
 	vim string
 }
 
@@ -41,9 +41,11 @@ type fakeTmux struct {
 	panes    map[string]*fakePane
 	captures map[string]int
 	noProc   bool // the process table is unreadable
-	down     bool // no server on the socket: every call fails
-	searches []tmuxctl.Search
-	globals  map[string]string
+	// editorUnknown: Claude Code's settings cannot be read.
+	editorUnknown bool
+	down          bool // no server on the socket: every call fails
+	searches      []tmuxctl.Search
+	globals       map[string]string
 	// onKey, when set, runs before a key reaches a pane.
 	onKey func(id, key string)
 	// onList, when set, runs first in ListPanes; an error it returns is the listing's.
@@ -142,10 +144,11 @@ func (f *fakeTmux) SendLiteral(_ context.Context, id, text string) error {
 			f.onKey(id, text)
 		}
 		p.keys = append(p.keys, text)
-		if p.vim != "normal" {
-			p.edit(func(draft string) string { return draft + text })
-		} else if text == "i" {
+		switch {
+		case p.vim == "normal" && text == "i":
 			p.vim = "insert"
+		case p.vim == "" || p.vim == "insert":
+			p.edit(func(draft string) string { return draft + text })
 		}
 	}
 	return err
@@ -203,6 +206,9 @@ func (f *fakeTmux) SetPaneOptions(_ context.Context, id string, names, values []
 
 // EditorMode implements watcher.Finder: "vim" for panes whose claude has vim mode on.
 func (f *fakeTmux) EditorMode(_ context.Context, id proc.Identity) (string, error) {
+	if f.editorUnknown {
+		return "", errors.New("proc: editor mode: no settings file")
+	}
 	for _, p := range f.panes {
 		if p.claude == id && p.vim != "" {
 			return "vim", nil
@@ -385,6 +391,10 @@ func TestUnitNoKeys(t *testing.T) {
 		{"process unknown", stopped("7:30pm", ""), true, watcher.Held},
 		{"org limit", screen(append([]string{"❯ hello", "  ⎿ \u00a0Your org is out of usage · contact your admin"}, prompt("")...)...), false, watcher.Unwaitable},
 		{"no reset time", screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your limit"}, prompt("")...)...), false, watcher.Limited},
+		{"menu whose Stop-like row switches to paid usage", screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
+			"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop waiting and switch to usage credits ($)", "", "  Enter to confirm · Esc to cancel"), false, watcher.Held},
+		{"press enter over a draft", screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 6:30pm (UTC)",
+			"", "● Your usage limit has reset · press enter to continue"}, prompt("half-written idea")...)...), false, watcher.Held},
 		{"menu without a Stop row", screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
 			"  What do you want to do?", "", "  ❯ 1. Switch to usage credits", "    2. Upgrade your plan", "", "  Enter to confirm · Esc to cancel"), false, watcher.Held},
 		{"quoted", screen(append([]string{"❯ what did it say?", "", "● It said: You've hit your session limit · resets 7:30pm (UTC)"}, prompt("")...)...), false, watcher.Running},
