@@ -66,6 +66,24 @@ type world struct {
 	mu     sync.Mutex
 	rows   []watcher.Row
 	stop   func()
+	// afterText, when set, runs in the watcher's goroutine right after each text it types
+	// reaches the pane: a test changes the pane there, deterministically, between the text
+	// and the look before its Enter.
+	afterText func(pane, text string)
+}
+
+// hookTmux is the watcher's tmux client with the world's afterText hook.
+type hookTmux struct {
+	*tmuxctl.Client
+	wd *world
+}
+
+func (h hookTmux) SendLiteral(ctx context.Context, pane, text string) error {
+	err := h.Client.SendLiteral(ctx, pane, text)
+	if f := h.wd.afterText; err == nil && f != nil {
+		f(pane, text)
+	}
+	return err
 }
 
 // newWorld starts a private server whose first pane runs sh (a spare pane) and sets the
@@ -105,6 +123,12 @@ type fake struct {
 // set (a wrapper, and a shell left behind when it exits).
 func (wd *world) claude(wrap bool, args ...string) *fake {
 	wd.t.Helper()
+	return wd.claudeIn(nil, wrap, args...)
+}
+
+// claudeIn is claude with environment variables ("NAME=value") for the fake's process.
+func (wd *world) claudeIn(env []string, wrap bool, args ...string) *fake {
+	wd.t.Helper()
 	log := filepath.Join(wd.s.Dir, fmt.Sprintf("claude%d.log", time.Now().UnixNano()))
 	// Prompts hit the limit again until the reset on the real clock.
 	argv := append([]string{claudeBin, "--log", log, "--reset", wd.reset.Format(time.RFC3339),
@@ -117,7 +141,11 @@ func (wd *world) claude(wrap bool, args ...string) *fake {
 		}
 		cmd = []string{"sh", "-c", strings.Join(quoted, " ") + "; exec sh"}
 	}
-	out := wd.s.Tmux(wd.t, append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}"}, cmd...)...)
+	nw := []string{"new-window", "-d", "-P", "-F", "#{pane_id}"}
+	for _, e := range env {
+		nw = append(nw, "-e", e)
+	}
+	out := wd.s.Tmux(wd.t, append(nw, cmd...)...)
 	f := &fake{wd: wd, pane: strings.TrimSpace(out), log: log}
 	f.waitState("started", func(s []string) bool { return len(s) > 0 })
 	return f
@@ -141,7 +169,7 @@ func (wd *world) start(mod func(*watcher.Config)) {
 	wd.tmux = &tmuxctl.Client{SocketPath: wd.s.Socket}
 	wd.tmux.Connect(nil)
 	wd.t.Cleanup(func() { wd.tmux.Close() })
-	wd.w = watcher.New(wd.tmux, &proc.Finder{}, cfg)
+	wd.w = watcher.New(hookTmux{wd.tmux, wd}, &proc.Finder{}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

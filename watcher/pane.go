@@ -194,6 +194,8 @@ func (p *pane) classify(v detector.Verdict, message string) {
 		p.set(Limited, "no reset time on screen; nothing will be typed")
 	case v.Native == detector.NativeArmed:
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
+	case unsafe(p.info) != "":
+		p.set(Waiting, unsafe(p.info)+"; nothing is sent until it is safe")
 	case !p.retryAt.IsZero():
 		p.set(Waiting, p.note) // keep the retry's note
 	default:

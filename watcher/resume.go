@@ -252,7 +252,7 @@ func (w *Watcher) then(ctx context.Context, p *pane, when string, want func(dete
 		p.set(Held, "the input box did not show what was typed "+when+" (vim mode's NORMAL mode?); nothing more is typed (resume by hand)")
 		p.sticky = true
 	case p.state == Verifying: // gate 1 closed: the pane stopped taking keys safely
-		p.set(Held, p.note+" ("+when+"); what was typed so far is left in the input box")
+		p.set(Waiting, p.note+" (what was typed is left in the input box)")
 	case p.state == Held && l.v.Input.Draft != "":
 		p.set(Held, "the input box held more than what was typed "+when+" (someone typed); no Enter was sent and the box is left as it is (resume by hand)")
 		p.sticky = true

@@ -33,6 +33,7 @@ func TestUnitNothingChangesBetweenTextAndEnter(t *testing.T) {
 		sticky bool // held until the user acts, whatever happens to the pane
 	}{
 		{"the user typed", func(p *fakePane) { p.edit(func(d string) string { return d + "XYZ" }) }, "held more than what was typed", true},
+		// A pane that stops taking keys safely waits until it does again.
 		{"synchronize-panes turned on", func(p *fakePane) { p.info.Synced = true }, "synchronize-panes", false},
 		{"copy mode entered", func(p *fakePane) { p.info.InMode = true }, "copy mode", false},
 		{"the pane's input disabled", func(p *fakePane) { p.info.InputOff = true }, "input is disabled", false},
@@ -52,9 +53,15 @@ func TestUnitNothingChangesBetweenTextAndEnter(t *testing.T) {
 			}
 			r.at(31 * time.Minute)
 			r.wantKeys(p, "continue")
+			want := watcher.Waiting
+			if tc.sticky {
+				want = watcher.Held
+			}
+			r.at(31*time.Minute + time.Second) // and it stays so
+			r.wantKeys(p, "continue")
 			row := r.row("%1")
-			if row.State != watcher.Held || !strings.Contains(row.Note, tc.note) {
-				t.Fatalf("after the change: %s %q, want held, note with %q", row.State, row.Note, tc.note)
+			if row.State != want || !strings.Contains(row.Note, tc.note) {
+				t.Fatalf("after the change: %s %q, want %s, note with %q", row.State, row.Note, want, tc.note)
 			}
 			p.info.Synced, p.info.InMode, p.info.InputOff = false, false, false
 			p.draw(p.screen) // the pane is safe again; its window shows activity
@@ -77,16 +84,21 @@ func TestUnitNothingChangesBetweenTextAndEnter(t *testing.T) {
 // Finding 4: a stop that comes back after the keys with the same printed reset, or one that
 // has passed, is the limit still holding: attempts carry on to failed, never tomorrow.
 func TestUnitLimitStillHoldsIsNeverTomorrow(t *testing.T) {
-	for _, again := range []string{"7:30pm", "7:29pm", "7:31pm"} {
-		t.Run(again, func(t *testing.T) {
+	for _, tc := range []struct{ limit, again string }{
+		{"session limit", "7:30pm"}, {"session limit", "7:29pm"}, {"session limit", "7:31pm"}, {"session limit", "6pm"},
+		{"Opus limit", "7:30pm"}, // a kind without the 5-hour bound: the same printed time is today's
+	} {
+		t.Run(tc.limit+" "+tc.again, func(t *testing.T) {
 			r := newRig(t, nil)
-			p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+			stop := func(at string) string {
+				return "  ⎿ \u00a0You've hit your " + tc.limit + " · resets " + at + " (UTC)"
+			}
+			p := r.tmux.add("%1", 100, screen(append([]string{"❯ hello", stop("7:30pm")}, prompt("")...)...))
 			hits := 0
 			r.tmux.onKey = func(_, key string) {
 				if key == "Enter" {
 					hits++
-					p.draw(screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)",
-						"", strings.Repeat("❯ continue\n", hits) + "  ⎿ \u00a0You've hit your session limit · resets " + again + " (UTC)"},
+					p.draw(screen(append([]string{"❯ hello", stop("7:30pm"), "", strings.Repeat("❯ continue\n", hits) + stop(tc.again)},
 						prompt("continue")...)...)) // the box is cleared by the fake's Enter
 				}
 			}

@@ -321,10 +321,16 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		}
 	}
 	list, err := w.tmux.ListPanes(ctx, search)
-	if errors.Is(err, tmuxctl.ErrNoServer) {
+	switch {
+	case errors.Is(err, tmuxctl.ErrNoServer):
 		return w.gone(now, err), err
-	}
-	if err != nil {
+	case errors.Is(err, tmuxctl.ErrClosed):
+		// The control client was dropped under the listing (the server killed, the client
+		// detached): the next tick lists again, by exec until a new client is up, and tells
+		// whether the server is gone.
+		w.cfg.Log.Debug().Err(err).Msg("listing cut short by the control client's end; listing again next tick")
+		return next, nil
+	case err != nil:
 		return next, err
 	}
 	var errs []error

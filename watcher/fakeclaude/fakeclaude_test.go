@@ -387,3 +387,53 @@ func TestResetText(t *testing.T) {
 		}
 	}
 }
+
+// TestPressEnter: "press enter to continue" with a draft: the detector sees press-enter and the
+// draft; an Enter submits the draft (harm), as Claude Code would.
+func TestPressEnter(t *testing.T) {
+	t.Parallel()
+	f := start(t, "--scenario", "pressenter", "--draft", "half-written idea", "--reset", inBerlin().Format(time.RFC3339))
+	v := f.verdict(t, "press-enter with a draft", func(v detector.Verdict) bool {
+		return v.Limited && v.Native == detector.NativePressEnter && v.Input.Draft == "half-written idea"
+	})
+	if v.Menu.Open || !v.Input.Visible {
+		t.Errorf("menu %+v input %+v, want the input box", v.Menu, v.Input)
+	}
+	f.send(t, "", "Enter", "\r")
+	f.waitState(t, "draft-submitted")
+	g := start(t, "--scenario", "pressenter", "--reset", inBerlin().Format(time.RFC3339))
+	g.verdict(t, "press-enter, empty box", func(v detector.Verdict) bool {
+		return v.Limited && v.Native == detector.NativePressEnter && v.Input.Draft == ""
+	})
+	g.send(t, "", "Enter", "\r")
+	g.waitState(t, "resumed")
+}
+
+// TestVimMode: NORMAL mode eats typed text and shows no label; i enters INSERT mode, which the
+// footer shows as the real 2.1.330 does; Esc goes back.
+func TestVimMode(t *testing.T) {
+	t.Parallel()
+	f := start(t, "--vim", "normal", "--reset", inBerlin().Format(time.RFC3339))
+	f.verdict(t, "NORMAL mode", func(v detector.Verdict) bool { return v.Limited && !v.Input.VimInsert })
+	f.send(t, "continue", "", "continue")
+	f.send(t, "i", "", "i")
+	f.waitState(t, "vim-insert")
+	f.verdict(t, "INSERT mode, an empty box", func(v detector.Verdict) bool { return v.Input.VimInsert && v.Input.Draft == "" })
+	f.send(t, "continue", "", "continue")
+	f.verdict(t, "the message", func(v detector.Verdict) bool { return v.Input.VimInsert && v.Input.Draft == "continue" })
+	f.send(t, "", "Escape", "\x1b")
+	f.verdict(t, "NORMAL mode again", func(v detector.Verdict) bool { return !v.Input.VimInsert })
+	checkLog(t, f, []string{"continue", "i", "continue", "\x1b"}, []string{"plain", "vim-insert", "vim-normal"})
+}
+
+// TestMenuStopLikeRowIsHarm: a row whose label only starts with "Stop" is not Stop.
+func TestMenuStopLikeRowIsHarm(t *testing.T) {
+	t.Parallel()
+	f := start(t, "--scenario", "menu", "--rows", "Upgrade your plan,Stop waiting and switch to usage credits ($)", "--reset", inBerlin().Format(time.RFC3339))
+	v := f.verdict(t, "the menu", func(v detector.Verdict) bool { return v.Menu.Open })
+	if v.Menu.StopDigit != 0 {
+		t.Errorf("StopDigit = %d, want none", v.Menu.StopDigit)
+	}
+	f.send(t, "2", "", "2")
+	f.waitState(t, "harm")
+}

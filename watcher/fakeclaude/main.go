@@ -33,8 +33,20 @@
 //	         Continuing automatically" and a working spinner (native-fired).
 //	stopped  auto-continue already gave up ("Automatic continue stopped after repeated
 //	         usage-limit hits"); behaves like plain.
+//	pressenter  Claude Code asks for a bare Enter ("Your usage limit has reset · press enter to
+//	         continue", after the machine slept), with --draft in the box: Enter on an empty
+//	         box resumes (resumed); Enter on a draft submits it (draft-submitted: harm).
 //	idle     a finished turn and an empty prompt, no stop; Enter on text echoes it and replies
 //	         (replied). At --limit-at a prompt hits the limit: the plain stop (limit-hit).
+//
+// --vim normal|insert draws Claude Code's vim mode (2.1.330): "-- INSERT --" in the footer in
+// INSERT mode, no label in NORMAL mode, where a read of i alone enters INSERT mode
+// (vim-insert) and any other read is vim commands that change nothing; Esc goes back to
+// NORMAL mode (vim-normal). --vim stuck is vim
+// mode that eats every key.
+//
+// A menu row is a Stop row only when its label is exactly "Stop and wait for limit to
+// reset" or "Stop"; any other row chosen is harm.
 //
 // --add "row\nrow" adds rows after the scenario's own (a quoted message, tool output).
 // --exit-after DURATION exits (state exit) leaving the last screen in the pane. --spinner
@@ -73,6 +85,7 @@ type fake struct {
 	limited                    bool     // a prompt submitted before limitUntil hits the limit
 	busy                       bool     // a turn runs: a spinner row ends the transcript
 	harm                       bool     // a paid option was chosen
+	vim                        string   // "" (off), "normal", "insert" or "stuck"
 }
 
 const (
@@ -102,7 +115,8 @@ func main() {
 	next := flag.String("next-reset", "", "the reset a prompt that hits the limit again prints, RFC3339 (default: --reset)")
 	add := flag.String("add", "", `rows to add to the transcript before the scenario's own, separated by "\n"`)
 	flag.IntVar(&f.again, "again", -1, "the first N prompts hit the limit again, whatever the time (-1: use --limit-until)")
-	flag.StringVar(&f.scenario, "scenario", "plain", "plain, draft, menu, armed, stopped or idle")
+	flag.StringVar(&f.scenario, "scenario", "plain", "plain, draft, menu, armed, stopped, pressenter or idle")
+	flag.StringVar(&f.vim, "vim", "", "vim mode: normal, insert or stuck (default off)")
 	flag.DurationVar(&f.exitAfter, "exit-after", 0, "exit after this long (0: never)")
 	flag.BoolVar(&f.spinner, "spinner", false, "animate the working spinner every 100ms; idle runs a turn")
 	flag.Parse()
@@ -199,6 +213,9 @@ func (f *fake) setup(rows []string, draft string) error {
 		stop, f.armed = append(stop, armed), true
 	case "stopped":
 		stop = append(stop, armed, "● Automatic continue stopped after repeated usage-limit hits · send a message to continue")
+	case "pressenter":
+		f.draft = []byte(draft)
+		stop = append(stop, armed, "", "● Your usage limit has reset · press enter to continue")
 	case "idle":
 		f.add("❯ hello")
 		f.add("● Hello! What should we work on?")
@@ -302,8 +319,22 @@ func (f *fake) handle(b []byte) {
 	case f.menu != nil:
 		f.menuKeys(b)
 		return
+	case f.vim == "insert" && string(b) == "\x1b":
+		f.vim = "normal"
+		f.setState("vim-normal")
+		return
 	case b[0] == 0x1b:
 		return // Esc, arrows, Alt-keys: nothing to do at the prompt
+	case f.vim == "stuck":
+		return
+	case f.vim == "normal":
+		// A read of i alone enters INSERT mode; any other read is taken as vim commands
+		// that change nothing here ("continue": c, o, n, t waiting for its target i, …).
+		if string(b) == "i" {
+			f.vim = "insert"
+			f.setState("vim-insert")
+		}
+		return
 	}
 	text := false
 	for _, c := range b {
@@ -340,7 +371,7 @@ func (f *fake) menuKeys(b []byte) {
 		if c != '\r' {
 			row = int(c - '1')
 		}
-		if label := f.menu[row]; label == "Stop" || strings.HasPrefix(label, "Stop ") {
+		if label := f.menu[row]; label == "Stop" || label == "Stop and wait for limit to reset" {
 			f.menu = nil
 			f.setState("menu-stopped")
 		} else {
@@ -353,7 +384,17 @@ func (f *fake) menuKeys(b []byte) {
 
 func (f *fake) submit() {
 	text := strings.TrimSpace(string(f.draft))
-	if text == "" {
+	switch {
+	case f.scenario == "pressenter" && f.limited && text != "":
+		f.draft, f.harm = nil, true
+		f.setState("draft-submitted")
+		return
+	case f.scenario == "pressenter" && f.limited:
+		f.limited, f.busy = false, true
+		f.add("● Resuming the task…")
+		f.setState("resumed")
+		return
+	case text == "":
 		return
 	}
 	f.draft = nil
@@ -414,6 +455,9 @@ func (f *fake) screen() []string {
 	if f.armed {
 		return append(rows, "  ⚠ Usage limit reached · limit resets "+f.resetAt,
 			"    Continuing automatically at "+f.resetAt+" · Esc to cancel")
+	}
+	if f.vim == "insert" {
+		return append(rows, "  -- INSERT -- ⏵⏵ auto mode on (shift+tab to cycle)")
 	}
 	return append(rows, "  ? for shortcuts")
 }
