@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
@@ -565,37 +566,100 @@ func (e *events) String() string {
 }
 
 // TestConnLog: Conn tells its Log when the connection comes up, when tmux drops it and when a
-// dial fails, and waits longer after each failed dial.
+// dial fails, and dials no sooner than Redial after the last dial (on the Client's clock).
 func TestConnLog(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
+	clk := clocktest.New(time.Unix(1_000_000, 0))
+	s.Client.Clock = clk
 	var ev events
-	n := &tmuxctl.Conn{Client: s.Client, Redial: 50 * time.Millisecond, Log: ev.log}
+	n := &tmuxctl.Conn{Client: s.Client, Log: ev.log}
 	defer n.Close()
 	ctx := context.Background()
-	n.Run(ctx, "display-message", "-p", "a")
+	answers := func(when string) {
+		t.Helper()
+		if got, err := n.Run(ctx, "display-message", "-p", "b"); got != "b\n" || err != nil {
+			t.Fatalf("Run %s = %q, %v; want an answer (by exec if need be)", when, got, err)
+		}
+	}
+	answers("first")
 	if got, want := ev.String(), "up"; got != want {
 		t.Errorf("events after the first Run = %q, want %q", got, want)
 	}
-	s.Tmux(t, "kill-session", "-t", "main")
-	tmuxtest.WaitFor(t, 3*time.Second, "the drop", func() bool { return !n.Connected() })
-	// Dials fail (no session) and come ever less often: 100 ms, 200 ms, 400 ms, … apart.
-	start := time.Now()
-	for time.Since(start) < 700*time.Millisecond {
-		if got, err := n.Run(ctx, "display-message", "-p", "b"); got != "b\n" || err != nil {
-			t.Fatalf("Run without a session = %q, %v; want exec's answer", got, err)
-		}
-		time.Sleep(5 * time.Millisecond)
+	s.Tmux(t, "kill-session", "-t", "main") // exit-empty off: the server stays, sessionless
+	tmuxtest.WaitFor(t, 5*time.Second, "the drop", func() bool { return !n.Connected() })
+	answers("right after the drop")
+	if got := ev.String(); !strings.HasPrefix(got, "up | down: "+tmuxctl.ErrClosed.Error()) || strings.Contains(got, "dial") {
+		t.Errorf("events = %q, want up, then down, and no dial within Redial of the last", got)
 	}
+	clk.Add(tmuxctl.DefaultRedial)
+	answers("a Redial after the last dial")
 	got := ev.String()
-	if !strings.HasPrefix(got, "up | down: "+tmuxctl.ErrClosed.Error()) {
-		t.Errorf("events = %q, want up, then down", got)
+	if strings.Count(got, "dial: ") != 1 || !strings.Contains(got, "no sessions") {
+		t.Errorf("events = %q, want one failed dial with its reason (no sessions)", got)
 	}
-	// 700 ms hold the dials at 0, 100, 300 ms (and perhaps 700): 3 or 4, never one per Run.
-	if dials := strings.Count(got, "dial: "); dials < 3 || dials > 4 {
-		t.Errorf("%d failed dials in 700 ms with a 50 ms Redial doubling, want 3 or 4: %q", dials, got)
+	if clk.Timers() != 0 {
+		t.Errorf("%d timers left on the clock after the calls returned", clk.Timers())
 	}
-	if !strings.Contains(got, "no sessions") {
-		t.Errorf("events = %q, want the dial's reason (no sessions)", got)
+}
+
+// fakeTmux writes a tmux stand-in that logs each call's arguments to a file in dir and fails
+// as tmux 3.3a does without a server.
+func fakeTmux(t *testing.T) (bin, calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin, calls = filepath.Join(dir, "tmux"), filepath.Join(dir, "calls")
+	script := "#!/bin/sh\necho \"$*\" >> " + calls + "\necho \"no server running on /nonexistent/s\" >&2\nexit 1\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, calls
+}
+
+// TestConnBackoff drives Conn's redial waits on a manual clock, against a tmux that never
+// has a server: after a failed dial the next comes 1 s later, then the waits double up to
+// 10 s and stay there; in between, each command runs by exec, and no dial happens even a
+// millisecond early.
+func TestConnBackoff(t *testing.T) {
+	bin, calls := fakeTmux(t)
+	clk := clocktest.New(time.Unix(1_000_000, 0))
+	var ev events
+	n := &tmuxctl.Conn{Client: &tmuxctl.Client{Bin: bin, Clock: clk}, Log: ev.log}
+	defer n.Close()
+	dials := func() int { return strings.Count(ev.String(), "dial: ") }
+	run := func(wantDials int, when string) {
+		t.Helper()
+		if _, err := n.Run(context.Background(), "list-panes", "-a"); !errors.Is(err, tmuxctl.ErrNoServer) {
+			t.Fatalf("Run %s: %v, want exec's ErrNoServer", when, err)
+		}
+		if got := dials(); got != wantDials {
+			t.Fatalf("Run %s: %d dials, want %d: %s", when, got, wantDials, ev.String())
+		}
+		if clk.Timers() != 0 {
+			t.Fatalf("Run %s: %d timers left on the clock", when, clk.Timers())
+		}
+	}
+	run(1, "first")
+	run(1, "again at once")
+	for i, gap := range []time.Duration{1, 2, 4, 8, 10, 10, 10} {
+		gap *= time.Second
+		clk.Add(gap - time.Millisecond)
+		run(i+1, fmt.Sprintf("%s after dial %d", gap-time.Millisecond, i+1))
+		clk.Add(time.Millisecond)
+		run(i+2, fmt.Sprintf("%s after dial %d", gap, i+1))
+	}
+	if !strings.Contains(ev.String(), "no server running") {
+		t.Errorf("events = %q, want the dial's reason", ev.String())
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each Run: one exec of list-panes, plus the dial when one was due.
+	if got, want := strings.Count(string(b), "list-panes -a\n"), 2+2*7; got != want {
+		t.Errorf("%d execs of list-panes, want %d:\n%s", got, want, b)
+	}
+	if got, want := strings.Count(string(b), "attach-session"), dials(); got != want {
+		t.Errorf("%d control clients started, want %d (one per dial):\n%s", got, want, b)
 	}
 }
 
