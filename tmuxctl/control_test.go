@@ -258,8 +258,10 @@ func TestControlForgedGuard(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30, "cat")
 	k := dial(t, s)
 	num, when := currentNumber(t, s)
+	// The TIME field is the server's clock in seconds when the Run's command runs: cover
+	// every second up to the Run's own timeout from now, so a slow machine cannot outrun it.
 	var lines []string
-	for sec := when; sec <= when+2; sec++ {
+	for sec := when; sec <= when+int64(s.Client.Timeout/time.Second)+1; sec++ {
 		for n := num; n < num+120; n++ {
 			lines = append(lines, fmt.Sprintf("%%end %d %d 1", sec, n))
 		}
@@ -306,16 +308,16 @@ func TestControlDropped(t *testing.T) {
 		t.Helper()
 		select {
 		case <-k.Done():
-		case <-time.After(3 * time.Second):
-			t.Fatalf("connection not over 3s after %s", what)
+		case <-time.After(tmuxtest.Scale(5 * time.Second)):
+			t.Fatalf("connection not over %s after %s", tmuxtest.Scale(5*time.Second), what)
 		}
 		if !errors.Is(k.Err(), tmuxctl.ErrClosed) {
 			t.Errorf("Err() = %v, want ErrClosed", k.Err())
 		}
-		start := time.Now()
+		// ErrClosed, not a timeout: the Run did not wait for a reply.
 		_, err := k.Run(context.Background(), "list-sessions")
-		if !errors.Is(err, tmuxctl.ErrClosed) || time.Since(start) > 100*time.Millisecond {
-			t.Errorf("Run after %s: %v after %s, want ErrClosed at once", what, err, time.Since(start))
+		if !errors.Is(err, tmuxctl.ErrClosed) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Run after %s: %v, want ErrClosed at once", what, err)
 		}
 	}
 	t.Run("server killed", func(t *testing.T) {
@@ -342,10 +344,11 @@ func TestControlDropped(t *testing.T) {
 	t.Run("server killed during a Run", func(t *testing.T) {
 		s := tmuxtest.Start(t, 100, 30)
 		k := dial(t, s)
-		start := time.Now()
-		_, err := k.Run(context.Background(), "run-shell", "sleep 0.2; tmux -S "+s.Socket+" kill-server; sleep 5")
-		if !errors.Is(err, tmuxctl.ErrClosed) || time.Since(start) > 3*time.Second {
-			t.Errorf("Run = %v after %s, want ErrClosed soon", err, time.Since(start))
+		// run-shell holds the reply until its shell is done, and the server dies first; the
+		// Run ends on the drop (ErrClosed), not on its timeout.
+		_, err := k.Run(context.Background(), "run-shell", "tmux -S "+s.Socket+" kill-server; while [ -d "+s.Dir+" ]; do sleep 0.05; done")
+		if !errors.Is(err, tmuxctl.ErrClosed) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Run = %v, want ErrClosed", err)
 		}
 	})
 	t.Run("Close", func(t *testing.T) {
@@ -356,7 +359,7 @@ func TestControlDropped(t *testing.T) {
 		}
 		wait(t, k, "Close")
 		k.Close()
-		tmuxtest.WaitFor(t, 3*time.Second, "the control client to leave", func() bool {
+		tmuxtest.WaitFor(t, 5*time.Second, "the control client to leave", func() bool {
 			return strings.TrimSpace(s.Tmux(t, "list-clients")) == ""
 		})
 	})
@@ -428,27 +431,84 @@ func TestControlConcurrent(t *testing.T) {
 	}
 }
 
+// gated is a run-shell command that holds the control client's queue: it creates the file
+// started, then waits until the file gate exists (or the server's directory is gone), then
+// prints "late".
+func gated(s *tmuxtest.Server) (cmd, started, gate string) {
+	started, gate = filepath.Join(s.Dir, "started"), filepath.Join(s.Dir, "gate")
+	cmd = fmt.Sprintf("touch %s; while [ ! -e %s ] && [ -d %s ]; do sleep 0.02; done; echo late", started, gate, s.Dir)
+	return cmd, started, gate
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// manual gives s's Client a manual clock.
+func manual(s *tmuxtest.Server) *clocktest.Manual {
+	clk := clocktest.New(time.Unix(1_000_000, 0))
+	s.Client.Clock = clk
+	return clk
+}
+
+// result is what a Run gave, handed over from its goroutine.
+type result struct {
+	out string
+	err error
+}
+
+func runAsync(k *tmuxctl.Control, args ...string) <-chan result {
+	c := make(chan result, 1)
+	go func() {
+		out, err := k.Run(context.Background(), args...)
+		c <- result{out, err}
+	}()
+	return c
+}
+
+func receive(t *testing.T, c <-chan result, what string) result {
+	t.Helper()
+	select {
+	case r := <-c:
+		return r
+	case <-time.After(tmuxtest.Scale(5 * time.Second)):
+		t.Fatalf("no result of %s", what)
+		return result{}
+	}
+}
+
 func TestControlContext(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
+	clk := manual(s)
 	k := dial(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := k.Run(ctx, "display-message", "-p", "x"); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
-	// run-shell holds the client's queue: the Run times out, the connection stays usable and
-	// the late reply is not taken for the next command's.
-	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if _, err := k.Run(ctx, "run-shell", "sleep 0.5; echo late"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("slow command: %v", err)
+	// A command that holds the client's queue: the Run times out when the clock passes its
+	// Timeout, and not before; the connection stays usable and the late reply is not taken
+	// for the next command's.
+	cmd, started, gate := gated(s)
+	slow := runAsync(k, "run-shell", cmd)
+	tmuxtest.WaitFor(t, 5*time.Second, "run-shell to start", func() bool { return exists(started) })
+	clk.Add(s.Client.Timeout - time.Millisecond)
+	select {
+	case r := <-slow:
+		t.Fatalf("Run returned %q, %v before its timeout", r.out, r.err)
+	default:
 	}
-	if time.Since(start) > time.Second {
-		t.Errorf("slow command returned after %s", time.Since(start))
+	clk.Add(time.Millisecond)
+	if r := receive(t, slow, "the held command"); !errors.Is(r.err, context.DeadlineExceeded) {
+		t.Errorf("held command after its timeout: %q, %v; want a deadline error", r.out, r.err)
 	}
-	if got := run(t, k, "display-message", "-p", "next"); got != "next\n" {
-		t.Errorf("after a timeout: %q", got)
+	next := runAsync(k, "display-message", "-p", "next")
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := receive(t, next, "the command after a timeout"); r.out != "next\n" || r.err != nil {
+		t.Errorf("after a timeout: %q, %v; want %q", r.out, r.err, "next\n")
 	}
 	if k.Err() != nil {
 		t.Errorf("Err() = %v", k.Err())
@@ -459,20 +519,24 @@ func TestControlContext(t *testing.T) {
 // either, the connection is given up and the command is reported as not sent.
 func TestControlStuck(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
+	clk := manual(s)
 	k := dial(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := k.Run(ctx, "run-shell", "sleep 10"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("stuck command: %v", err)
+	cmd, started, _ := gated(s) // the gate never opens
+	stuck := runAsync(k, "run-shell", cmd)
+	tmuxtest.WaitFor(t, 5*time.Second, "run-shell to start", func() bool { return exists(started) })
+	clk.Add(s.Client.Timeout)
+	if r := receive(t, stuck, "the stuck command"); !errors.Is(r.err, context.DeadlineExceeded) {
+		t.Errorf("stuck command: %v", r.err)
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := k.Run(ctx, "display-message", "-p", "x"); !errors.Is(err, tmuxctl.ErrClosed) {
-		t.Errorf("Run after a stuck one: %v, want ErrClosed", err)
+	next := runAsync(k, "display-message", "-p", "x")
+	tmuxtest.WaitFor(t, 5*time.Second, "the next Run's timer", func() bool { return clk.Timers() == 1 })
+	clk.Add(s.Client.Timeout)
+	if r := receive(t, next, "the Run after a stuck one"); !errors.Is(r.err, tmuxctl.ErrClosed) {
+		t.Errorf("Run after a stuck one: %v, want ErrClosed", r.err)
 	}
 	select {
 	case <-k.Done():
-	case <-time.After(3 * time.Second):
+	case <-time.After(tmuxtest.Scale(5 * time.Second)):
 		t.Fatal("connection still up")
 	}
 }
@@ -569,10 +633,11 @@ func (e *events) String() string {
 // dial fails, and dials no sooner than Redial after the last dial (on the Client's clock).
 func TestConnLog(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
+	c := *s.Client
 	clk := clocktest.New(time.Unix(1_000_000, 0))
-	s.Client.Clock = clk
+	c.Clock = clk
 	var ev events
-	n := &tmuxctl.Conn{Client: s.Client, Log: ev.log}
+	n := &tmuxctl.Conn{Client: &c, Log: ev.log}
 	defer n.Close()
 	ctx := context.Background()
 	answers := func(when string) {
@@ -677,13 +742,16 @@ func TestConnRefuses(t *testing.T) {
 			keep := dial(t, s)
 			run(t, keep, strings.Fields(tc.set)...)
 			var ev events
-			n := &tmuxctl.Conn{Client: s.Client, Redial: time.Millisecond, Log: ev.log}
+			c := *s.Client
+			clk := clocktest.New(time.Unix(1_000_000, 0))
+			c.Clock = clk
+			n := &tmuxctl.Conn{Client: &c, Log: ev.log}
 			defer n.Close()
 			for range 3 {
 				if got, err := n.Run(context.Background(), "display-message", "-p", "a"); got != "a\n" || err != nil {
 					t.Fatalf("Run = %q, %v; want exec's answer", got, err)
 				}
-				time.Sleep(2 * time.Millisecond)
+				clk.Add(time.Hour) // long past any redial wait
 			}
 			if got := ev.String(); !strings.HasPrefix(got, "refused: ") || !strings.Contains(got, tc.want) || strings.Count(got, "|") != 0 {
 				t.Errorf("events = %q, want one refusal naming %q", got, tc.want)

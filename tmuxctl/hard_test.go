@@ -90,22 +90,27 @@ func TestManyPanes(t *testing.T) {
 
 func testManyPanes(t *testing.T, control bool) {
 	t.Parallel()
-	s := start(t, control, 200, 60)
+	s := start(t, control, 200, 60, "cat")
 	ctx := context.Background()
+	// Ten windows per call, each pane running cat rather than a login shell: 99 windows in one
+	// call took more than the 5 s call timeout on a loaded 2-core machine.
 	var cmds [][]string
-	for w := 1; w < 100; w++ {
-		cmds = append(cmds, []string{"new-window", "-d", "-t", fmt.Sprintf("main:%d", w)})
-	}
-	chain(t, s, cmds)
-	for lo := 0; lo < 100; lo += 25 {
+	for lo := 0; lo < 100; lo += 10 {
 		cmds = cmds[:0]
-		for w := lo; w < lo+25; w++ {
-			cmds = append(cmds, []string{"split-window", "-d", "-t", fmt.Sprintf("main:%d", w)},
-				[]string{"split-window", "-d", "-h", "-t", fmt.Sprintf("main:%d", w)})
+		for w := max(lo, 1); w < lo+10; w++ {
+			cmds = append(cmds, []string{"new-window", "-d", "-t", fmt.Sprintf("main:%d", w), "cat"})
 		}
 		chain(t, s, cmds)
 	}
-	s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "200", "-y", "60")
+	for lo := 0; lo < 100; lo += 10 {
+		cmds = cmds[:0]
+		for w := lo; w < lo+10; w++ {
+			cmds = append(cmds, []string{"split-window", "-d", "-t", fmt.Sprintf("main:%d", w), "cat"},
+				[]string{"split-window", "-d", "-h", "-t", fmt.Sprintf("main:%d", w), "cat"})
+		}
+		chain(t, s, cmds)
+	}
+	s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "200", "-y", "60", "cat")
 	cmds = cmds[:0]
 	for w := 1; w <= 10; w++ {
 		cmds = append(cmds, []string{"link-window", "-s", fmt.Sprintf("main:%d", w), "-t", fmt.Sprintf("other:%d", 10+w)})
@@ -294,14 +299,17 @@ func testOddTitlesAndCommands(t *testing.T, control bool) {
 
 	var panes []tmuxctl.Pane
 	var lastErr error
-	tmuxtest.WaitFor(t, 5*time.Second, "the escape-sequence title and the odd command", func() bool {
+	tmuxtest.WaitFor(t, 5*time.Second, "the escape-sequence title, the odd command and window 6's shell", func() bool {
 		panes, lastErr = c.ListPanes(ctx, tmuxctl.Search{Pattern: "limit"})
 		if lastErr != nil {
 			t.Logf("ListPanes: %v", lastErr)
 			return false
 		}
+		// Window 6's login shell runs its profile first (Debian's root .profile runs mesg):
+		// wait for the shell itself.
 		by := byID(panes)
-		return strings.Contains(by[ids[0]].Title, "-:-") && strings.Contains(by[ids[5]].Command, "m")
+		return strings.Contains(by[ids[0]].Title, "-:-") && strings.Contains(by[ids[5]].Command, "m") &&
+			by[ids[6]].Command == "sh"
 	})
 	if len(panes) != 7 {
 		t.Fatalf("ListPanes = %d panes, want 7: %+v", len(panes), panes)

@@ -455,6 +455,9 @@ func testTrailingSemicolon(t *testing.T, control bool) {
 	s := start(t, control, 80, 24, "cat")
 	ctx := context.Background()
 	pane := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", "main:0.0", "#{pane_id}"))
+	// Each line shows twice, the terminal's echo and cat's copy; the next is typed only once
+	// both show, or the echo of the next could come before cat's copy of this one.
+	var screen string
 	for _, text := range []string{"go on;", `a\;`, ";"} {
 		if err := s.Client.SendLiteral(ctx, pane, text); err != nil {
 			t.Fatal(err)
@@ -462,8 +465,9 @@ func testTrailingSemicolon(t *testing.T, control bool) {
 		if err := s.Client.SendKey(ctx, pane, "Enter"); err != nil {
 			t.Fatal(err)
 		}
+		screen += text + "\n" + text + "\n"
+		s.WaitScreen(t, pane, screen)
 	}
-	s.WaitScreen(t, pane, "go on;\ngo on;\n"+`a\;`+"\n"+`a\;`+"\n;\n;")
 	o := tmuxctl.Options{State: "held", Note: "see notes;"}
 	if err := s.Client.SetPaneOptions(ctx, pane, tmuxctl.OptionNames, o.Values()); err != nil {
 		t.Fatal(err)
