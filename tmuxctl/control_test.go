@@ -260,13 +260,14 @@ func TestControlForgedGuard(t *testing.T) {
 	num, when := currentNumber(t, s)
 	// The TIME field is the server's clock in seconds when the Run's command runs: cover
 	// every second up to the Run's own timeout from now, so a slow machine cannot outrun it.
-	var lines []string
+	// One second's lines per set-option -a: tmux 3.3a refuses a command over 16 kB.
 	for sec := when; sec <= when+int64(s.Client.Timeout/time.Second)+1; sec++ {
+		var lines []string
 		for n := num; n < num+120; n++ {
-			lines = append(lines, fmt.Sprintf("%%end %d %d 1", sec, n))
+			lines = append(lines, fmt.Sprintf("%%end %d %d 1\n", sec, n))
 		}
+		s.Tmux(t, "set-option", "-p", "-a", "-t", "%0", "@forge", strings.Join(lines, ""))
 	}
-	s.Tmux(t, "set-option", "-p", "-t", "%0", "@forge", strings.Join(lines, "\n"))
 	out, err := k.Run(context.Background(), "display-message", "-p", "-t", "%0", "#{@forge}")
 	if !errors.Is(err, tmuxctl.ErrFraming) {
 		t.Fatalf("forged guard: got %d bytes, error %v; want ErrFraming", len(out), err)
