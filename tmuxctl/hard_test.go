@@ -92,19 +92,21 @@ func testManyPanes(t *testing.T, control bool) {
 	t.Parallel()
 	s := start(t, control, 200, 60, "cat")
 	ctx := context.Background()
-	// Ten windows per call, each pane running cat rather than a login shell: 99 windows in one
-	// call took more than the 5 s call timeout on a loaded 2-core machine.
+	// Five windows per call, each pane running cat rather than a login shell: 99 windows in
+	// one call took more than the 5 s call timeout on a loaded 2-core machine, where a pane
+	// can take 150 ms to make.
+	const batch = 5
 	var cmds [][]string
-	for lo := 0; lo < 100; lo += 10 {
+	for lo := 0; lo < 100; lo += batch {
 		cmds = cmds[:0]
-		for w := max(lo, 1); w < lo+10; w++ {
+		for w := max(lo, 1); w < lo+batch; w++ {
 			cmds = append(cmds, []string{"new-window", "-d", "-t", fmt.Sprintf("main:%d", w), "cat"})
 		}
 		chain(t, s, cmds)
 	}
-	for lo := 0; lo < 100; lo += 10 {
+	for lo := 0; lo < 100; lo += batch {
 		cmds = cmds[:0]
-		for w := lo; w < lo+10; w++ {
+		for w := lo; w < lo+batch; w++ {
 			cmds = append(cmds, []string{"split-window", "-d", "-t", fmt.Sprintf("main:%d", w), "cat"},
 				[]string{"split-window", "-d", "-h", "-t", fmt.Sprintf("main:%d", w), "cat"})
 		}
