@@ -395,8 +395,8 @@ func TestSocketFile(t *testing.T) {
 	}
 
 	// -L: a server in $TMUX_TMPDIR (private to this test process, see tmuxtest.Isolate).
-	named := &tmuxctl.Client{SocketName: "cxsock"}
-	if _, err := named.Run(context.Background(), "-f", "/dev/null", "new-session", "-d", "-x", "20", "-y", "5", "sleep 30"); err != nil {
+	named := &tmuxctl.Client{SocketName: "cxsock", Timeout: tmuxtest.Scale(tmuxctl.DefaultTimeout)}
+	if _, err := named.Run(context.Background(), "-f", "/dev/null", "new-session", "-d", "-x", "20", "-y", "5", "cat"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { named.Run(context.Background(), "kill-server") })
