@@ -2,7 +2,7 @@ package tmuxctl
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/clock"
@@ -18,54 +18,44 @@ func (c *Client) clock() clock.Clock {
 }
 
 // withTimeout is context.WithTimeout on clk's time: the context ends with
-// context.DeadlineExceeded when clk has moved on by d. On the real clock it is
-// context.WithTimeout itself.
+// context.DeadlineExceeded when clk has moved on by d, and at once with its parent (as a
+// child of context.WithCancel does). On the real clock it is context.WithTimeout itself.
 func withTimeout(ctx context.Context, clk clock.Clock, d time.Duration) (context.Context, context.CancelFunc) {
 	if clk == clock.Real {
 		return context.WithTimeout(ctx, d)
 	}
-	t := &timeoutCtx{Context: ctx, done: make(chan struct{}), stop: make(chan struct{})}
+	inner, cancel := context.WithCancel(ctx)
+	t := &timeoutCtx{Context: inner}
 	timer := clk.NewTimer(d)
+	ended := make(chan struct{})
 	go func() {
-		var err error
+		defer close(ended)
 		select {
-		case <-ctx.Done():
-			err = ctx.Err()
 		case <-timer.C():
-			err = context.DeadlineExceeded
-		case <-t.stop:
-			err = context.Canceled
+			t.expired.Store(true) // before the cancel: Err never says Canceled for it
+			cancel()
+		case <-inner.Done():
 		}
 		timer.Stop()
-		t.end(err)
 	}()
-	var once sync.Once
 	return t, func() {
-		once.Do(func() { close(t.stop) })
-		<-t.done // the timer is stopped by then: a manual clock counts no stale timer
+		cancel()
+		<-ended // the timer is stopped by then: a manual clock counts no stale timer
 	}
 }
 
-// timeoutCtx is a context ended by a timer of any clock. Its Deadline is its parent's: an
-// instant of another clock would mean nothing to code that compares it with time.Now.
+// timeoutCtx is a context.WithCancel child whose Err says DeadlineExceeded when its
+// clock's timer ended it. Its Deadline is its parent's: an instant of another clock would
+// mean nothing to code that compares it with time.Now.
 type timeoutCtx struct {
-	context.Context // the parent: Value and Deadline
-	done, stop      chan struct{}
-	mu              sync.Mutex
-	err             error
+	context.Context
+	expired atomic.Bool
 }
-
-func (t *timeoutCtx) end(err error) {
-	t.mu.Lock()
-	t.err = err
-	t.mu.Unlock()
-	close(t.done)
-}
-
-func (t *timeoutCtx) Done() <-chan struct{} { return t.done }
 
 func (t *timeoutCtx) Err() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.err
+	err := t.Context.Err()
+	if err != nil && t.expired.Load() {
+		return context.DeadlineExceeded
+	}
+	return err
 }
