@@ -108,7 +108,7 @@ func (c *Client) Dial(ctx context.Context) (*Control, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, c.clock(), timeout)
 	defer cancel()
 	args := []string{"-N", "-C", "attach-session", "-f", controlFlags}
 	argv := c.Argv(args...)
@@ -296,14 +296,17 @@ func (k *Control) Err() error {
 }
 
 // Close ends the connection: it closes the client's stdin, which detaches it, and waits for
-// it to exit, killing it if it has not within a second. It is safe to call more than once.
+// it to exit, killing it if it has not within a second (of the Client's Clock). It is safe to
+// call more than once.
 func (k *Control) Close() error {
 	k.closeOnce.Do(func() {
 		close(k.closing)
 		k.stdin.Close()
+		grace := k.client.clock().NewTimer(time.Second)
+		defer grace.Stop()
 		select {
 		case <-k.done:
-		case <-time.After(time.Second):
+		case <-grace.C():
 			k.cmd.Process.Kill()
 			<-k.done
 			k.closeErr = errors.New("tmuxctl: control client did not exit on stdin EOF: killed")
@@ -335,7 +338,7 @@ func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, k.client.clock(), timeout)
 	defer cancel()
 
 	k.mu.Lock()
@@ -363,10 +366,11 @@ func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
 	k.seq++
 	token := "cac-sync-" + k.nonce + "-" + strconv.FormatUint(k.seq, 10)
 	// tmux reads stdin all the time, so the write blocks only when tmux is stuck; then ctx
-	// ends it through a write deadline, removed again before the next Run.
+	// ends it through a write deadline in the past (an instant of no clock: it has passed on
+	// any), removed again before the next Run.
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		k.stdin.SetWriteDeadline(time.Now())
+		k.stdin.SetWriteDeadline(time.Unix(1, 0))
 		close(fired)
 	})
 	n, err := k.stdin.Write([]byte(line + "\ndisplay-message -p " + token + "\n"))
@@ -545,7 +549,7 @@ func quoteArg(b *strings.Builder, s string) {
 
 // Conn runs tmux commands over a control connection while one is up and by exec otherwise:
 // it dials on first use, dials again when tmux drops the connection (at most once per
-// Redial; after failed dials the wait doubles, up to 10 s), and runs a command by exec
+// Redial; while dials fail the wait doubles, up to 10 s), and runs a command by exec
 // (Client.Run) whenever no connection is up. A command cut off by a drop after it was sent is
 // not run again (it may have run): its error wraps ErrClosed, and the next Run redials or
 // uses exec.
@@ -556,7 +560,8 @@ func quoteArg(b *strings.Builder, s string) {
 // Conn closes it at once and uses exec from then on.
 type Conn struct {
 	Client *Client
-	// Redial is the least time between two dials, DefaultRedial when zero.
+	// Redial is the least time between two dials, DefaultRedial when zero. It runs on
+	// Client.Clock.
 	Redial time.Duration
 	// Log, when not nil, is told when a connection comes up ("up", nil), when tmux drops it
 	// ("down", why), when a dial fails ("dial", why) and when Conn gives control mode up on
@@ -609,17 +614,13 @@ func (n *Conn) control(ctx context.Context) *Control {
 		n.k = nil
 		n.log("down", err)
 	}
-	wait := n.Redial
-	if wait <= 0 {
-		wait = DefaultRedial
-	}
-	for i := 0; i < n.failures && wait < maxRedial; i++ {
-		wait *= 2
-	}
-	if !n.lastDial.IsZero() && time.Since(n.lastDial) < min(wait, maxRedial) {
+	now := n.Client.clock().Now()
+	// A clock set back (a manual one; the real clock's readings are monotonic) must not hold
+	// dials off for the length of the jump.
+	if !n.lastDial.IsZero() && !now.Before(n.lastDial) && now.Sub(n.lastDial) < n.wait() {
 		return nil
 	}
-	n.lastDial = time.Now()
+	n.lastDial = now
 	k, err := n.Client.Dial(ctx)
 	if err != nil {
 		n.failures++
@@ -636,6 +637,20 @@ func (n *Conn) control(ctx context.Context) *Control {
 	n.k = k
 	n.log("up", nil)
 	return k
+}
+
+// wait is the least time from the last dial to the next: Redial after a dial that
+// succeeded and after the first that failed, then doubling with each failure up to
+// maxRedial (Redial 1 s: 1, 2, 4, 8, 10, 10 s between failed dials).
+func (n *Conn) wait() time.Duration {
+	wait := n.Redial
+	if wait <= 0 {
+		wait = DefaultRedial
+	}
+	for i := 1; i < n.failures && wait < maxRedial; i++ {
+		wait *= 2
+	}
+	return min(wait, maxRedial)
 }
 
 // keepsAlive says why an attached control client would change what the server does when the

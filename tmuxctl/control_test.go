@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
@@ -257,13 +258,16 @@ func TestControlForgedGuard(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30, "cat")
 	k := dial(t, s)
 	num, when := currentNumber(t, s)
-	var lines []string
-	for sec := when; sec <= when+2; sec++ {
+	// The TIME field is the server's clock in seconds when the Run's command runs: cover
+	// every second up to the Run's own timeout from now, so a slow machine cannot outrun it.
+	// One second's lines per set-option -a: tmux 3.3a refuses a command over 16 kB.
+	for sec := when; sec <= when+int64(s.Client.Timeout/time.Second)+1; sec++ {
+		var lines []string
 		for n := num; n < num+120; n++ {
-			lines = append(lines, fmt.Sprintf("%%end %d %d 1", sec, n))
+			lines = append(lines, fmt.Sprintf("%%end %d %d 1\n", sec, n))
 		}
+		s.Tmux(t, "set-option", "-p", "-a", "-t", "%0", "@forge", strings.Join(lines, ""))
 	}
-	s.Tmux(t, "set-option", "-p", "-t", "%0", "@forge", strings.Join(lines, "\n"))
 	out, err := k.Run(context.Background(), "display-message", "-p", "-t", "%0", "#{@forge}")
 	if !errors.Is(err, tmuxctl.ErrFraming) {
 		t.Fatalf("forged guard: got %d bytes, error %v; want ErrFraming", len(out), err)
@@ -305,16 +309,16 @@ func TestControlDropped(t *testing.T) {
 		t.Helper()
 		select {
 		case <-k.Done():
-		case <-time.After(3 * time.Second):
-			t.Fatalf("connection not over 3s after %s", what)
+		case <-time.After(tmuxtest.Scale(5 * time.Second)):
+			t.Fatalf("connection not over %s after %s", tmuxtest.Scale(5*time.Second), what)
 		}
 		if !errors.Is(k.Err(), tmuxctl.ErrClosed) {
 			t.Errorf("Err() = %v, want ErrClosed", k.Err())
 		}
-		start := time.Now()
+		// ErrClosed, not a timeout: the Run did not wait for a reply.
 		_, err := k.Run(context.Background(), "list-sessions")
-		if !errors.Is(err, tmuxctl.ErrClosed) || time.Since(start) > 100*time.Millisecond {
-			t.Errorf("Run after %s: %v after %s, want ErrClosed at once", what, err, time.Since(start))
+		if !errors.Is(err, tmuxctl.ErrClosed) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Run after %s: %v, want ErrClosed at once", what, err)
 		}
 	}
 	t.Run("server killed", func(t *testing.T) {
@@ -341,10 +345,11 @@ func TestControlDropped(t *testing.T) {
 	t.Run("server killed during a Run", func(t *testing.T) {
 		s := tmuxtest.Start(t, 100, 30)
 		k := dial(t, s)
-		start := time.Now()
-		_, err := k.Run(context.Background(), "run-shell", "sleep 0.2; tmux -S "+s.Socket+" kill-server; sleep 5")
-		if !errors.Is(err, tmuxctl.ErrClosed) || time.Since(start) > 3*time.Second {
-			t.Errorf("Run = %v after %s, want ErrClosed soon", err, time.Since(start))
+		// run-shell holds the reply until its shell is done, and the server dies first; the
+		// Run ends on the drop (ErrClosed), not on its timeout.
+		_, err := k.Run(context.Background(), "run-shell", "tmux -S "+s.Socket+" kill-server; while [ -d "+s.Dir+" ]; do sleep 0.05; done")
+		if !errors.Is(err, tmuxctl.ErrClosed) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Run = %v, want ErrClosed", err)
 		}
 	})
 	t.Run("Close", func(t *testing.T) {
@@ -355,7 +360,7 @@ func TestControlDropped(t *testing.T) {
 		}
 		wait(t, k, "Close")
 		k.Close()
-		tmuxtest.WaitFor(t, 3*time.Second, "the control client to leave", func() bool {
+		tmuxtest.WaitFor(t, 5*time.Second, "the control client to leave", func() bool {
 			return strings.TrimSpace(s.Tmux(t, "list-clients")) == ""
 		})
 	})
@@ -427,27 +432,84 @@ func TestControlConcurrent(t *testing.T) {
 	}
 }
 
+// gated is a run-shell command that holds the control client's queue: it creates the file
+// started, then waits until the file gate exists (or the server's directory is gone), then
+// prints "late".
+func gated(s *tmuxtest.Server) (cmd, started, gate string) {
+	started, gate = filepath.Join(s.Dir, "started"), filepath.Join(s.Dir, "gate")
+	cmd = fmt.Sprintf("touch %s; while [ ! -e %s ] && [ -d %s ]; do sleep 0.02; done; echo late", started, gate, s.Dir)
+	return cmd, started, gate
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// manual gives s's Client a manual clock.
+func manual(s *tmuxtest.Server) *clocktest.Manual {
+	clk := clocktest.New(time.Unix(1_000_000, 0))
+	s.Client.Clock = clk
+	return clk
+}
+
+// result is what a Run gave, handed over from its goroutine.
+type result struct {
+	out string
+	err error
+}
+
+func runAsync(k *tmuxctl.Control, args ...string) <-chan result {
+	c := make(chan result, 1)
+	go func() {
+		out, err := k.Run(context.Background(), args...)
+		c <- result{out, err}
+	}()
+	return c
+}
+
+func receive(t *testing.T, c <-chan result, what string) result {
+	t.Helper()
+	select {
+	case r := <-c:
+		return r
+	case <-time.After(tmuxtest.Scale(5 * time.Second)):
+		t.Fatalf("no result of %s", what)
+		return result{}
+	}
+}
+
 func TestControlContext(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
+	clk := manual(s)
 	k := dial(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := k.Run(ctx, "display-message", "-p", "x"); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
-	// run-shell holds the client's queue: the Run times out, the connection stays usable and
-	// the late reply is not taken for the next command's.
-	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if _, err := k.Run(ctx, "run-shell", "sleep 0.5; echo late"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("slow command: %v", err)
+	// A command that holds the client's queue: the Run times out when the clock passes its
+	// Timeout, and not before; the connection stays usable and the late reply is not taken
+	// for the next command's.
+	cmd, started, gate := gated(s)
+	slow := runAsync(k, "run-shell", cmd)
+	tmuxtest.WaitFor(t, 5*time.Second, "run-shell to start", func() bool { return exists(started) })
+	clk.Add(s.Client.Timeout - time.Millisecond)
+	select {
+	case r := <-slow:
+		t.Fatalf("Run returned %q, %v before its timeout", r.out, r.err)
+	default:
 	}
-	if time.Since(start) > time.Second {
-		t.Errorf("slow command returned after %s", time.Since(start))
+	clk.Add(time.Millisecond)
+	if r := receive(t, slow, "the held command"); !errors.Is(r.err, context.DeadlineExceeded) {
+		t.Errorf("held command after its timeout: %q, %v; want a deadline error", r.out, r.err)
 	}
-	if got := run(t, k, "display-message", "-p", "next"); got != "next\n" {
-		t.Errorf("after a timeout: %q", got)
+	next := runAsync(k, "display-message", "-p", "next")
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := receive(t, next, "the command after a timeout"); r.out != "next\n" || r.err != nil {
+		t.Errorf("after a timeout: %q, %v; want %q", r.out, r.err, "next\n")
 	}
 	if k.Err() != nil {
 		t.Errorf("Err() = %v", k.Err())
@@ -458,20 +520,24 @@ func TestControlContext(t *testing.T) {
 // either, the connection is given up and the command is reported as not sent.
 func TestControlStuck(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
+	clk := manual(s)
 	k := dial(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := k.Run(ctx, "run-shell", "sleep 10"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("stuck command: %v", err)
+	cmd, started, _ := gated(s) // the gate never opens
+	stuck := runAsync(k, "run-shell", cmd)
+	tmuxtest.WaitFor(t, 5*time.Second, "run-shell to start", func() bool { return exists(started) })
+	clk.Add(s.Client.Timeout)
+	if r := receive(t, stuck, "the stuck command"); !errors.Is(r.err, context.DeadlineExceeded) {
+		t.Errorf("stuck command: %v", r.err)
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := k.Run(ctx, "display-message", "-p", "x"); !errors.Is(err, tmuxctl.ErrClosed) {
-		t.Errorf("Run after a stuck one: %v, want ErrClosed", err)
+	next := runAsync(k, "display-message", "-p", "x")
+	tmuxtest.WaitFor(t, 5*time.Second, "the next Run's timer", func() bool { return clk.Timers() == 1 })
+	clk.Add(s.Client.Timeout)
+	if r := receive(t, next, "the Run after a stuck one"); !errors.Is(r.err, tmuxctl.ErrClosed) {
+		t.Errorf("Run after a stuck one: %v, want ErrClosed", r.err)
 	}
 	select {
 	case <-k.Done():
-	case <-time.After(3 * time.Second):
+	case <-time.After(tmuxtest.Scale(5 * time.Second)):
 		t.Fatal("connection still up")
 	}
 }
@@ -565,37 +631,101 @@ func (e *events) String() string {
 }
 
 // TestConnLog: Conn tells its Log when the connection comes up, when tmux drops it and when a
-// dial fails, and waits longer after each failed dial.
+// dial fails, and dials no sooner than Redial after the last dial (on the Client's clock).
 func TestConnLog(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
+	c := *s.Client
+	clk := clocktest.New(time.Unix(1_000_000, 0))
+	c.Clock = clk
 	var ev events
-	n := &tmuxctl.Conn{Client: s.Client, Redial: 50 * time.Millisecond, Log: ev.log}
+	n := &tmuxctl.Conn{Client: &c, Log: ev.log}
 	defer n.Close()
 	ctx := context.Background()
-	n.Run(ctx, "display-message", "-p", "a")
+	answers := func(when string) {
+		t.Helper()
+		if got, err := n.Run(ctx, "display-message", "-p", "b"); got != "b\n" || err != nil {
+			t.Fatalf("Run %s = %q, %v; want an answer (by exec if need be)", when, got, err)
+		}
+	}
+	answers("first")
 	if got, want := ev.String(), "up"; got != want {
 		t.Errorf("events after the first Run = %q, want %q", got, want)
 	}
-	s.Tmux(t, "kill-session", "-t", "main")
-	tmuxtest.WaitFor(t, 3*time.Second, "the drop", func() bool { return !n.Connected() })
-	// Dials fail (no session) and come ever less often: 100 ms, 200 ms, 400 ms, … apart.
-	start := time.Now()
-	for time.Since(start) < 700*time.Millisecond {
-		if got, err := n.Run(ctx, "display-message", "-p", "b"); got != "b\n" || err != nil {
-			t.Fatalf("Run without a session = %q, %v; want exec's answer", got, err)
-		}
-		time.Sleep(5 * time.Millisecond)
+	s.Tmux(t, "kill-session", "-t", "main") // exit-empty off: the server stays, sessionless
+	tmuxtest.WaitFor(t, 5*time.Second, "the drop", func() bool { return !n.Connected() })
+	answers("right after the drop")
+	if got := ev.String(); !strings.HasPrefix(got, "up | down: "+tmuxctl.ErrClosed.Error()) || strings.Contains(got, "dial") {
+		t.Errorf("events = %q, want up, then down, and no dial within Redial of the last", got)
 	}
+	clk.Add(tmuxctl.DefaultRedial)
+	answers("a Redial after the last dial")
 	got := ev.String()
-	if !strings.HasPrefix(got, "up | down: "+tmuxctl.ErrClosed.Error()) {
-		t.Errorf("events = %q, want up, then down", got)
+	if strings.Count(got, "dial: ") != 1 || !strings.Contains(got, "no sessions") {
+		t.Errorf("events = %q, want one failed dial with its reason (no sessions)", got)
 	}
-	// 700 ms hold the dials at 0, 100, 300 ms (and perhaps 700): 3 or 4, never one per Run.
-	if dials := strings.Count(got, "dial: "); dials < 3 || dials > 4 {
-		t.Errorf("%d failed dials in 700 ms with a 50 ms Redial doubling, want 3 or 4: %q", dials, got)
+	if clk.Timers() != 0 {
+		t.Errorf("%d timers left on the clock after the calls returned", clk.Timers())
 	}
-	if !strings.Contains(got, "no sessions") {
-		t.Errorf("events = %q, want the dial's reason (no sessions)", got)
+}
+
+// fakeTmux writes a tmux stand-in that logs each call's arguments to a file in dir and fails
+// as tmux 3.3a does without a server.
+func fakeTmux(t *testing.T) (bin, calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin, calls = filepath.Join(dir, "tmux"), filepath.Join(dir, "calls")
+	script := "#!/bin/sh\necho \"$*\" >> " + calls + "\necho \"no server running on /nonexistent/s\" >&2\nexit 1\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, calls
+}
+
+// TestConnBackoff drives Conn's redial waits on a manual clock, against a tmux that never
+// has a server: after a failed dial the next comes 1 s later, then the waits double up to
+// 10 s and stay there; in between, each command runs by exec, and no dial happens even a
+// millisecond early.
+func TestConnBackoff(t *testing.T) {
+	bin, calls := fakeTmux(t)
+	clk := clocktest.New(time.Unix(1_000_000, 0))
+	var ev events
+	n := &tmuxctl.Conn{Client: &tmuxctl.Client{Bin: bin, Clock: clk}, Log: ev.log}
+	defer n.Close()
+	dials := func() int { return strings.Count(ev.String(), "dial: ") }
+	run := func(wantDials int, when string) {
+		t.Helper()
+		if _, err := n.Run(context.Background(), "list-panes", "-a"); !errors.Is(err, tmuxctl.ErrNoServer) {
+			t.Fatalf("Run %s: %v, want exec's ErrNoServer", when, err)
+		}
+		if got := dials(); got != wantDials {
+			t.Fatalf("Run %s: %d dials, want %d: %s", when, got, wantDials, ev.String())
+		}
+		if clk.Timers() != 0 {
+			t.Fatalf("Run %s: %d timers left on the clock", when, clk.Timers())
+		}
+	}
+	run(1, "first")
+	run(1, "again at once")
+	for i, gap := range []time.Duration{1, 2, 4, 8, 10, 10, 10} {
+		gap *= time.Second
+		clk.Add(gap - time.Millisecond)
+		run(i+1, fmt.Sprintf("%s after dial %d", gap-time.Millisecond, i+1))
+		clk.Add(time.Millisecond)
+		run(i+2, fmt.Sprintf("%s after dial %d", gap, i+1))
+	}
+	if !strings.Contains(ev.String(), "no server running") {
+		t.Errorf("events = %q, want the dial's reason", ev.String())
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each Run: one exec of list-panes, plus the dial when one was due.
+	if got, want := strings.Count(string(b), "list-panes -a\n"), 2+2*7; got != want {
+		t.Errorf("%d execs of list-panes, want %d:\n%s", got, want, b)
+	}
+	if got, want := strings.Count(string(b), "attach-session"), dials(); got != want {
+		t.Errorf("%d control clients started, want %d (one per dial):\n%s", got, want, b)
 	}
 }
 
@@ -613,13 +743,16 @@ func TestConnRefuses(t *testing.T) {
 			keep := dial(t, s)
 			run(t, keep, strings.Fields(tc.set)...)
 			var ev events
-			n := &tmuxctl.Conn{Client: s.Client, Redial: time.Millisecond, Log: ev.log}
+			c := *s.Client
+			clk := clocktest.New(time.Unix(1_000_000, 0))
+			c.Clock = clk
+			n := &tmuxctl.Conn{Client: &c, Log: ev.log}
 			defer n.Close()
 			for range 3 {
 				if got, err := n.Run(context.Background(), "display-message", "-p", "a"); got != "a\n" || err != nil {
 					t.Fatalf("Run = %q, %v; want exec's answer", got, err)
 				}
-				time.Sleep(2 * time.Millisecond)
+				clk.Add(time.Hour) // long past any redial wait
 			}
 			if got := ev.String(); !strings.HasPrefix(got, "refused: ") || !strings.Contains(got, tc.want) || strings.Count(got, "|") != 0 {
 				t.Errorf("events = %q, want one refusal naming %q", got, tc.want)

@@ -90,22 +90,29 @@ func TestManyPanes(t *testing.T) {
 
 func testManyPanes(t *testing.T, control bool) {
 	t.Parallel()
-	s := start(t, control, 200, 60)
+	s := start(t, control, 200, 60, "exec cat")
 	ctx := context.Background()
+	// Five windows per call, each pane running cat (one process) rather than a login shell: 99 windows in
+	// one call took more than the 5 s call timeout on a loaded 2-core machine, where a pane
+	// can take 150 ms to make.
+	const batch = 5
 	var cmds [][]string
-	for w := 1; w < 100; w++ {
-		cmds = append(cmds, []string{"new-window", "-d", "-t", fmt.Sprintf("main:%d", w)})
-	}
-	chain(t, s, cmds)
-	for lo := 0; lo < 100; lo += 25 {
+	for lo := 0; lo < 100; lo += batch {
 		cmds = cmds[:0]
-		for w := lo; w < lo+25; w++ {
-			cmds = append(cmds, []string{"split-window", "-d", "-t", fmt.Sprintf("main:%d", w)},
-				[]string{"split-window", "-d", "-h", "-t", fmt.Sprintf("main:%d", w)})
+		for w := max(lo, 1); w < lo+batch; w++ {
+			cmds = append(cmds, []string{"new-window", "-d", "-t", fmt.Sprintf("main:%d", w), "exec cat"})
 		}
 		chain(t, s, cmds)
 	}
-	s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "200", "-y", "60")
+	for lo := 0; lo < 100; lo += batch {
+		cmds = cmds[:0]
+		for w := lo; w < lo+batch; w++ {
+			cmds = append(cmds, []string{"split-window", "-d", "-t", fmt.Sprintf("main:%d", w), "exec cat"},
+				[]string{"split-window", "-d", "-h", "-t", fmt.Sprintf("main:%d", w), "exec cat"})
+		}
+		chain(t, s, cmds)
+	}
+	s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "200", "-y", "60", "exec cat")
 	cmds = cmds[:0]
 	for w := 1; w <= 10; w++ {
 		cmds = append(cmds, []string{"link-window", "-s", fmt.Sprintf("main:%d", w), "-t", fmt.Sprintf("other:%d", 10+w)})
@@ -265,23 +272,24 @@ func testOddTitlesAndCommands(t *testing.T, control bool) {
 	if err := os.Symlink(sleep, odd); err != nil {
 		t.Fatal(err)
 	}
-	s := start(t, control, 80, 24)
+	// Every other pane runs cat ("exec cat": tmux 3.3a runs a one-word command through
+	// default-shell -c, and sh would stay the pane's command), not a login shell: a shell's profile runs programs (Debian's
+	// root .profile runs mesg), so its command would change between two listings.
+	// Window 0: a title by escape sequence with a tab, the separator, "-:-", a newline and ^A.
+	s := start(t, control, 80, 24, "sh", "-c", `printf '\033]2;A\tB\037C-:-D\nE\001F\033\\'; exec cat`)
 	ctx := context.Background()
 	c := s.Client
 	for i := 1; i <= 4; i++ {
-		s.Tmux(t, "new-window", "-d", "-t", fmt.Sprintf("main:%d", i))
+		s.Tmux(t, "new-window", "-d", "-t", fmt.Sprintf("main:%d", i), "exec cat")
 	}
 	s.Tmux(t, "new-window", "-d", "-t", "main:5", odd, "1000")
-	s.Tmux(t, "new-window", "-d", "-t", "main:6")
+	s.Tmux(t, "new-window", "-d", "-t", "main:6", "exec cat")
 	ids := map[int]string{}
 	for w := 0; w <= 6; w++ {
 		ids[w] = strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", fmt.Sprintf("main:%d.0", w), "#{pane_id}"))
 		s.Tmux(t, "set-option", "-p", "-t", ids[w], "@cac_state", fmt.Sprintf("state-%d", w))
 	}
 
-	// Window 0: a title by escape sequence with a tab, the separator, "-:-", a newline and ^A.
-	s.Tmux(t, "send-keys", "-t", ids[0], "-l", "--", `printf '\033]2;A\tB\037C-:-D\nE\001F\033\\'`)
-	s.Tmux(t, "send-keys", "-t", ids[0], "Enter")
 	// Window 1: select-pane -T with control characters (tmux 3.3a refuses such a title).
 	s.Tmux(t, "select-pane", "-t", ids[1], "-T", "x\x1fy\nz\tw")
 	// Window 2: a title of separators and row breakers' look-alikes.
@@ -294,11 +302,17 @@ func testOddTitlesAndCommands(t *testing.T, control bool) {
 
 	var panes []tmuxctl.Pane
 	var lastErr error
-	tmuxtest.WaitFor(t, 5*time.Second, "the escape-sequence title and the odd command", func() bool {
+	tmuxtest.WaitFor(t, 5*time.Second, "the escape-sequence title and every pane's program", func() bool {
 		panes, lastErr = c.ListPanes(ctx, tmuxctl.Search{Pattern: "limit"})
 		if lastErr != nil {
 			t.Logf("ListPanes: %v", lastErr)
 			return false
+		}
+		// Until a pane's program has run exec, its command is the server's or sh.
+		for _, p := range panes {
+			if p.ID != ids[5] && p.Command != "cat" {
+				return false
+			}
 		}
 		by := byID(panes)
 		return strings.Contains(by[ids[0]].Title, "-:-") && strings.Contains(by[ids[5]].Command, "m")
@@ -331,8 +345,8 @@ func testOddTitlesAndCommands(t *testing.T, control bool) {
 	if got := panes[5].Command; got != "c?m?d?e" {
 		t.Errorf("command of the oddly named program = %q, want %q (control characters as ?)", got, "c?m?d?e")
 	}
-	if got := panes[6].Command; got != "sh" {
-		t.Errorf("command of the pane after the odd one = %q, want sh", got)
+	if got := panes[6].Command; got != "cat" {
+		t.Errorf("command of the pane after the odd one = %q, want cat", got)
 	}
 	// The same rows through PaneInfo.
 	for i, id := range ids {

@@ -14,8 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cac-tmux/cac-tmux/clock"
 )
 
 // Errors a caller can test with errors.Is.
@@ -30,6 +33,9 @@ var (
 
 // Error is a failed tmux call: its arguments (after the binary and socket flags), exit status
 // and stderr. It wraps ErrNoServer, ErrNoTarget or ErrNoClient when stderr says so.
+//
+// Error() names the tmux command and its target and gives tmux's stderr; Args keeps every
+// argument (the long -F formats among them) for a debug log, and Verbose prints them all.
 type Error struct {
 	Args     []string
 	ExitCode int
@@ -38,11 +44,80 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	msg := strings.TrimSpace(e.Stderr)
+	return "tmuxctl: " + summary(e.Args) + ": " + e.reason()
+}
+
+// Verbose is Error() with every argument and the exit status, for debug logs.
+func (e *Error) Verbose() string {
+	return fmt.Sprintf("tmuxctl: tmux %q: %s (exit %d)", e.Args, e.reason(), e.ExitCode)
+}
+
+// reason is tmux's stderr on one line, else the error under it.
+func (e *Error) reason() string {
+	msg := strings.ReplaceAll(strings.TrimSpace(e.Stderr), "\n", "; ")
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("tmux %s: %s (exit %d)", strings.Join(e.Args, " "), msg, e.ExitCode)
+	return msg
+}
+
+// quoteIfSpaced quotes a target that would not read as one word.
+func quoteIfSpaced(s string) string {
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == '"' || r == 0x7f }) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// summary is what a person needs of a tmux argv: the command name and the flags that say
+// what it acts on (-a, -t, -s, -c and their values), "tmux" when there is no command, and
+// how many commands follow when several are chained with ";". tmux's global flags before
+// the command (-f FILE, -N, -C) are left out.
+func summary(args []string) string {
+	var cmds [][]string // each command's words
+	start := true
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if start && strings.HasPrefix(a, "-") {
+			if a == "-f" || a == "-L" || a == "-S" || a == "-c" || a == "-T" {
+				i++ // tmux's global flags with a value, before the command
+			}
+			continue
+		}
+		w, sep := a, strings.HasSuffix(a, ";") && !strings.HasSuffix(a, `\;`)
+		if sep {
+			w = a[:len(a)-1]
+		}
+		if !sep || w != "" {
+			if start {
+				cmds = append(cmds, nil)
+				start = false
+			}
+			cmds[len(cmds)-1] = append(cmds[len(cmds)-1], w)
+		}
+		if sep {
+			start = true
+		}
+	}
+	if len(cmds) == 0 {
+		return "tmux"
+	}
+	words := []string{cmds[0][0]}
+flags:
+	for i, w := range cmds[0][1:] {
+		switch {
+		case w == "--":
+			break flags // the rest are keys or text
+		case w == "-a":
+			words = append(words, w)
+		case (w == "-t" || w == "-s" || w == "-c") && i+2 < len(cmds[0]):
+			words = append(words, w, quoteIfSpaced(cmds[0][i+2]))
+		}
+	}
+	if len(cmds) > 1 {
+		words = append(words, fmt.Sprintf("(and %d more)", len(cmds)-1))
+	}
+	return strings.Join(words, " ")
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -77,6 +152,11 @@ type Client struct {
 	Bin string
 	// Timeout bounds each call, DefaultTimeout when zero.
 	Timeout time.Duration
+	// Clock is the time Timeout and the control connection's waits (redial backoff, the wait
+	// for a closed client to exit) run on; nil is clock.Real. A manual clock in a test makes
+	// them fire only when the test moves it, and every timeout of a call in flight fire at
+	// once when it jumps.
+	Clock clock.Clock
 
 	conn *Conn // set by Connect: commands go over a control-mode connection while it is up
 }
@@ -137,7 +217,7 @@ func (c *Client) exec(ctx context.Context, args ...string) (string, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := withTimeout(ctx, c.clock(), timeout)
 	defer cancel()
 	argv := c.Argv(args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)

@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
@@ -292,15 +294,91 @@ func TestNoServer(t *testing.T) {
 	}
 }
 
+// TestTimeout: a tmux that does not answer is killed after the Client's Timeout, on the
+// real clock and on an injected one (where nothing times out until the clock moves).
 func TestTimeout(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "slow-tmux")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 5\n"), 0o755); err != nil {
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := &tmuxctl.Client{Bin: bin, Timeout: 50 * time.Millisecond}
-	_, err := c.Run(context.Background(), "ls")
-	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Run(sleep 5) with a 50ms timeout: error = %v, want a deadline error", err)
+	t.Run("real clock", func(t *testing.T) {
+		c := &tmuxctl.Client{Bin: bin, Timeout: 50 * time.Millisecond}
+		_, err := c.Run(context.Background(), "ls")
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Run(sleep 60) with a 50ms timeout: error = %v, want a deadline error", err)
+		}
+	})
+	t.Run("manual clock", func(t *testing.T) {
+		clk := clocktest.New(time.Unix(1_000_000, 0))
+		c := &tmuxctl.Client{Bin: bin, Timeout: time.Minute, Clock: clk}
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Run(context.Background(), "ls")
+			done <- err
+		}()
+		tmuxtest.WaitFor(t, 5*time.Second, "the call's timer", func() bool { return clk.Timers() == 1 })
+		clk.Add(time.Minute - time.Millisecond)
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned %v before its timeout on the clock", err)
+		default:
+		}
+		clk.Add(time.Millisecond)
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out after 1m0s") {
+				t.Errorf("Run(sleep 60) after the clock passed its 1m timeout: error = %v, want a deadline error", err)
+			}
+		case <-time.After(tmuxtest.Scale(5 * time.Second)):
+			t.Fatal("Run did not return after the clock passed its timeout")
+		}
+	})
+}
+
+// TestErrorText: an error names the tmux command and its target and says what tmux said,
+// without the long -F format, which stays on the error (Args, Verbose) for debug logs.
+func TestErrorText(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "cxe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s")
+	_, err = (&tmuxctl.Client{SocketPath: sock}).ListPanes(context.Background(), tmuxctl.Search{Pattern: "limit"})
+	var e *tmuxctl.Error
+	if !errors.As(err, &e) || !errors.Is(err, tmuxctl.ErrNoServer) {
+		t.Fatalf("ListPanes without a server: %v, want an *Error wrapping ErrNoServer", err)
+	}
+	format := tmuxctl.PaneFormat(tmuxctl.Search{Pattern: "limit"})
+	// tmux 3.3a, with no socket file: "error connecting to SOCKET (No such file or directory)".
+	if want := "tmuxctl: list-panes -a: error connecting to " + sock + " ("; !strings.HasPrefix(err.Error(), want) ||
+		strings.Contains(err.Error(), "#{") {
+		t.Errorf("Error() = %q, want it to start %q and hold no format", err.Error(), want)
+	}
+	if len(e.Args) != 4 || e.Args[3] != format || !strings.Contains(e.Verbose(), strconv.Quote(format)) {
+		t.Errorf("Args = %q, Verbose() = %q; want the whole argv with the format", e.Args, e.Verbose())
+	}
+	for _, tc := range []struct {
+		e    tmuxctl.Error
+		want string
+	}{
+		{tmuxctl.Error{Args: []string{"capture-pane", "-p", "-J", "-t", "%9"}, Stderr: "can't find pane: %9\n"},
+			"tmuxctl: capture-pane -t %9: can't find pane: %9"},
+		{tmuxctl.Error{Args: []string{"set-option", "-p", "-t", "%3", "@a", "x", ";", "set-option", "-p", "-u", "-t", "%3", "@b"},
+			Stderr: "no such pane: %3"}, "tmuxctl: set-option -t %3 (and 1 more): no such pane: %3"},
+		{tmuxctl.Error{Args: []string{"send-keys", "-t", "%1", "-l", "--", "-t x"}, Err: errors.New("exit status 1")},
+			"tmuxctl: send-keys -t %1: exit status 1"},
+		{tmuxctl.Error{Args: []string{"-N", "-C", "attach-session", "-f", "no-output,ignore-size"}, Stderr: "no sessions\n"},
+			"tmuxctl: attach-session: no sessions"},
+		{tmuxctl.Error{Args: []string{"-f", "/x/conf", "new-session", "-d", "-s", "odd name"}, Stderr: "a\nb"},
+			`tmuxctl: new-session -s "odd name": a; b`},
+		{tmuxctl.Error{Args: []string{"display-popup", "-c", "/dev/pts/3", "-E", "x;"}, Err: tmuxctl.ErrNoClient},
+			"tmuxctl: display-popup -c /dev/pts/3: " + tmuxctl.ErrNoClient.Error()},
+		{tmuxctl.Error{}, "tmuxctl: tmux: "},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("%q.Error() = %q, want %q", tc.e.Args, got, tc.want)
+		}
 	}
 }
 
@@ -317,8 +395,8 @@ func TestSocketFile(t *testing.T) {
 	}
 
 	// -L: a server in $TMUX_TMPDIR (private to this test process, see tmuxtest.Isolate).
-	named := &tmuxctl.Client{SocketName: "cxsock"}
-	if _, err := named.Run(context.Background(), "-f", "/dev/null", "new-session", "-d", "-x", "20", "-y", "5", "sleep 30"); err != nil {
+	named := &tmuxctl.Client{SocketName: "cxsock", Timeout: tmuxtest.Scale(tmuxctl.DefaultTimeout)}
+	if _, err := named.Run(context.Background(), "-f", "/dev/null", "new-session", "-d", "-x", "20", "-y", "5", "cat"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { named.Run(context.Background(), "kill-server") })
@@ -377,6 +455,9 @@ func testTrailingSemicolon(t *testing.T, control bool) {
 	s := start(t, control, 80, 24, "cat")
 	ctx := context.Background()
 	pane := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", "main:0.0", "#{pane_id}"))
+	// Each line shows twice, the terminal's echo and cat's copy; the next is typed only once
+	// both show, or the echo of the next could come before cat's copy of this one.
+	var screen string
 	for _, text := range []string{"go on;", `a\;`, ";"} {
 		if err := s.Client.SendLiteral(ctx, pane, text); err != nil {
 			t.Fatal(err)
@@ -384,8 +465,9 @@ func testTrailingSemicolon(t *testing.T, control bool) {
 		if err := s.Client.SendKey(ctx, pane, "Enter"); err != nil {
 			t.Fatal(err)
 		}
+		screen += text + "\n" + text + "\n"
+		s.WaitScreen(t, pane, screen)
 	}
-	s.WaitScreen(t, pane, "go on;\ngo on;\n"+`a\;`+"\n"+`a\;`+"\n;\n;")
 	o := tmuxctl.Options{State: "held", Note: "see notes;"}
 	if err := s.Client.SetPaneOptions(ctx, pane, tmuxctl.OptionNames, o.Values()); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,8 @@
 // Package tmuxtest starts private tmux servers for tests. A server lives on a socket in a short
 // temporary directory (socket paths over ~100 bytes fail) and is killed when the test ends.
 // Isolate, called from TestMain, points TMUX_TMPDIR at a private directory and unsets TMUX, so
-// that even a tmux call that forgot its -S cannot reach the user's default server.
+// that even a tmux call that forgot its -S cannot reach the user's default server. On a slow
+// or loaded machine, CAC_TEST_SLOW=N stretches every deadline N times (Scale).
 package tmuxtest
 
 import (
@@ -11,11 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
@@ -24,6 +27,7 @@ import (
 // configuration, state files and locks) into the same private directory. Call it first in TestMain; the returned function
 // removes the private directory.
 func Isolate() (cleanup func()) {
+	slow() // a bad $CAC_TEST_SLOW stops the run before any test
 	dir, err := os.MkdirTemp("/tmp", "cxi")
 	if err != nil {
 		panic(err)
@@ -107,7 +111,7 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 		t.Fatal(err)
 	}
 	s := &Server{Dir: dir, Socket: filepath.Join(dir, "s")}
-	s.Client = &tmuxctl.Client{SocketPath: s.Socket}
+	s.Client = &tmuxctl.Client{SocketPath: s.Socket, Timeout: Scale(tmuxctl.DefaultTimeout)}
 	args := []string{"-f", conf, "new-session", "-d", "-s", "main", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
 	args = append(args, command...)
 	if _, err := s.Client.Run(context.Background(), args...); err != nil {
@@ -126,7 +130,7 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 // server is killed.
 func (s *Server) Connect(t testing.TB) {
 	t.Helper()
-	c := &tmuxctl.Client{SocketPath: s.Socket}
+	c := &tmuxctl.Client{SocketPath: s.Socket, Timeout: s.Client.Timeout, Clock: s.Client.Clock}
 	var mu sync.Mutex
 	var events []string
 	c.Connect(func(event string, err error) {
@@ -153,15 +157,40 @@ func (s *Server) Tmux(t testing.TB, args ...string) string {
 	return out
 }
 
-// WaitFor polls cond every 20 ms until it holds or the deadline passes, then fails with what.
+// SlowEnv names the environment variable that stretches every test deadline on a slow or
+// loaded machine: CAC_TEST_SLOW=3 makes WaitFor's deadlines and the tmux call timeouts of
+// the servers Start starts three times longer. Unset, the factor is 1.
+const SlowEnv = "CAC_TEST_SLOW"
+
+// slow is $CAC_TEST_SLOW, read once.
+var slow = sync.OnceValue(func() float64 {
+	v := os.Getenv(SlowEnv)
+	if v == "" {
+		return 1
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 1 || f > 1000 {
+		panic(fmt.Sprintf("tmuxtest: %s=%q: want a factor from 1 to 1000", SlowEnv, v))
+	}
+	return f
+})
+
+// Scale stretches a test deadline by the slow-machine factor ($CAC_TEST_SLOW, default 1).
+// Only deadlines are scaled, never the instants a test expects on a manual clock.
+func Scale(d time.Duration) time.Duration { return time.Duration(float64(d) * slow()) }
+
+// WaitFor polls cond every 20 ms until it holds or the deadline (timeout stretched by
+// Scale) passes, then fails with what. It waits on the real clock: what it waits for is
+// another process.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	timeout = Scale(timeout)
+	deadline := clock.Real.Now().Add(timeout)
 	for !cond() {
-		if time.Now().After(deadline) {
+		if clock.Real.Now().After(deadline) {
 			t.Fatalf("timed out after %s waiting for %s", timeout, what)
 		}
-		time.Sleep(20 * time.Millisecond)
+		clock.Real.Sleep(context.Background(), 20*time.Millisecond)
 	}
 }
 
