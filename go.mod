@@ -1,9 +1,10 @@
 module github.com/cac-tmux/cac-tmux
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/charmbracelet/x/ansi v0.11.9
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rs/zerolog v1.35.1
 	github.com/spf13/pflag v1.0.10
 )
@@ -15,5 +16,5 @@ require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/mattn/go-runewidth v0.0.27 // indirect
-	golang.org/x/sys v0.29.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 )
