@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,5 +188,68 @@ func TestWatchConfigFile(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", dir)
 	if o, err := parseWatch(nil); err != nil || o.found || o.cfg.Schedule.Margin != scheduler.Default.Margin {
 		t.Errorf("parseWatch() without a default file = %v, found %v; want the defaults", err, o.found)
+	}
+}
+
+// TestCommandLine checks the rules every command shares: help on stdout with exit 0, usage
+// errors on stderr with exit 2 and nothing on stdout, version and completion.
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		out, err   string // substrings of stdout and stderr ("" for empty)
+		outIsEmpty bool
+	}{
+		{nil, 2, "", "a command is needed\n\nUsage: cac-tmux COMMAND", true},
+		{[]string{"help"}, 0, "Usage: cac-tmux COMMAND", "", false},
+		{[]string{"--help"}, 0, "Run \"cac-tmux COMMAND --help\"", "", false},
+		{[]string{"wach"}, 2, "", `unknown command "wach"; did you mean watch?`, true},
+		{[]string{"--frobnicate"}, 2, "", "unknown flag: --frobnicate (see cac-tmux --help)", true},
+		{[]string{"watch", "-h"}, 0, "Usage: cac-tmux watch", "", false},
+		{[]string{"help", "list"}, 0, "Usage: cac-tmux list", "", false},
+		{[]string{"list", "extra"}, 2, "", `list: unexpected argument "extra" (see cac-tmux list --help)`, true},
+		{[]string{"list", "--json=maybe"}, 2, "", "list: invalid argument", true},
+		{[]string{"inspect", "--bogus"}, 2, "", "inspect: unknown flag: --bogus (see cac-tmux inspect --help)", true},
+		{[]string{"version"}, 0, "cac-tmux ", "", false},
+		{[]string{"--version"}, 0, "(revision ", "", false},
+		{[]string{"version", "x"}, 2, "", `version: unexpected argument "x"`, true},
+		{[]string{"completion", "bash"}, 0, "bash completion", "", false},
+		{[]string{"completion", "zsh"}, 0, "compdef", "", false},
+		{[]string{"completion", "fish"}, 0, "complete -c cac-tmux", "", false},
+		{[]string{"completion", "powershell"}, 0, "Register-ArgumentCompleter", "", false},
+		{[]string{"completion", "tcsh"}, 2, "", `completion: unknown command "tcsh"`, true},
+		{[]string{"completion"}, 2, "", "completion: a command is needed", true},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(tc.args, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
+		if code != tc.code || !strings.Contains(out.String(), tc.out) || !strings.Contains(errOut.String(), tc.err) ||
+			tc.outIsEmpty && out.Len() != 0 || tc.err == "" && errOut.Len() != 0 {
+			t.Errorf("cac-tmux %q = %d, stdout %.200q, stderr %.300q; want %d, stdout with %q, stderr with %q",
+				tc.args, code, out.String(), errOut.String(), tc.code, tc.out, tc.err)
+		}
+	}
+	// Both ways of asking print the same line.
+	var a, b bytes.Buffer
+	run([]string{"version"}, stdio{out: &a, err: &a})
+	run([]string{"--version"}, stdio{out: &b, err: &b})
+	if a.String() != b.String() || !strings.HasPrefix(a.String(), "cac-tmux ") {
+		t.Errorf("version = %q, --version = %q; want the same line", a.String(), b.String())
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{errors.New("boom"), exitFailure},
+		{fmt.Errorf("watch: %w", &UsageError{Err: errors.New("bad")}), exitUsage},
+		{notLimited{}, exitFailure},
+		{&exitError{code: exitUsage, err: errors.New("inspect: read x")}, exitUsage},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }
