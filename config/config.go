@@ -239,11 +239,11 @@ func (w Watch) Validate() error {
 // Check applies the rule of one key of [watch] ("margin") to its value in w, the rule that
 // applies to the file and to the flag of the same name alike. It returns nil or an *Error
 // with Key ("watch.margin"), Msg and Got (the value as it would be written in the file) set,
-// and no Path or Line. It panics on a name that is not a key.
+// and no Path or Line; a name that is not a key of [watch] is an *Error too.
 func (w Watch) Check(name string) error {
 	f := lookup(name)
 	if f == nil {
-		panic("config: Check: no key " + name)
+		return &Error{Key: "watch." + name, Msg: "unknown key; the known keys of [watch] are " + strings.Join(names(), ", ")}
 	}
 	if msg := f.rule(&w); msg != "" {
 		return &Error{Key: "watch." + f.name, Msg: msg, Got: f.format(&w)}

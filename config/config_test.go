@@ -411,3 +411,28 @@ func TestPath(t *testing.T) {
 		}
 	}
 }
+
+func TestCheck(t *testing.T) {
+	w := with(func(w *Watch) { w.Margin = -time.Second })
+	if err := w.Check("interval"); err != nil {
+		t.Errorf("Check(interval) = %v, want nil", err)
+	}
+	if err := w.Check("margin"); err == nil || err.Error() != `config: watch.margin: must not be negative (got "-1s")` {
+		t.Errorf("Check(margin) = %v", err)
+	}
+	if err := w.Check("colour"); err == nil || !strings.Contains(err.Error(), "watch.colour: unknown key") {
+		t.Errorf("Check(colour) = %v, want an unknown key", err)
+	}
+}
+
+// TestDocumentKeys: the decoded shape of the file has exactly the keys of the rules.
+func TestDocumentKeys(t *testing.T) {
+	typ := reflect.TypeOf(fileWatch{})
+	var tags []string
+	for i := range typ.NumField() {
+		tags = append(tags, "watch."+typ.Field(i).Tag.Get("toml"))
+	}
+	if !reflect.DeepEqual(tags, Keys()) {
+		t.Errorf("fileWatch keys = %q, want Keys() = %q", tags, Keys())
+	}
+}
