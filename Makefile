@@ -2,11 +2,21 @@
 GO      ?= go
 BIN     ?= bin/cac-tmux
 FUZZTIME ?= 30s
+# Release platforms of `make dist`.
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+# The version and revision `cac-tmux version` prints. The go command stamps them itself in a
+# plain checkout; these -X stamps cover builds it cannot stamp (a linked git worktree,
+# golang/go#58218, or GOFLAGS=-buildvcs=false).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git rev-parse -q HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD 2>/dev/null && echo +dirty)
+# One static binary: no cgo (the standard library's pure-Go resolver and user lookup).
+BUILDFLAGS = -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)"
 
-.PHONY: help build run test lint fuzz bench gobench clean
+.PHONY: help build dist run test lint fuzz bench gobench clean
 
 help:
-	@echo "make build   build $(BIN)"
+	@echo "make build   build $(BIN), statically linked"
+	@echo "make dist    cross-compile release binaries into dist/ ($(PLATFORMS))"
 	@echo "make run     build and run 'cac-tmux watch' on the current tmux server"
 	@echo "make test    lint, then every test (needs tmux for integration tests)"
 	@echo "make lint    gofmt + go vet"
@@ -15,7 +25,17 @@ help:
 	@echo "make gobench Go benchmarks of the hot paths"
 
 build:
-	$(GO) build -o $(BIN) ./cmd/cac-tmux
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN) ./cmd/cac-tmux
+
+# dist/cac-tmux-VERSION-OS-ARCH for each platform, and SHA256SUMS.
+dist:
+	rm -rf dist && mkdir -p dist
+	set -e; for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build $(BUILDFLAGS) -o dist/cac-tmux-$(VERSION)-$$os-$$arch ./cmd/cac-tmux; \
+	done
+	cd dist && sha256sum cac-tmux-* > SHA256SUMS
+	@ls -l dist
 
 run: build
 	./$(BIN) watch
@@ -38,4 +58,4 @@ gobench:
 	$(GO) test ./... -run '^$$' -bench . -benchmem -count 5
 
 clean:
-	rm -rf bin results
+	rm -rf bin results dist

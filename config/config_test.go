@@ -123,6 +123,10 @@ log_level = "debug"
 		{"watch.margin = \"2m\"\nwatch . stagger = \"1s\"\n", with(func(w *Watch) { w.Margin, w.Stagger = 2*time.Minute, time.Second })},
 		// non-ASCII text in comments
 		{"# café ⏸\n[watch] # ☕\n", Default().Watch},
+		// TOML the old hand-written subset refused: quoted keys, multi-line strings
+		{"[\"watch\"]\n\"margin\" = \"2m\"", with(func(w *Watch) { w.Margin = 2 * time.Minute })},
+		{"[watch]\nmessage = \"\"\"go\"\"\"", with(func(w *Watch) { w.Message = "go" })},
+		{"[watch]\nmessage = '''go'''", with(func(w *Watch) { w.Message = "go" })},
 	} {
 		got, err := Parse("cfg.toml", []byte(tc.data))
 		if err != nil || got.Watch != tc.want {
@@ -139,21 +143,21 @@ func TestParseErrors(t *testing.T) {
 		// wrong values
 		{"[watch]\n\n\nmargin = \"soon\"\n", `config: watch.margin: must be a duration like "90s" (cfg.toml line 4, got "soon")`},
 		{"[watch]\nmargin = 60", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got 60)`},
-		{"[watch]\nmargin = 60s", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got 60s)`},
+		{"[watch]\nmargin = 60s", `config: watch.margin: must be a duration like "90s"; strings must be quoted (cfg.toml line 2, got 60s)`},
 		{"[watch]\ninterval = true", `config: watch.interval: must be a duration like "90s" (cfg.toml line 2, got true)`},
 		{"[watch]\nstagger = 1.5", `config: watch.stagger: must be a duration like "90s" (cfg.toml line 2, got 1.5)`},
 		{"[watch]\nnative_grace = ''", `config: watch.native_grace: must be a duration like "90s" (cfg.toml line 2, got '')`},
 		{"[watch]\nmax_attempts = \"3\"", `config: watch.max_attempts: must be an integer like 3, without quotes (cfg.toml line 2, got "3")`},
 		{"[watch]\nmax_attempts = \"three\"", `config: watch.max_attempts: must be an integer like 3 (cfg.toml line 2, got "three")`},
 		{"[watch]\nmax_attempts = 3.0", `config: watch.max_attempts: must be an integer like 3 (cfg.toml line 2, got 3.0)`},
-		{"[watch]\nmax_attempts = 03", `config: watch.max_attempts: must be an integer like 3 (cfg.toml line 2, got 03)`},
-		{"[watch]\nmax_attempts = 1__0", `config: watch.max_attempts: must be an integer like 3 (cfg.toml line 2, got 1__0)`},
-		{"[watch]\nmax_per_reset = 0x", `config: watch.max_per_reset: must be an integer like 2 (cfg.toml line 2, got 0x)`},
-		{"[watch]\nmax_per_reset = 0b12", `config: watch.max_per_reset: must be an integer like 2 (cfg.toml line 2, got 0b12)`},
-		{"[watch]\nmessage = continue", `config: watch.message: must be a string like "continue" (cfg.toml line 2, got continue)`},
-		{"[watch]\nlog_level = info", `config: watch.log_level: must be one of "debug", "info", "warn", "error" (cfg.toml line 2, got info)`},
-		{"[watch]\nmargin =", `config: watch.margin: has no value; it must be a duration like "90s" (cfg.toml line 2)`},
-		{"[watch]\nmargin = # later", `config: watch.margin: has no value; it must be a duration like "90s" (cfg.toml line 2)`},
+		{"[watch]\nmax_attempts = 03", `config: watch.max_attempts: must be an integer like 3; integers cannot have leading zeroes (cfg.toml line 2, got 03)`},
+		{"[watch]\nmax_attempts = 1__0", `config: watch.max_attempts: must be an integer like 3; number must have at least one digit between underscores (cfg.toml line 2, got 1__0)`},
+		{"[watch]\nmax_per_reset = 0x", `config: watch.max_per_reset: must be an integer like 2; radix prefix must be followed by at least one digit (cfg.toml line 2, got 0x)`},
+		{"[watch]\nmax_per_reset = 0b12", `config: watch.max_per_reset: must be an integer like 2; expected newline but got U+0032 '2' (cfg.toml line 2, got 0b12)`},
+		{"[watch]\nmessage = continue", `config: watch.message: must be a string like "continue"; unexpected character U+0063 'c' at start of value (cfg.toml line 2, got continue)`},
+		{"[watch]\nlog_level = info", `config: watch.log_level: must be one of "debug", "info", "warn", "error"; expected newline but got U+006F 'o' (cfg.toml line 2, got info)`},
+		{"[watch]\nmargin =", `config: watch.margin: must be a duration like "90s"; expected value, not end of input (cfg.toml line 2)`},
+		{"[watch]\nmargin = # later", `config: watch.margin: must be a duration like "90s"; unexpected character U+0023 '#' at start of value (cfg.toml line 2, got # later)`},
 		// validation, with the value as written
 		{"[watch]\ninterval = \"50ms\"", `config: watch.interval: must be at least 100ms (cfg.toml line 2, got "50ms")`},
 		{"[watch]\ninterval = \"0\"", `config: watch.interval: must be at least 100ms (cfg.toml line 2, got "0")`},
@@ -177,13 +181,12 @@ func TestParseErrors(t *testing.T) {
 		// tables
 		{"# c\n[wach]\n", `config: unknown table [wach]; the known table is [watch] (cfg.toml line 2)`},
 		{"[watch.sub]", `config: unknown table [watch.sub]; the known table is [watch] (cfg.toml line 1)`},
-		{"[watch]\nmargin = \"2m\"\n[watch]\n", `config: duplicate table [watch], first on line 1; merge the two (cfg.toml line 3)`},
-		{"[[watch]]", `config: arrays of tables are not supported; write [watch] once (cfg.toml line 1, got [[watch]])`},
-		{"[]", `config: expected a table name like [watch] (cfg.toml line 1, got [])`},
-		{"[watch", `config: expected ] after the table name (cfg.toml line 1, got [watch)`},
-		{"[\"watch\"]", `config: quoted keys are not supported; write the key without quotes (cfg.toml line 1, got ["watch"])`},
-		{"[watch] x", `config: unexpected text after [watch]; only a # comment may follow (cfg.toml line 1, got x)`},
-		{"watch.margin = \"2m\"\n[watch]\n", `config: table [watch] comes after the dotted key on line 1; write every setting under [watch] or every one as watch.KEY (cfg.toml line 2)`},
+		{"[watch]\nmargin = \"2m\"\n[watch]\n", `config: watch must be one table: write [watch] once, with every setting under it (cfg.toml line 3)`},
+		{"[[watch]]", `config: watch must be one table: write [watch] once, with every setting under it (cfg.toml line 1)`},
+		{"[]", `config: invalid character at start of key: U+005D ']' (cfg.toml line 1)`},
+		{"[watch", `config: expected ']' to close table name (cfg.toml line 1)`},
+		{"[watch] x", `config: expected newline but got U+0078 'x' (cfg.toml line 1)`},
+		{"watch.margin = \"2m\"\n[watch]\n", `config: watch must be one table: write [watch] once, with every setting under it (cfg.toml line 2)`},
 		// keys
 		{"[watch]\nmarign = \"2m\"", `config: watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
 		{"[watch]\nmax-attempts = 3", `config: watch.max-attempts: unknown key (did you mean max_attempts?); the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
@@ -193,42 +196,45 @@ func TestParseErrors(t *testing.T) {
 		{"margin = \"2m\"\n[watch]", `config: margin: is outside any table; put it under [watch] or write watch.margin (cfg.toml line 1)`},
 		{"colour = 1", `config: colour: unknown key outside any table; settings go under [watch] (cfg.toml line 1)`},
 		{"wach.margin = \"2m\"", `config: unknown table wach in the key wach.margin; the known table is [watch] (cfg.toml line 1)`},
-		{"[watch]\nmargin = \"2m\"\nmargin = \"3m\"", `config: watch.margin: duplicate key, first set on line 2; keep one (cfg.toml line 3)`},
-		{"watch.margin = \"2m\"\nwatch.margin = \"3m\"", `config: watch.margin: duplicate key, first set on line 1; keep one (cfg.toml line 2)`},
-		{"[watch]\n\"margin\" = \"2m\"", `config: quoted keys are not supported; write the key without quotes (cfg.toml line 2, got "margin" = "2m")`},
-		{"[watch]\nmargin \"2m\"", `config: expected = after the key margin (cfg.toml line 2, got margin "2m")`},
-		{"[watch]\n= \"2m\"", `config: expected a setting like margin = "60s" or a table like [watch]; keys are letters, digits, _ and - (cfg.toml line 2, got = "2m")`},
-		{"[watch]\nwatch. = 1", `config: expected a key after the dot; keys are letters, digits, _ and - (cfg.toml line 2, got watch. = 1)`},
-		{"[watch]\nmärgin = 1", `config: expected = after the key m (cfg.toml line 2, got märgin = 1)`},
+		{"[watch]\nmargin = \"2m\"\nmargin = \"3m\"", `config: watch.margin: duplicate key; keep one (cfg.toml line 3)`},
+		{"watch.margin = \"2m\"\nwatch.margin = \"3m\"", `config: watch.margin: duplicate key; keep one (cfg.toml line 2)`},
+		{"[watch]\nmargin \"2m\"", `config: expected '=' after key (cfg.toml line 2)`},
+		{"[watch]\n= \"2m\"", `config: invalid character at start of key: U+003D '=' (cfg.toml line 2)`},
+		{"[watch]\nwatch. = 1", `config: invalid character at start of key: U+003D '=' (cfg.toml line 2)`},
+		{"[watch]\nmärgin = 1", `config: expected '=' after key (cfg.toml line 2)`},
 		// strings
-		{"[watch]\nmessage = \"go on", `config: watch.message: unterminated string; end it with " on the same line (cfg.toml line 2, got "go on)`},
-		{"[watch]\nmessage = \"go on\\\"  ", `config: watch.message: unterminated string; end it with " on the same line (cfg.toml line 2, got "go on\")`},
-		{"[watch]\nmessage = \"go on\\", `config: watch.message: unterminated string; end it with " on the same line (cfg.toml line 2, got "go on\)`},
-		{"[watch]\nmessage = 'go on", `config: watch.message: unterminated string; end it with ' on the same line (cfg.toml line 2, got 'go on)`},
-		{"[watch]\nmessage = \"\"\"go\"\"\"", `config: watch.message: multi-line strings are not supported; write the value on one line (cfg.toml line 2, got """go""")`},
-		{"[watch]\nmessage = '''go'''", `config: watch.message: multi-line strings are not supported; write the value on one line (cfg.toml line 2, got '''go''')`},
-		{`[watch]` + "\n" + `message = "go\q"`, `config: watch.message: invalid escape; use \" \\ \b \t \n \f \r \uXXXX or \UXXXXXXXX (cfg.toml line 2, got \q)`},
-		{`[watch]` + "\n" + `message = "go\é"`, `config: watch.message: invalid escape; use \" \\ \b \t \n \f \r \uXXXX or \UXXXXXXXX (cfg.toml line 2, got \é)`},
-		{`[watch]` + "\n" + `message = "go\u12g4"`, `config: watch.message: invalid escape; write \u with 4 hex digits or \U with 8 (cfg.toml line 2, got \u12g4)`},
-		{`[watch]` + "\n" + `message = "go\u12"`, `config: watch.message: invalid escape; write \u with 4 hex digits or \U with 8 (cfg.toml line 2, got \u12")`},
-		{`[watch]` + "\n" + `message = "\uD800"`, `config: watch.message: invalid escape; it is not a Unicode character (cfg.toml line 2, got \uD800)`},
-		{`[watch]` + "\n" + `message = "\U00110000"`, `config: watch.message: invalid escape; it is not a Unicode character (cfg.toml line 2, got \U00110000)`},
+		{"[watch]\nmessage = \"go on", `config: watch.message: must be a string like "continue"; unterminated basic string (cfg.toml line 2, got "go on)`},
+		{"[watch]\nmessage = \"go on\\\"  ", `config: watch.message: must be a string like "continue"; unterminated basic string (cfg.toml line 2, got "go on\")`},
+		{"[watch]\nmessage = \"go on\\", `config: watch.message: must be a string like "continue"; need a character after \ (cfg.toml line 2, got "go on\)`},
+		{"[watch]\nmessage = 'go on", `config: watch.message: must be a string like "continue"; unterminated literal string (cfg.toml line 2, got 'go on)`},
+		{`[watch]` + "\n" + `message = "go\q"`, `config: watch.message: must be a string like "continue"; invalid escape character U+0071 'q' (cfg.toml line 2, got "go\q")`},
+		{`[watch]` + "\n" + `message = "go\é"`, `config: watch.message: must be a string like "continue"; invalid escape character U+00C3 'Ã' (cfg.toml line 2, got "go\é")`},
+		{`[watch]` + "\n" + `message = "go\u12g4"`, `config: watch.message: must be a string like "continue"; invalid hexadecimal digit in unicode escape sequence (cfg.toml line 2, got "go\u12g4")`},
+		{`[watch]` + "\n" + `message = "go\u12"`, `config: watch.message: must be a string like "continue"; unicode escape sequence is too short (cfg.toml line 2, got "go\u12")`},
+		{`[watch]` + "\n" + `message = "\uD800"`, `config: watch.message: must be a string like "continue"; escape sequence is not a valid unicode code point (cfg.toml line 2, got "\uD800")`},
+		{`[watch]` + "\n" + `message = "\U00110000"`, `config: watch.message: must be a string like "continue"; escape sequence is not a valid unicode code point (cfg.toml line 2, got "\U00110000")`},
 		// arrays, inline tables, trailing text
-		{"[watch]\nmessage = [\"a\", \"b\"]", `config: watch.message: arrays are not supported; write one value, a string like "continue" (cfg.toml line 2, got ["a", "b"])`},
-		{"[watch]\nmargin = { s = 1 }", `config: watch.margin: inline tables are not supported; write one value, a duration like "90s" (cfg.toml line 2, got { s = 1 })`},
-		{"[watch]\nmargin = \"2m\" \"3m\"", `config: watch.margin: unexpected text after the value; only a # comment may follow (cfg.toml line 2, got "3m")`},
-		{"[watch]\nmax_attempts = 3 4 # x", `config: watch.max_attempts: unexpected text after the value; only a # comment may follow (cfg.toml line 2, got 4 # x)`},
-		{"[watch]\nmessage = 'a'b", `config: watch.message: unexpected text after the value; only a # comment may follow (cfg.toml line 2, got b)`},
+		{"[watch]\nmessage = [\"a\", \"b\"]", `config: watch.message: must be a string like "continue" (cfg.toml line 2, got ["a", "b"])`},
+		{"[watch]\nmargin = { s = 1 }", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got { s = 1 })`},
+		{"[watch]\nmargin = \"2m\" \"3m\"", `config: watch.margin: must be a duration like "90s"; expected newline but got U+0022 '"' (cfg.toml line 2, got "2m" "3m")`},
+		{"[watch]\nmax_attempts = 3 4 # x", `config: watch.max_attempts: must be an integer like 3; expected newline but got U+0034 '4' (cfg.toml line 2, got 3 4 # x)`},
+		{"[watch]\nmessage = 'a'b", `config: watch.message: must be a string like "continue"; expected newline but got U+0062 'b' (cfg.toml line 2, got 'a'b)`},
 		// bytes
-		{"[watch]\n# caf\xe9\n", `config: the file is not UTF-8 text; save it as UTF-8 (cfg.toml line 2)`},
+		{"[watch]\n# caf\xe9\n", `config: invalid UTF-8 character in comment (cfg.toml line 2)`},
 		{"\xff\xfe[\x00w\x00", `config: the file is UTF-16 text; save it as UTF-8 (cfg.toml line 1)`},
-		{"[watch]\nmargin = \"2m\"\x00", `config: control character U+0000 is not allowed; remove it (in a string, write an escape such as \t) (cfg.toml line 2)`},
-		{"[watch]\rmargin = \"2m\"", `config: control character U+000D is not allowed; remove it (in a string, write an escape such as \t) (cfg.toml line 1)`},
-		{"[watch]\nmessage = \"a\x1bb\"", `config: control character U+001B is not allowed; remove it (in a string, write an escape such as \t) (cfg.toml line 2)`},
-		{"# \x7f\n", `config: control character U+007F is not allowed; remove it (in a string, write an escape such as \t) (cfg.toml line 1)`},
-		{"\uFEFF\uFEFF[watch]", `config: expected a setting like margin = "60s" or a table like [watch]; keys are letters, digits, _ and - (cfg.toml line 1, got ` + "\uFEFF" + `[watch])`},
+		{"[watch]\nmargin = \"2m\"\x00", `config: watch.margin: must be a duration like "90s"; expected newline but got U+0000 (cfg.toml line 2, got "2m"\x00)`},
+		{"[watch]\rmargin = \"2m\"", `config: expected newline but got U+000D (cfg.toml line 1)`},
+		{"[watch]\nmessage = \"a\x1bb\"", `config: watch.message: must be a string like "continue"; basic strings cannot have control characters (cfg.toml line 2, got "a\x1bb")`},
+		{"# \x7f\n", `config: control characters are not allowed in comments (cfg.toml line 1)`},
+		{"\uFEFF\uFEFF[watch]", `config: invalid character at start of key: U+00EF 'ï' (cfg.toml line 1)`},
+		// an integer is not a duration, even 0; the document must be a table of tables
+		{"[watch]\nmargin = 0", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got 0)`},
+		{"watch = 1", `config: watch must be one table: write [watch] once, with every setting under it (cfg.toml line 1)`},
+		{"[watch]\nmargin = \"1m\"\n[other]\nx = 1", `config: unknown table [other]; the known table is [watch] (cfg.toml line 3)`},
+		{"[watch.sub]\nx = 1", `config: unknown table [watch.sub]; the known table is [watch] (cfg.toml line 1)`},
+		{"[watch]\nmargin = \"" + strings.Repeat("x", 100) + "\"", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got "` + strings.Repeat("x", 56) + `...)`},
 		// a long offending text is cut
-		{"[watch]\nmessage = " + strings.Repeat("x", 100), `config: watch.message: must be a string like "continue" (cfg.toml line 2, got ` + strings.Repeat("x", 57) + `...)`},
+		{"[watch]\nmessage = " + strings.Repeat("x", 100), `config: watch.message: must be a string like "continue"; unexpected character U+0078 'x' at start of value (cfg.toml line 2, got ` + strings.Repeat("x", 57) + `...)`},
 	} {
 		_, err := Parse("cfg.toml", []byte(tc.data))
 		var got string
@@ -330,44 +336,6 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestBasicEscapes checks the decoding of escapes that Validate would refuse in a message.
-func TestBasicEscapes(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-	}{
-		{`"a\bb\tc\nd\fe\rf\"g\\h"`, "a\bb\tc\nd\fe\rf\"g\\h"},
-		{`"\u0000\u001F\u00e9\U0001F600\U0010FFFF"`, "\x00\x1f\u00e9\U0001F600\U0010FFFF"},
-		{`""`, ""},
-		{`"tab	inside"`, "tab\tinside"},
-	} {
-		p := &parser{}
-		sc := &scanner{s: tc.in}
-		got, err := p.basic(1, "watch.message", sc)
-		if err != nil || !got.quoted || got.text != tc.want || sc.i != len(tc.in) {
-			t.Errorf("basic(%s) = %q, %v (at %d), want %q, nil (at %d)", tc.in, got.text, err, sc.i, tc.want, len(tc.in))
-		}
-	}
-}
-
-func TestParseInt(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int
-		ok   bool
-	}{
-		{"0", 0, true}, {"+0", 0, true}, {"-0", 0, true}, {"42", 42, true}, {"-17", -17, true},
-		{"1_000", 1000, true}, {"0xDEAD_beef", 0xdeadbeef, true}, {"0o755", 0o755, true}, {"0b1101", 13, true},
-		{"", 0, false}, {"+", 0, false}, {"_1", 0, false}, {"1_", 0, false}, {"1__0", 0, false},
-		{"01", 0, false}, {"0x", 0, false}, {"-0x1", 0, false}, {"0X1", 0, false}, {"0o8", 0, false},
-		{"0b2", 0, false}, {"1e3", 0, false}, {"1.0", 0, false}, {"0x_1", 0, false}, {"inf", 0, false},
-	} {
-		got, err := parseInt(tc.in)
-		if (err == nil) != tc.ok || tc.ok && got != tc.want {
-			t.Errorf("parseInt(%q) = %d, %v, want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.toml")
@@ -441,5 +409,30 @@ func TestPath(t *testing.T) {
 		if got := Path(getenv); got != tc.want {
 			t.Errorf("Path(%v) = %q, want %q", tc.env, got, tc.want)
 		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	w := with(func(w *Watch) { w.Margin = -time.Second })
+	if err := w.Check("interval"); err != nil {
+		t.Errorf("Check(interval) = %v, want nil", err)
+	}
+	if err := w.Check("margin"); err == nil || err.Error() != `config: watch.margin: must not be negative (got "-1s")` {
+		t.Errorf("Check(margin) = %v", err)
+	}
+	if err := w.Check("colour"); err == nil || !strings.Contains(err.Error(), "watch.colour: unknown key") {
+		t.Errorf("Check(colour) = %v, want an unknown key", err)
+	}
+}
+
+// TestDocumentKeys: the decoded shape of the file has exactly the keys of the rules.
+func TestDocumentKeys(t *testing.T) {
+	typ := reflect.TypeOf(fileWatch{})
+	var tags []string
+	for i := range typ.NumField() {
+		tags = append(tags, "watch."+typ.Field(i).Tag.Get("toml"))
+	}
+	if !reflect.DeepEqual(tags, Keys()) {
+		t.Errorf("fileWatch keys = %q, want Keys() = %q", tags, Keys())
 	}
 }

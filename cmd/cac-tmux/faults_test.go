@@ -52,8 +52,15 @@ func startWatch(t *testing.T, socket string, args ...string) *watchProc {
 		t.Fatal(err)
 	}
 	argv := append([]string{"watch", "-S", socket, "--log-format", "json", "--interval", "300ms", "--margin", faultMargin.String()}, args...)
-	w := &watchProc{cmd: exec.Command(bins.cac, argv...), log: log, done: make(chan struct{})}
-	w.cmd.Stdout, w.cmd.Stderr = f, f
+	return launch(t, exec.Command(bins.cac, argv...), f, f)
+}
+
+// launch starts cmd with stdout on out and stderr on the log file f, and kills it when the
+// test ends.
+func launch(t *testing.T, cmd *exec.Cmd, out, f *os.File) *watchProc {
+	t.Helper()
+	w := &watchProc{cmd: cmd, log: f.Name(), done: make(chan struct{})}
+	w.cmd.Stdout, w.cmd.Stderr = out, f
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

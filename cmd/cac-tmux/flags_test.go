@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,9 +11,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
+
+// parseWatch parses the flags of watch as the command does, without running it.
+func parseWatch(args []string) (*watchOptions, error) {
+	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
+	o := &watchOptions{}
+	o.bind(fs)
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	return o, o.finish(fs)
+}
 
 func TestWatchUsageErrors(t *testing.T) {
 	for _, tc := range []struct {
@@ -21,10 +36,10 @@ func TestWatchUsageErrors(t *testing.T) {
 		{[]string{"--interval", "10ms"}, "--interval: must be at least 100ms"},
 		{[]string{"--interval", "soon"}, "invalid argument \"soon\" for \"--interval\""},
 		{[]string{"--margin", "-1s"}, "--margin: must not be negative"},
-		{[]string{"--message", " "}, "--message: must not be empty"},
+		{[]string{"--message", " "}, "--message: must not be blank"}, // the rule of watch.message (was "must not be empty")
 		{[]string{"--message", "go on\n"}, "--message: must be one line"},
-		{[]string{"--log-level", "loud"}, "--log-level: must be debug, info, warn or error"},
-		{[]string{"--log-level", "trace"}, "--log-level: must be debug, info, warn or error"},
+		{[]string{"--log-level", "loud"}, "--log-level: must be one of debug, info, warn, error"}, // the rule of watch.log_level
+		{[]string{"--log-level", "trace"}, "--log-level: must be one of debug, info, warn, error"},
 		{[]string{"--log-format", "xml"}, "--log-format: must be auto, json or console"},
 		{[]string{"--transport", "pipe"}, "--transport: must be control or exec"},
 		{[]string{"--frobnicate"}, "unknown flag: --frobnicate"},
@@ -40,6 +55,45 @@ func TestWatchUsageErrors(t *testing.T) {
 		var out, errOut bytes.Buffer
 		if code := run(append([]string{"list"}, args...), stdio{out: &out, err: &errOut}); code != 2 {
 			t.Errorf("list %q = %d, stderr %q; want 2", args, code, errOut.String())
+		}
+	}
+}
+
+// TestSameRuleByFlagAndFile gives each bad value once as a flag and once in the configuration
+// file: both are refused with exit 2 by the same rule, in the same words, naming --flag and
+// watch.key respectively.
+func TestSameRuleByFlagAndFile(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "config.toml")
+	for _, tc := range []struct {
+		flag, value string // --flag VALUE
+		file        string // the same value in [watch]
+		rule        string // the rule's words
+	}{
+		{"interval", "50ms", `interval = "50ms"`, "must be at least 100ms"},
+		{"interval", "0s", `interval = "0s"`, "must be at least 100ms"},
+		{"margin", "-1s", `margin = "-1s"`, "must not be negative"},
+		{"message", "", `message = ""`, `must not be blank; it is the text typed to resume, like "continue"`},
+		{"message", "  ", `message = "  "`, `must not be blank; it is the text typed to resume, like "continue"`},
+		{"message", "go\non", `message = "go\non"`, "must be one line"},
+		{"message", "go\u2028on", `message = "go\u2028on"`, "must be one line"},
+		{"message", "go\x1b[2J", `message = "go\u001b[2J"`, "must not contain control characters"},
+		{"log-level", "loud", `log_level = "loud"`, "must be one of debug, info, warn, error"},
+		{"log-level", "INFO", `log_level = "INFO"`, "must be one of debug, info, warn, error"},
+	} {
+		value := tc.value
+		var out, byFlag bytes.Buffer
+		code := run([]string{"watch", "--config", conf + ".none", "--" + tc.flag, value}, stdio{out: &out, err: &byFlag})
+		if want := "--" + tc.flag + ": " + tc.rule + " (got "; code != 2 || !strings.Contains(byFlag.String(), want) {
+			t.Errorf("watch --%s %q = %d, stderr %q; want 2 and %q", tc.flag, value, code, byFlag.String(), want)
+		}
+		if err := os.WriteFile(conf, []byte("[watch]\n"+tc.file+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var byFile bytes.Buffer
+		code = run([]string{"watch", "--config", conf}, stdio{out: &out, err: &byFile})
+		key := "watch." + strings.ReplaceAll(tc.flag, "-", "_")
+		if want := key + ": " + tc.rule + " (" + conf + " line 2, got "; code != 2 || !strings.Contains(byFile.String(), want) {
+			t.Errorf("watch with %q in the file = %d, stderr %q; want 2 and %q", tc.file, code, byFile.String(), want)
 		}
 	}
 }
@@ -103,7 +157,7 @@ func TestWatchConfigFile(t *testing.T) {
 		}
 	}
 	write("[watch]\nmargin = \"90s\"\ninterval = \"5s\"\nmax_attempts = 5\nmessage = 'go on'\n")
-	o, err := parseWatch([]string{"--config", conf, "--interval", "1s"}, stdio{})
+	o, err := parseWatch([]string{"--config", conf, "--interval", "1s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +186,70 @@ func TestWatchConfigFile(t *testing.T) {
 	}
 	// The default file may be missing.
 	t.Setenv("XDG_CONFIG_HOME", dir)
-	if o, err := parseWatch(nil, stdio{}); err != nil || o.found || o.cfg.Schedule.Margin != scheduler.Default.Margin {
+	if o, err := parseWatch(nil); err != nil || o.found || o.cfg.Schedule.Margin != scheduler.Default.Margin {
 		t.Errorf("parseWatch() without a default file = %v, found %v; want the defaults", err, o.found)
+	}
+}
+
+// TestCommandLine checks the rules every command shares: help on stdout with exit 0, usage
+// errors on stderr with exit 2 and nothing on stdout, version and completion.
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		out, err   string // substrings of stdout and stderr ("" for empty)
+		outIsEmpty bool
+	}{
+		{nil, 2, "", "a command is needed\n\nUsage: cac-tmux COMMAND", true},
+		{[]string{"help"}, 0, "Usage: cac-tmux COMMAND", "", false},
+		{[]string{"--help"}, 0, "Run \"cac-tmux COMMAND --help\"", "", false},
+		{[]string{"wach"}, 2, "", `unknown command "wach"; did you mean watch?`, true},
+		{[]string{"--frobnicate"}, 2, "", "unknown flag: --frobnicate (see cac-tmux --help)", true},
+		{[]string{"watch", "-h"}, 0, "Usage: cac-tmux watch", "", false},
+		{[]string{"help", "list"}, 0, "Usage: cac-tmux list", "", false},
+		{[]string{"list", "extra"}, 2, "", `list: unexpected argument "extra" (see cac-tmux list --help)`, true},
+		{[]string{"list", "--json=maybe"}, 2, "", "list: invalid argument", true},
+		{[]string{"inspect", "--bogus"}, 2, "", "inspect: unknown flag: --bogus (see cac-tmux inspect --help)", true},
+		{[]string{"version"}, 0, "cac-tmux ", "", false},
+		{[]string{"--version"}, 0, "(revision ", "", false},
+		{[]string{"version", "x"}, 2, "", `version: unexpected argument "x"`, true},
+		{[]string{"completion", "bash"}, 0, "bash completion", "", false},
+		{[]string{"completion", "zsh"}, 0, "compdef", "", false},
+		{[]string{"completion", "fish"}, 0, "complete -c cac-tmux", "", false},
+		{[]string{"completion", "powershell"}, 0, "Register-ArgumentCompleter", "", false},
+		{[]string{"completion", "tcsh"}, 2, "", `completion: unknown command "tcsh"`, true},
+		{[]string{"completion"}, 2, "", "completion: a command is needed", true},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(tc.args, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
+		if code != tc.code || !strings.Contains(out.String(), tc.out) || !strings.Contains(errOut.String(), tc.err) ||
+			tc.outIsEmpty && out.Len() != 0 || tc.err == "" && errOut.Len() != 0 {
+			t.Errorf("cac-tmux %q = %d, stdout %.200q, stderr %.300q; want %d, stdout with %q, stderr with %q",
+				tc.args, code, out.String(), errOut.String(), tc.code, tc.out, tc.err)
+		}
+	}
+	// Both ways of asking print the same line.
+	var a, b bytes.Buffer
+	run([]string{"version"}, stdio{out: &a, err: &a})
+	run([]string{"--version"}, stdio{out: &b, err: &b})
+	if a.String() != b.String() || !strings.HasPrefix(a.String(), "cac-tmux ") {
+		t.Errorf("version = %q, --version = %q; want the same line", a.String(), b.String())
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{errors.New("boom"), exitFailure},
+		{fmt.Errorf("watch: %w", &UsageError{Err: errors.New("bad")}), exitUsage},
+		{notLimited{}, exitFailure},
+		{&exitError{code: exitUsage, err: errors.New("inspect: read x")}, exitUsage},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }

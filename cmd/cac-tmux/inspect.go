@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
@@ -22,111 +23,115 @@ import (
 // and escapes; 16 MiB leaves room for any capture and refuses runaway input.
 const maxScreen = 16 << 20
 
-// inspectOptions are the flags of `cac-tmux inspect`.
+// inspectOptions are the flags and the argument of `cac-tmux inspect`.
 type inspectOptions struct {
-	now  time.Time // capture instant; zero: the current time
-	zone *time.Location
-	json bool
-	file string // "-" for stdin
-	pane string // a live pane instead of a file
-	tmux *tmuxctl.Client
+	nowText, tzText string
+	now             time.Time // capture instant; zero: the current time
+	zone            *time.Location
+	json            bool
+	file            string // "-" for stdin
+	pane            string // a live pane instead of a file
+	tmux            *tmuxctl.Client
 }
 
-func parseInspect(args []string, std stdio) (inspectOptions, error) {
-	fs := pflag.NewFlagSet("inspect", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {} // parse errors are reported once, below; --help prints to stdout
-	now := fs.String("now", "", "capture instant, RFC3339 (e.g. 2026-11-20T23:00:00+01:00); the message is taken to have appeared then. Default: now, appearance unknown")
-	tz := fs.String("tz", "", "IANA zone of the host that ran claude, for messages that print none (default: this machine's zone)")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	pane := fs.String("pane", "", "inspect a live pane (%N) instead of a file")
-	tmux := socketFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(std.out, "Usage: cac-tmux inspect [FILE|-] [flags]\n       cac-tmux inspect --pane %N [-L NAME|-S PATH] [flags]\n\nClassify one Claude Code screen (plain text or a capture with escapes) and explain the decision.\nExit 0 limited, 1 not limited, 2 error.\n\nFlags:\n")
-			fs.SetOutput(std.out)
-			fs.PrintDefaults()
-			return inspectOptions{}, err
-		}
-		return inspectOptions{}, usageError("inspect: %v (see cac-tmux inspect --help)", err)
+func newInspect(std stdio) *cobra.Command {
+	o := &inspectOptions{}
+	c := &cobra.Command{
+		Use:     "inspect [FILE|-]",
+		Example: "       cac-tmux inspect --pane %N [-L NAME|-S PATH] [flags]",
+		Short:   "classify one screen capture and explain the decision",
+		Long: `Classify one Claude Code screen (plain text or a capture with escapes) and explain the decision.
+Exit 0 limited, 1 not limited, 2 error.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.finish(args, std.inTTY); err != nil {
+				return err
+			}
+			return runInspect(c.Context(), o, std)
+		},
 	}
-	o := inspectOptions{json: *asJSON, zone: time.Local, pane: *pane, tmux: tmux}
+	fs := c.Flags()
+	fs.StringVar(&o.nowText, "now", "", "capture instant, RFC3339 (e.g. 2026-11-20T23:00:00+01:00); the message is taken to have appeared then. Default: now, appearance unknown")
+	fs.StringVar(&o.tzText, "tz", "", "IANA zone of the host that ran claude, for messages that print none (default: this machine's zone)")
+	fs.BoolVar(&o.json, "json", false, "print one JSON object")
+	fs.StringVar(&o.pane, "pane", "", "inspect a live pane (%N) instead of a file")
+	o.tmux = socketFlags(fs)
+	return c
+}
+
+// finish checks the argument and the flags' values.
+func (o *inspectOptions) finish(args []string, inTTY bool) error {
 	switch {
-	case o.pane != "" && fs.NArg() > 0:
-		return o, usageError("inspect: --pane and a FILE: give one of them")
+	case o.pane != "" && len(args) > 0:
+		return usageErrorf("inspect: --pane and a FILE: give one of them")
 	case o.pane != "":
-	case fs.NArg() == 0:
-		if std.inTTY {
-			return o, usageError("inspect: no input: give a FILE, or - and pipe a capture (tmux capture-pane -p -J -t %%N | cac-tmux inspect -)")
-		}
+	case len(args) == 0 && inTTY:
+		return usageErrorf("inspect: no input: give a FILE, or - and pipe a capture (tmux capture-pane -p -J -t %%N | cac-tmux inspect -)")
+	case len(args) == 0:
 		o.file = "-"
-	case fs.NArg() == 1:
-		o.file = fs.Arg(0)
+	case len(args) == 1:
+		o.file = args[0]
 	default:
-		return o, usageError("inspect: one FILE at most, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " "))
+		return usageErrorf("inspect: one FILE at most, got %d: %s", len(args), strings.Join(args, " "))
 	}
-	if *now != "" {
-		t, err := time.Parse(time.RFC3339, *now)
+	if o.nowText != "" {
+		t, err := time.Parse(time.RFC3339, o.nowText)
 		if err != nil {
-			return o, usageError("inspect: --now: must be an RFC3339 instant like 2026-11-20T23:00:00+01:00 (got %q)", *now)
+			return usageErrorf("inspect: --now: must be an RFC3339 instant like 2026-11-20T23:00:00+01:00 (got %q)", o.nowText)
 		}
 		o.now = t
 	}
-	if *tz != "" {
-		l, err := time.LoadLocation(*tz)
+	o.zone = time.Local
+	if o.tzText != "" {
+		l, err := time.LoadLocation(o.tzText)
 		if err != nil {
-			return o, usageError("inspect: --tz: unknown time zone %q: use an IANA name like Europe/Berlin", *tz)
+			return usageErrorf("inspect: --tz: unknown time zone %q: use an IANA name like Europe/Berlin", o.tzText)
 		}
 		o.zone = l
 	}
-	return o, nil
+	return nil
 }
 
-// runInspect implements `cac-tmux inspect`.
-func runInspect(args []string, std stdio) int {
-	o, err := parseInspect(args, std)
-	if errors.Is(err, pflag.ErrHelp) {
-		return 0
-	}
+// runInspect implements `cac-tmux inspect`: nil when the screen is stopped at a limit,
+// notLimited when it is not, and an *exitError with code 2 for anything that went wrong (1
+// would read as "not limited").
+func runInspect(ctx context.Context, o *inspectOptions, std stdio) error {
+	raw, err := inspectInput(ctx, o, std.in)
 	if err != nil {
-		fmt.Fprintf(std.err, "cac-tmux: %v\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
-		return 2
-	}
-	var raw string
-	if o.pane != "" {
-		raw, err = o.tmux.Capture(context.Background(), o.pane)
-		switch {
-		case errors.Is(err, tmuxctl.ErrNoServer):
-			err = fmt.Errorf("%w; is tmux running there? select the server with -L NAME or -S PATH", err)
-		case errors.Is(err, tmuxctl.ErrNoTarget):
-			err = fmt.Errorf("%w; list the panes with: tmux list-panes -a -F '#{pane_id} #{session_name}:#{window_index}.#{pane_index}'", err)
-		}
-	} else {
-		raw, err = readScreen(o.file, std.in)
-	}
-	if err != nil {
-		fmt.Fprintf(std.err, "cac-tmux: inspect: %v\n", err)
-		return 2
+		return &exitError{code: exitUsage, err: fmt.Errorf("inspect: %w", err)}
 	}
 	facts := detector.Facts{Now: o.now, Appeared: o.now, Zone: o.zone}
 	if o.now.IsZero() {
-		facts.Now = time.Now()
+		facts.Now = clock.Real.Now()
 	}
 	v := detector.Detect(cleanScreen(raw), facts)
 	if o.json {
 		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(newVerdictJSON(v, facts.Now)); err != nil {
-			fmt.Fprintf(std.err, "cac-tmux: inspect: write: %v\n", err)
-			return 2 // 1 would read as "not limited"
+			return &exitError{code: exitUsage, err: fmt.Errorf("inspect: write: %w", err)}
 		}
 	} else {
 		writeExplanation(std.out, v, facts.Now)
 	}
-	if v.Limited {
-		return 0
+	if !v.Limited {
+		return notLimited{}
 	}
-	return 1
+	return nil
+}
+
+// inspectInput reads the screen: the live pane, the file or stdin.
+func inspectInput(ctx context.Context, o *inspectOptions, stdin io.Reader) (string, error) {
+	if o.pane == "" {
+		return readScreen(o.file, stdin)
+	}
+	raw, err := o.tmux.Capture(ctx, o.pane)
+	switch {
+	case errors.Is(err, tmuxctl.ErrNoServer):
+		err = fmt.Errorf("%w; is tmux running there? select the server with -L NAME or -S PATH", err)
+	case errors.Is(err, tmuxctl.ErrNoTarget):
+		err = fmt.Errorf("%w; list the panes with: tmux list-panes -a -F '#{pane_id} #{session_name}:#{window_index}.#{pane_index}'", err)
+	}
+	return raw, err
 }
 
 func readScreen(file string, stdin io.Reader) (string, error) {

@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
@@ -32,32 +32,29 @@ type listJSON struct {
 	Note   string  `json:"note,omitempty"`
 }
 
-func runList(args []string, std stdio) int {
-	fs := pflag.NewFlagSet("list", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	tmux := socketFlags(fs)
-	asJSON := fs.Bool("json", false, "print a JSON array")
-	all := fs.Bool("all", false, "also list the Claude Code panes that run normally")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(std.out, "Usage: cac-tmux list [-L NAME|-S PATH] [--all] [--json]\n\nThe panes the watcher published as paused, earliest due first. It reads the pane options\n(@cac_state, …), so it works without a running watcher, and says so on stderr.\n\nFlags:\n")
-			fs.SetOutput(std.out)
-			fs.PrintDefaults()
-			return 0
-		}
-		fmt.Fprintf(std.err, "cac-tmux: list: %v (see cac-tmux list --help)\n", err)
-		return 2
+func newList(std stdio) *cobra.Command {
+	var tmux *tmuxctl.Client
+	var asJSON, all bool
+	c := &cobra.Command{
+		Use:   "list [-L NAME|-S PATH] [--all] [--json]",
+		Short: "the paused panes (and with --all every Claude pane)",
+		Long: `The panes the watcher published as paused, earliest due first. It reads the pane options
+(@cac_state, …), so it works without a running watcher, and says so on stderr.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runList(c.Context(), tmux, asJSON, all, std)
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(std.err, "cac-tmux: list: unexpected argument %q (see cac-tmux list --help)\n", fs.Arg(0))
-		return 2
-	}
-	ctx := context.Background()
+	tmux = socketFlags(c.Flags())
+	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	c.Flags().BoolVar(&all, "all", false, "also list the Claude Code panes that run normally")
+	return c
+}
+
+func runList(ctx context.Context, tmux *tmuxctl.Client, asJSON, all bool, std stdio) error {
 	panes, err := tmux.ListPanes(ctx, tmuxctl.Search{})
 	if err != nil {
-		fmt.Fprintf(std.err, "cac-tmux: list: %s: %v\n", serverName(tmux), hint(err))
-		return 1
+		return fmt.Errorf("list: %s: %w", serverName(tmux), hint(err))
 	}
 	if !watcherRunning(ctx, tmux) {
 		fmt.Fprintf(std.err, "cac-tmux: no watcher is running on %s; showing the state the last one published (start one with: cac-tmux watch)\n", serverName(tmux))
@@ -66,13 +63,13 @@ func runList(args []string, std stdio) int {
 	finder := &proc.Finder{}
 	for _, p := range panes {
 		r := watcher.RowOf(p)
-		if r.State == watcher.Running && (!*all || !isClaude(ctx, finder, p)) {
+		if r.State == watcher.Running && (!all || !isClaude(ctx, finder, p)) {
 			continue
 		}
 		rows = append(rows, r)
 	}
 	watcher.SortRows(rows)
-	if *asJSON {
+	if asJSON {
 		out := make([]listJSON, 0, len(rows))
 		for _, r := range rows {
 			out = append(out, listJSON{Pane: r.Pane, Target: r.Target, State: string(r.State), Reset: instant(r.Reset),
@@ -81,23 +78,22 @@ func runList(args []string, std stdio) int {
 		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(std.err, "cac-tmux: list: write: %v\n", err)
-			return 1
+			return fmt.Errorf("list: write: %w", err)
 		}
-		return 0
+		return nil
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(std.err, "cac-tmux: no paused Claude Code pane")
+		return nil
 	}
 	width := 0
 	if std.outTTY {
 		width, _ = std.outSize()
 	}
-	if len(rows) == 0 {
-		fmt.Fprintln(std.err, "cac-tmux: no paused Claude Code pane")
-		return 0
-	}
-	for _, line := range formatTable(tableRows(rows, time.Now()), width) {
+	for _, line := range formatTable(tableRows(rows, clock.Real.Now()), width) {
 		fmt.Fprintln(std.out, line)
 	}
-	return 0
+	return nil
 }
 
 func instant(t time.Time) *string {

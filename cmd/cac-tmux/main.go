@@ -1,42 +1,81 @@
 // Command cac-tmux supervises Claude Code sessions in tmux panes: it recognises a usage-limit
 // stop, works out when the limit lifts and resumes the session.
 //
-// This file dispatches subcommands. Each subcommand parses its own GNU-style flags (pflag),
-// writes data to stdout and errors to stderr, and returns an exit code: 0 success, 1 runtime
-// failure, 2 usage or configuration error.
+// The commands are spf13/cobra commands with GNU-style flags (pflag). They write data to
+// stdout and notices to stderr, and return an error; main alone prints the error and turns it
+// into the exit code: 0 success, 1 runtime failure, 2 usage or configuration error.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	_ "time/tzdata" // every IANA zone Claude Code may print loads on any machine (SPEC §4.3)
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
-// errUsage marks errors that exit 2: bad flags, arguments or configuration.
-var errUsage = errors.New("usage")
+// Exit codes, for every command (SPEC §2). inspect has its own contract on top: 0 limited,
+// 1 not limited, 2 error.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
 
-// usageError wraps err so that it exits 2.
-func usageError(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+// UsageError is a mistake in the command line or the configuration: exit 2.
+type UsageError struct {
+	Err error
+	// Usage, when set, is printed after the error: the help of the command that was not
+	// given one.
+	Usage string
 }
 
-const usageText = `cac-tmux: resume Claude Code sessions in tmux after a usage limit lifts
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
 
-Usage:
-  cac-tmux watch [flags]            supervise every Claude Code pane and resume it after its reset
-  cac-tmux list [--all] [--json]    the paused panes (and with --all every Claude pane)
-  cac-tmux inspect [FILE|-] [flags] classify one screen capture and explain the decision
-  cac-tmux inspect --pane %N        classify a live pane
-  cac-tmux help                     this text
+// usageErrorf is a *UsageError with a formatted message.
+func usageErrorf(format string, a ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, a...)}
+}
 
-Run "cac-tmux COMMAND --help" for a command's flags.
-`
+// exitError ends a command with its own exit code (inspect: any error is 2).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// notLimited is inspect's answer for a screen that is not stopped at a limit: exit 1, and
+// nothing on stderr (the verdict is on stdout).
+type notLimited struct{}
+
+func (notLimited) Error() string { return "not limited" }
+
+// exitCode is the exit code of a command's error.
+func exitCode(err error) int {
+	var usage *UsageError
+	var coded *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, new(notLimited)):
+		return exitFailure
+	case errors.As(err, &usage):
+		return exitUsage
+	case errors.As(err, &coded):
+		return coded.code
+	}
+	return exitFailure
+}
 
 // stdio are the streams a command talks to.
 type stdio struct {
@@ -48,33 +87,106 @@ type stdio struct {
 	// table (out) or writes readable log lines (err). outSize is out's width and height.
 	outTTY, errTTY bool
 	outSize        func() (width, height int)
+	// hungUp says whether the terminal the command was started on has hung up (nil: it had
+	// none).
+	hungUp func() bool
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
+	std := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
 		inTTY: isTerminal(os.Stdin), outTTY: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr),
-		outSize: func() (int, int) { return termSize(os.Stdout) }}))
+		outSize: func() (int, int) { return termSize(os.Stdout) },
+		hungUp:  hangupCheck(os.Stdin, os.Stdout, os.Stderr)}
+	os.Exit(run(os.Args[1:], std))
 }
 
-// run executes one command line and returns its exit code.
+// run is main without os.Exit, for tests: it runs one command line, prints its error, if any,
+// and returns the exit code. It is the only code that prints an error.
 func run(args []string, std stdio) int {
+	root := newRoot(std)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	var usage *UsageError
+	switch {
+	case err == nil, errors.As(err, new(notLimited)):
+	case errors.As(err, &usage) && usage.Usage != "":
+		fmt.Fprintf(std.err, "cac-tmux: %v\n\n%s", err, usage.Usage)
+	default:
+		fmt.Fprintf(std.err, "cac-tmux: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+// helpTemplate is the help of every command, on stdout for -h, --help and `help COMMAND`.
+const helpTemplate = `Usage: {{.UseLine}}{{if .HasExample}}
+{{.Example}}{{end}}
+{{with (or .Long .Short)}}
+{{. | trimTrailingWhitespaces}}
+{{end}}{{if .HasAvailableSubCommands}}
+Commands:{{range .Commands}}{{if .IsAvailableCommand}}
+  {{rpad .Name .NamePadding}} {{.Short}}{{end}}{{end}}
+
+Run "{{.CommandPath}} COMMAND --help" for a command's flags.
+{{end}}{{if .HasAvailableLocalFlags}}
+Flags:
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}
+{{end}}`
+
+func newRoot(std stdio) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "cac-tmux COMMAND",
+		Short:         "resume Claude Code sessions in tmux after a usage limit lifts",
+		Version:       versionText(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetIn(std.in)
+	root.SetOut(std.out)
+	root.SetErr(std.err)
+	root.SetHelpTemplate(helpTemplate)
+	root.SetUsageTemplate(helpTemplate)
+	root.SetVersionTemplate("cac-tmux {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
+	})
+	root.AddCommand(newWatch(std), newList(std), newInspect(std), newVersion(std))
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range append(root.Commands(), root) {
+		if c.HasSubCommands() {
+			c.Args, c.RunE, c.SuggestionsMinimumDistance = needCommand, needCommand, 2
+		}
+	}
+	return root
+}
+
+// prefix names a subcommand at the start of its errors: "watch: ".
+func prefix(c *cobra.Command) string {
+	if !c.HasParent() {
+		return ""
+	}
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ") + ": "
+}
+
+// needCommand refuses a command line of a command that has subcommands without one of them,
+// or with one it does not know.
+func needCommand(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprint(std.err, usageText)
-		return 2
+		return &UsageError{Err: fmt.Errorf("%sa command is needed", prefix(c)), Usage: c.UsageString()}
 	}
-	switch args[0] {
-	case "help", "-h", "--help":
-		fmt.Fprint(std.out, usageText)
-		return 0
-	case "inspect":
-		return runInspect(args[1:], std)
-	case "watch":
-		return runWatch(args[1:], std)
-	case "list":
-		return runList(args[1:], std)
+	hint := ""
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
 	}
-	fmt.Fprintf(std.err, "cac-tmux: unknown command %q\n\n%s", args[0], usageText)
-	return 2
+	return usageErrorf("%sunknown command %q%s (see %s --help)", prefix(c), args[0], hint, c.CommandPath())
+}
+
+// noArgs refuses arguments to a command that takes none.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%sunexpected argument %q (see %s --help)", prefix(c), args[0], c.CommandPath())
+	}
+	return nil
 }
 
 // socketFlags adds tmux's server selection to a command's flags: -L/--socket-name and
@@ -84,9 +196,4 @@ func socketFlags(fs *pflag.FlagSet) *tmuxctl.Client {
 	fs.StringVarP(&c.SocketName, "socket-name", "L", "", "tmux server socket name, as tmux -L")
 	fs.StringVarP(&c.SocketPath, "socket-path", "S", "", "tmux server socket path, as tmux -S")
 	return c
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -7,15 +7,17 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -23,97 +25,138 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
+// Choices of the flags that are not settings of the configuration file.
+const (
+	logFormatDefault = "auto"
+	transportDefault = "control"
+)
+
+// watchKeyFlags are the flags of `watch` that set a key of [watch] in the configuration file
+// (--log-level sets log_level): the same rule checks both, and the flag wins.
+var watchKeyFlags = []string{"interval", "margin", "message", "log-level"}
+
 // watchOptions are the settings of `cac-tmux watch`: the configuration file, with the flags
 // given on the command line over it.
 type watchOptions struct {
 	tmux      *tmuxctl.Client
-	cfg       watcher.Config
+	fl        config.Watch // the values of watchKeyFlags
+	dryRun    bool
 	once      bool
 	transport string
-	level     zerolog.Level
 	logFormat string
-	// configPath is the configuration file (found: it exists); flags re-applies the flags
-	// given on the command line over a configuration, at start and on SIGHUP.
+	// configPath is the configuration file; set (after finish) is true when the flag was
+	// given.
 	configPath string
-	found      bool
-	flags      func(*config.Watch)
+
+	// Set by finish: the watcher's settings, the log level, whether the file exists, and
+	// flags, which puts the flags given on the command line over a configuration (at start
+	// and on SIGHUP).
+	cfg   watcher.Config
+	level zerolog.Level
+	found bool
+	flags func(*config.Watch)
 }
 
-func parseWatch(args []string, std stdio) (watchOptions, error) {
-	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+func newWatch(std stdio) *cobra.Command {
+	o := &watchOptions{}
+	c := &cobra.Command{
+		Use:   "watch [-L NAME|-S PATH]",
+		Short: "supervise every Claude Code pane and resume it after its reset",
+		Long: `Supervise every Claude Code pane on the tmux server: wait for each usage-limit reset and
+resume the session. Ctrl-C or SIGTERM stops it (the state is saved); SIGHUP reloads the
+configuration file, unless it is the hang-up of the watcher's own terminal, which stops it.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.finish(c.Flags()); err != nil {
+				return err
+			}
+			return runWatch(c.Context(), o, std)
+		},
+	}
+	o.bind(c.Flags())
+	return c
+}
+
+// bind defines the flags of watch on fs, with the defaults of package config.
+func (o *watchOptions) bind(fs *pflag.FlagSet) {
 	d := config.Default().Watch
-	o := watchOptions{tmux: socketFlags(fs)}
-	var fl config.Watch
+	o.tmux = socketFlags(fs)
 	fs.StringVar(&o.configPath, "config", config.Path(os.Getenv), "configuration file (TOML, [watch] table); flags win over it")
-	fs.DurationVar(&fl.Interval, "interval", d.Interval, "time between two looks at the server")
-	fs.DurationVar(&fl.Margin, "margin", d.Margin, "wait after the reset instant before resuming (the printed reset is truncated to the minute)")
-	fs.StringVar(&fl.Message, "message", d.Message, "what to type into a stopped session")
-	fs.BoolVar(&o.cfg.DryRun, "dry-run", false, "decide and log, send no key, set no pane option, write no state")
+	fs.DurationVar(&o.fl.Interval, "interval", d.Interval, fmt.Sprintf("time between two looks at the server (at least %s)", config.MinInterval))
+	fs.DurationVar(&o.fl.Margin, "margin", d.Margin, "wait after the reset instant before resuming (the printed reset is truncated to the minute)")
+	fs.StringVar(&o.fl.Message, "message", d.Message, "what to type into a stopped session (one line; Enter is sent separately)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "decide and log, send no key, set no pane option, write no state")
 	fs.BoolVar(&o.once, "once", false, "look once, print what watch would do, send nothing, exit")
-	fs.StringVar(&fl.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error (pane text is logged at debug only)")
-	fs.StringVar(&o.logFormat, "log-format", "auto", "auto (a live table on a terminal, else JSON lines), json or console")
-	fs.StringVar(&o.transport, "transport", "control", "control (tmux commands over one control-mode client, tmux -C) or exec (a tmux process per command)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(std.out, "Usage: cac-tmux watch [-L NAME|-S PATH] [flags]\n\nSupervise every Claude Code pane on the tmux server: wait for each usage-limit reset and\nresume the session. Ctrl-C stops it; SIGHUP reloads the configuration file.\n\nFlags:\n")
-			fs.SetOutput(std.out)
-			fs.PrintDefaults()
-			return o, err
+	fs.StringVar(&o.fl.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error (pane text is logged at debug only)")
+	fs.StringVar(&o.logFormat, "log-format", logFormatDefault, "auto (a live table on a terminal, else JSON lines), json or console")
+	fs.StringVar(&o.transport, "transport", transportDefault, "control (tmux commands over one control-mode client, tmux -C) or exec (a tmux process per command)")
+}
+
+// finish checks the flags by the rules of the configuration file, reads the file and puts the
+// flags given over it.
+func (o *watchOptions) finish(fs *pflag.FlagSet) error {
+	for _, name := range watchKeyFlags {
+		if !fs.Changed(name) {
+			continue
 		}
-		return o, usageError("watch: %v (see cac-tmux watch --help)", err)
-	}
-	if fs.NArg() > 0 {
-		return o, usageError("watch: unexpected argument %q (see cac-tmux watch --help)", fs.Arg(0))
-	}
-	switch {
-	case fl.Interval < config.MinInterval:
-		return o, usageError("watch: --interval: must be at least %s, like 2s (got %s)", config.MinInterval, fl.Interval)
-	case fl.Margin < 0:
-		return o, usageError("watch: --margin: must not be negative, like 60s (got %s)", fl.Margin)
-	case strings.TrimSpace(fl.Message) == "":
-		return o, usageError("watch: --message: must not be empty (default %q)", d.Message)
-	case strings.ContainsFunc(fl.Message, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return o, usageError("watch: --message: must be one line without control characters (Enter is sent separately), got %q", fl.Message)
-	}
-	if !slices.Contains(config.LogLevels(), fl.LogLevel) {
-		return o, usageError("watch: --log-level: must be debug, info, warn or error (got %q)", fl.LogLevel)
+		if err := o.fl.Check(strings.ReplaceAll(name, "-", "_")); err != nil {
+			return flagRuleError(fs.Lookup(name), err)
+		}
 	}
 	if o.logFormat != "auto" && o.logFormat != "json" && o.logFormat != "console" {
-		return o, usageError("watch: --log-format: must be auto, json or console (got %q)", o.logFormat)
+		return usageErrorf("watch: --log-format: must be auto, json or console (got %q)", o.logFormat)
 	}
 	if o.transport != "control" && o.transport != "exec" {
-		return o, usageError("watch: --transport: must be control or exec (got %q)", o.transport)
+		return usageErrorf("watch: --transport: must be control or exec (got %q)", o.transport)
 	}
 	o.flags = func(w *config.Watch) {
-		if fs.Changed("interval") {
-			w.Interval = fl.Interval
-		}
-		if fs.Changed("margin") {
-			w.Margin = fl.Margin
-		}
-		if fs.Changed("message") {
-			w.Message = fl.Message
-		}
-		if fs.Changed("log-level") {
-			w.LogLevel = fl.LogLevel
+		for _, name := range watchKeyFlags {
+			if fs.Changed(name) {
+				setKey(w, name, o.fl)
+			}
 		}
 	}
 	// A file named on the command line must exist; the default one may not.
 	w, found, err := loadWatch(o.configPath, o.flags)
 	if err != nil {
-		return o, usageError("watch: %v", err)
+		return &UsageError{Err: fmt.Errorf("watch: %w", err)}
 	}
 	if fs.Changed("config") && !found {
-		return o, usageError("watch: --config: %s does not exist (without --config, %s is read when it exists)", o.configPath, config.Path(os.Getenv))
+		return usageErrorf("watch: --config: %s does not exist (without --config, %s is read when it exists)", o.configPath, config.Path(os.Getenv))
 	}
 	o.found = found
-	dry := o.cfg.DryRun
 	o.cfg = settings(w)
-	o.cfg.DryRun = dry
+	o.cfg.DryRun = o.dryRun
 	o.level, _ = zerolog.ParseLevel(w.LogLevel)
-	return o, nil
+	return nil
+}
+
+// setKey copies the setting of one of watchKeyFlags from fl to w.
+func setKey(w *config.Watch, flag string, fl config.Watch) {
+	switch flag {
+	case "interval":
+		w.Interval = fl.Interval
+	case "margin":
+		w.Margin = fl.Margin
+	case "message":
+		w.Message = fl.Message
+	case "log-level":
+		w.LogLevel = fl.LogLevel
+	}
+}
+
+// flagRuleError is the usage error of a flag that breaks the rule of its key: the rule's own
+// words, naming the flag instead of the key.
+func flagRuleError(f *pflag.Flag, err error) error {
+	var e *config.Error
+	if !errors.As(err, &e) {
+		return &UsageError{Err: fmt.Errorf("watch: --%s: %w", f.Name, err)}
+	}
+	got := f.Value.String()
+	if f.Value.Type() == "string" {
+		got = strconv.Quote(got)
+	}
+	return usageErrorf("watch: --%s: %s (got %s)", f.Name, e.Msg, config.Shorten(got))
 }
 
 // loadWatch reads the configuration file and puts the command line's flags over it.
@@ -137,7 +180,7 @@ func settings(w config.Watch) watcher.Config {
 
 // reload reads the configuration file again on SIGHUP and hands it to the running watcher;
 // a file with a mistake is reported and the settings stay as they were.
-func reload(o watchOptions, w *watcher.Watcher, log zerolog.Logger) {
+func reload(o *watchOptions, w *watcher.Watcher, log zerolog.Logger) {
 	c, found, err := loadWatch(o.configPath, o.flags)
 	switch {
 	case err != nil:
@@ -152,67 +195,40 @@ func reload(o watchOptions, w *watcher.Watcher, log zerolog.Logger) {
 	}
 }
 
-func runWatch(args []string, std stdio) int {
-	o, err := parseWatch(args, std)
-	if errors.Is(err, pflag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(std.err, "cac-tmux: %v\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// runWatch runs the watcher until Ctrl-C, SIGTERM or the hang-up of its terminal, or, with
+// --once, for one look.
+func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP) // never the default (exit): the state would not be saved
 	defer signal.Stop(hup)
 	if o.once {
 		if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
-			fmt.Fprintf(std.err, "cac-tmux: watch: %s: %v\n", serverName(o.tmux), hint(err))
-			return 1
+			return fmt.Errorf("watch: %s: %w", serverName(o.tmux), hint(err))
 		}
 	}
-	st, lock, code, err := openState(o.tmux, o.cfg.DryRun || o.once)
+	st, lock, err := openState(o.tmux, o.cfg.DryRun || o.once)
 	if err != nil {
-		fmt.Fprintf(std.err, "cac-tmux: watch: %v\n", err)
-		return code
+		return fmt.Errorf("watch: %w", err)
 	}
 	defer lock.Release()
 	o.cfg.Store = st
 
 	live := std.outTTY && !o.once && o.logFormat == "auto"
-	var events *ring
-	var sink io.Writer = std.err
-	switch {
-	case live:
-		events = &ring{max: 50}
-		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly}
-	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
-		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly}
-	}
-	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds: latencies are read from the log
-	log := zerolog.New(sink).Level(o.level).With().Timestamp().Logger()
+	log, events := watchLog(o, std, live)
 	o.cfg.Log = log
-	if o.once {
-		o.cfg.DryRun = true
-	}
+	o.cfg.DryRun = o.cfg.DryRun || o.once
 	o.cfg.PID = os.Getpid()
 	if !o.once && o.transport == "control" {
 		o.tmux.Connect(transportLog(log))
 		defer o.tmux.Close()
 	}
 	w := watcher.New(o.tmux, &proc.Finder{}, o.cfg)
-
 	if o.once {
-		_, err := w.Tick(ctx)
-		for _, line := range formatTable(tableRows(w.Rows(), time.Now()), 0) {
-			fmt.Fprintln(std.out, line)
-		}
-		if err != nil {
-			fmt.Fprintf(std.err, "cac-tmux: watch: %v\n", err)
-			return 1
-		}
-		return 0
+		return watchOnce(ctx, w, std)
 	}
 
 	if o.found {
@@ -227,19 +243,58 @@ func runWatch(args []string, std stdio) int {
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
 		onTick = s.draw
 	}
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-hup:
-				reload(o, w, log)
-			}
-		}
-	}()
+	go onHangUp(ctx, hup, std.hungUp, func() { reload(o, w, log) }, func() {
+		log.Info().Msg("the terminal hung up (SIGHUP): stopping")
+		cancel()
+	})
 	w.Run(ctx, onTick)
 	log.Info().Msg("stopped")
-	return 0
+	return nil
+}
+
+// onHangUp handles SIGHUP until ctx ends: the hang-up of the watcher's own terminal (its tmux
+// server or terminal emulator went away) stops it; any other SIGHUP reloads the configuration.
+func onHangUp(ctx context.Context, hup <-chan os.Signal, hungUp func() bool, reload, stop func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if hungUp != nil && hungUp() {
+				stop()
+				return
+			}
+			reload()
+		}
+	}
+}
+
+// watchLog builds the one logger of watch: on the live table's events (live), as readable
+// lines on a terminal or with --log-format console, else as JSON lines on stderr.
+func watchLog(o *watchOptions, std stdio, live bool) (zerolog.Logger, *ring) {
+	var events *ring
+	var sink io.Writer = std.err
+	switch {
+	case live:
+		events = &ring{max: 50}
+		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly}
+	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
+		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly}
+	}
+	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds: latencies are read from the log
+	return zerolog.New(sink).Level(o.level).With().Timestamp().Logger(), events
+}
+
+// watchOnce looks once and prints the table.
+func watchOnce(ctx context.Context, w *watcher.Watcher, std stdio) error {
+	_, err := w.Tick(ctx)
+	for _, line := range formatTable(tableRows(w.Rows(), clock.Real.Now()), 0) {
+		fmt.Fprintln(std.out, line)
+	}
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	return nil
 }
 
 // transportLog reports the control-mode connection's events: up, down and refused at info
@@ -261,35 +316,34 @@ func transportLog(log zerolog.Logger) func(string, error) {
 }
 
 // openState locks the server for this watcher and opens its state file. A read-only watcher
-// (a dry run) reads the state but takes no lock and writes nothing. code is the exit code
-// for err: 2 when another watcher holds the lock (SPEC §6), else 1.
-func openState(c *tmuxctl.Client, readOnly bool) (st *store.Store, lock *store.Lock, code int, err error) {
+// (a dry run) reads the state but takes no lock and writes nothing. Another watcher holding
+// the lock is a usage error (exit 2, SPEC §6).
+func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, error) {
 	server, err := c.SocketFileHere()
 	if err != nil {
-		return nil, nil, 1, err
+		return nil, nil, err
 	}
 	stateDir, err := store.StateDir(os.Getenv)
 	if err != nil {
-		return nil, nil, 1, err
+		return nil, nil, err
 	}
-	st = store.New(stateDir, server)
+	st := store.New(stateDir, server)
 	st.ReadOnly = readOnly
 	if readOnly {
-		return st, nil, 0, nil
+		return st, nil, nil
 	}
 	lockDir, err := store.LockDir(os.Getenv)
 	if err != nil {
-		return nil, nil, 1, err
+		return nil, nil, err
 	}
-	lock, err = store.Acquire(lockDir, server)
-	var locked *store.LockedError
-	if errors.As(err, &locked) {
-		return nil, nil, 2, err
+	lock, err := store.Acquire(lockDir, server)
+	if locked := (*store.LockedError)(nil); errors.As(err, &locked) {
+		return nil, nil, &UsageError{Err: err}
 	}
 	if err != nil {
-		return nil, nil, 1, err
+		return nil, nil, err
 	}
-	return st, lock, 0, nil
+	return st, lock, nil
 }
 
 // serverName names the tmux server for people.
@@ -338,7 +392,7 @@ func (s *screen) draw(rows []watcher.Row) {
 		cut(fmt.Sprintf("cac-tmux watch · %s · %d Claude pane%s, %d paused · every %s · Ctrl-C quits", s.server, len(rows), plural(len(rows)), paused, s.cfg.Interval), width),
 		"",
 	}
-	table := formatTable(tableRows(rows, time.Now()), width)
+	table := formatTable(tableRows(rows, clock.Real.Now()), width)
 	if len(rows) == 0 {
 		table = []string{"no Claude Code pane on this server yet"}
 	}
