@@ -1,4 +1,4 @@
-// Package config holds the settings of cac-tmux: the one place each default is written, the
+// Package config holds the settings of cac-tmux: where each user-facing default comes from, the
 // rules every value must follow (the command applies the same rules to its flags) and the
 // strict reading of the configuration file.
 //
@@ -33,6 +33,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cac-tmux/cac-tmux/scheduler"
 )
 
 // Watch holds the settings of `cac-tmux watch`.
@@ -74,17 +76,19 @@ var logLevels = []string{"debug", "info", "warn", "error"}
 // slice is the caller's to keep.
 func LogLevels() []string { return append([]string(nil), logLevels...) }
 
-// Default returns the built-in settings: 2s, 60s, "continue", 3m, 5s, 0, 3, "info". They are
-// written here only; the command's flags and the watcher take them from here.
+// Default returns the built-in settings: 2s, 60s, "continue", 3m, 5s, 0, 3, "info". The
+// interval, the message and the log level are written here only (the command's flags and the
+// watcher take them from here); the schedule's are the scheduler's own (scheduler.Default).
 func Default() Config {
+	d := scheduler.Default
 	return Config{Watch: Watch{
 		Interval:    2 * time.Second,
-		Margin:      60 * time.Second,
+		Margin:      d.Margin,
 		Message:     "continue",
-		NativeGrace: 3 * time.Minute,
-		Stagger:     5 * time.Second,
-		MaxPerReset: 0,
-		MaxAttempts: 3,
+		NativeGrace: d.NativeGrace,
+		Stagger:     d.Stagger,
+		MaxPerReset: d.MaxPerReset,
+		MaxAttempts: d.MaxAttempts,
 		LogLevel:    "info",
 	}}
 }

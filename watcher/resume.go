@@ -202,8 +202,15 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 		if err := w.tmux.SendLiteral(ctx, id, "i"); err != nil {
 			return err
 		}
-		ok, err := w.then(ctx, p, "after i for vim mode's INSERT mode",
-			func(v detector.Verdict) bool { return v.Input.VimInsert && v.Input.Draft == "" })
+		ok, err := w.then(ctx, p, "after i for vim mode's INSERT mode", func(v detector.Verdict) shown {
+			switch {
+			case v.Input.Draft != "":
+				return wrong
+			case v.Input.VimInsert:
+				return done
+			}
+			return pending
+		})
 		if !ok {
 			return err
 		}
@@ -212,8 +219,15 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 		return err
 	}
 	// Text and Enter in one call read as a paste (Claude Code 2.x): Enter goes alone.
-	ok, err := w.then(ctx, p, "before Enter",
-		func(v detector.Verdict) bool { return strings.TrimSpace(v.Input.Draft) == msg })
+	ok, err := w.then(ctx, p, "before Enter", func(v detector.Verdict) shown {
+		switch draft := strings.TrimSpace(v.Input.Draft); {
+		case draft == msg:
+			return done
+		case strings.HasPrefix(msg, draft):
+			return pending // not drawn yet, or drawn in part
+		}
+		return wrong
+	})
 	if !ok {
 		return err
 	}
@@ -231,37 +245,62 @@ func (w *Watcher) vimMode(ctx context.Context, p *pane) bool {
 	return mode == "vim"
 }
 
-// then waits the pause after a key and looks again: the next key may go out only when every
-// gate still holds and the screen shows what the last key should have done (want). Otherwise
-// the pane is held, and its note says what was seen.
-func (w *Watcher) then(ctx context.Context, p *pane, when string, want func(detector.Verdict) bool) (bool, error) {
-	if err := w.cfg.Clock.Sleep(ctx, w.cfg.Pause); err != nil {
-		return false, err
-	}
+// shown is what the screen shows of the key just sent.
+type shown int
+
+const (
+	done    shown = iota // what the key should have done
+	pending              // not yet: Claude Code has not drawn it (all of it)
+	wrong                // something else
+)
+
+// then waits for the screen to show what the key just sent should have done, looking every
+// pause through every gate, for at most Settle (Claude Code can take a moment to draw). The
+// next key may go out only when every gate holds and the screen shows it done. Otherwise the
+// pane is held (or waits, when it stopped taking keys safely) and its note says what was seen.
+func (w *Watcher) then(ctx context.Context, p *pane, when string, check func(detector.Verdict) shown) (bool, error) {
 	state, note := p.state, p.note
-	l, ok, err := w.gate(ctx, p, w.now())
+	deadline := w.now().Add(w.cfg.Settle)
+	for {
+		if err := w.cfg.Clock.Sleep(ctx, w.cfg.Pause); err != nil {
+			return false, err
+		}
+		l, ok, err := w.gate(ctx, p, w.now())
+		if err != nil || w.panes[p.info.ID] != p {
+			return false, err // or the pane or its claude process is gone
+		}
+		got := check(l.v)
+		if ok && got == done {
+			p.set(state, note)
+			return true, nil
+		}
+		// A draft that is our text drawn in part closes the gate (classify holds it) but is
+		// only not drawn yet.
+		if (ok || p.state == Held && l.v.Input.Visible) && got == pending && w.now().Before(deadline) {
+			p.set(state, note)
+			continue
+		}
+		return false, w.unsent(p, ok, l.v, when)
+	}
+}
+
+// unsent sets the state of a pane whose next key is not sent, from what then saw.
+func (w *Watcher) unsent(p *pane, ok bool, v detector.Verdict, when string) error {
 	switch {
-	case err != nil:
-		return false, err
-	case w.panes[p.info.ID] != p:
-		return false, nil // the pane or its claude process is gone
-	case ok && want(l.v):
-		p.set(state, note)
-		return true, nil
-	case ok: // every gate holds, but the key did not do what it should have
+	case ok: // every gate holds, but the screen never showed the key done
 		p.set(Held, "the input box did not show what was typed "+when+" (vim mode's NORMAL mode?); nothing more is typed (resume by hand)")
 		p.sticky = true
 	case p.state == Verifying: // gate 1 closed: the pane stopped taking keys safely
 		p.set(Waiting, p.note+" (what was typed is left in the input box)")
-	case p.state == Held && l.v.Input.Draft != "":
+	case p.state == Held && v.Input.Draft != "":
 		p.set(Held, "the input box held more than what was typed "+when+" (someone typed); no Enter was sent and the box is left as it is (resume by hand)")
 		p.sticky = true
 	default:
-		return false, nil // the gate's own state: resumed, a new stop, armed, …
+		return nil // the gate's own state: resumed, a new stop, armed, …
 	}
 	p.retryAt = time.Time{}
 	w.save()
-	return false, nil
+	return nil
 }
 
 // afterMenu checks that the options menu closed after its Stop digit, then goes on with the

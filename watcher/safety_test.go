@@ -179,3 +179,22 @@ func TestUnitPressEnterOverADraftIsHeld(t *testing.T) {
 		t.Errorf("published state = %+v, want held", o)
 	}
 }
+
+// Claude Code takes a moment to draw what it reads: the look before Enter waits for the
+// message to show (up to Settle), then sends the Enter; a message that never shows gets none.
+func TestUnitSlowDrawingIsWaitedFor(t *testing.T) {
+	for _, tc := range []struct {
+		lag  int
+		keys []string
+	}{
+		{3, []string{"continue", "Enter"}}, // drawn after 3 looks, 200ms apart
+		{100, []string{"continue"}},        // never within Settle (3s)
+	} {
+		r := newRig(t, func(c *watcher.Config) { c.Pause = 200 * time.Millisecond })
+		p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+		p.lag = tc.lag
+		r.at(0)
+		r.at(31 * time.Minute)
+		r.wantKeys(p, tc.keys...)
+	}
+}

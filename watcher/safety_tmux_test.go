@@ -196,6 +196,8 @@ func TestSafetyVimMode(t *testing.T) {
 		held      string // "" when it resumes
 	}{
 		{"normal", "normal", true, []string{"i", "continue", "\r"}, ""},
+		// Claude Code 2.1.330 took longer than the pause to draw INSERT and the message.
+		{"normal, slow drawing", "normal --draw-delay 400ms", true, []string{"i", "continue", "\r"}, ""},
 		{"insert", "insert", true, resumeKeys, ""},
 		{"stuck", "stuck", true, []string{"i"}, "did not show what was typed after i"},
 		{"normal, settings unknown", "normal", false, []string{"continue"}, "did not show what was typed before Enter"},
@@ -206,7 +208,7 @@ func TestSafetyVimMode(t *testing.T) {
 			if tc.settings {
 				writeFile(t, filepath.Join(cfg, ".claude.json"), `{"numStartups":5,"editorMode":"vim"}`)
 			}
-			f := wd.claudeIn([]string{"CLAUDE_CONFIG_DIR=" + cfg}, false, "--vim", tc.vim)
+			f := wd.claudeIn([]string{"CLAUDE_CONFIG_DIR=" + cfg}, false, append([]string{"--vim"}, strings.Fields(tc.vim)...)...)
 			wd.start(nil)
 			if tc.held == "" {
 				f.reached("resumed")
@@ -217,6 +219,16 @@ func TestSafetyVimMode(t *testing.T) {
 			f.wantInputs(tc.inputs)
 		})
 	}
+}
+
+// Claude Code can take longer than the pause to draw the message: the look before Enter waits
+// for it.
+func TestSafetySlowDrawingStillResumes(t *testing.T) {
+	wd := newWorld(t, 2*time.Second)
+	f := wd.claude(false, "--draw-delay", "400ms") // more than the pause, less than Settle
+	wd.start(nil)
+	f.reached("resumed")
+	f.wantInputs(resumeKeys)
 }
 
 // Finding 6: a menu row that starts with "Stop" but is no known Stop label is never pressed.

@@ -30,6 +30,10 @@ type fakePane struct {
 	screen string
 	claude proc.Identity // zero: no claude in the pane
 	keys   []string      // every SendLiteral/SendKey, in order
+	// lag is how many captures after a text the screen still shows the box without it
+	// (Claude Code takes a moment to draw); unrendered holds the text meanwhile.
+	lag, lagLeft int
+	unrendered   string
 	// vim is "" (vim mode off), "normal" (typed text is eaten, i enters INSERT mode),
 	// "insert" (the footer says -- INSERT --) or "stuck" (vim mode on, every key eaten).
 	vim string
@@ -131,6 +135,13 @@ func (f *fakeTmux) Capture(_ context.Context, id string) (string, error) {
 		return "", err
 	}
 	f.captures[id]++
+	if p.unrendered != "" {
+		if p.lagLeft--; p.lagLeft < 0 {
+			text := p.unrendered
+			p.unrendered = ""
+			p.edit(func(draft string) string { return draft + text })
+		}
+	}
 	if p.vim == "insert" {
 		return strings.Replace(p.screen, "  ? for shortcuts", "  -- INSERT -- ? for shortcuts", 1), nil
 	}
@@ -147,6 +158,8 @@ func (f *fakeTmux) SendLiteral(_ context.Context, id, text string) error {
 		switch {
 		case p.vim == "normal" && text == "i":
 			p.vim = "insert"
+		case p.lag > 0:
+			p.unrendered, p.lagLeft = p.unrendered+text, p.lag
 		case p.vim == "" || p.vim == "insert":
 			p.edit(func(draft string) string { return draft + text })
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -94,8 +95,8 @@ type Config struct {
 
 // Defaults are the settings of `cac-tmux watch` without flags.
 var Defaults = Config{
-	Interval: 2 * time.Second,
-	Message:  "continue",
+	Interval: config.Default().Watch.Interval,
+	Message:  config.Default().Watch.Message,
 	Schedule: scheduler.Default,
 	Pause:    200 * time.Millisecond,
 	Settle:   3 * time.Second,

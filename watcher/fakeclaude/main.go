@@ -48,6 +48,9 @@
 // A menu row is a Stop row only when its label is exactly "Stop and wait for limit to
 // reset" or "Stop"; any other row chosen is harm.
 //
+// --draw-delay DURATION draws what an input changed that much later, as a busy Claude Code
+// does.
+//
 // --add "row\nrow" adds rows after the scenario's own (a quoted message, tool output).
 // --exit-after DURATION exits (state exit) leaving the last screen in the pane. --spinner
 // makes idle sessions run a turn and animates the working spinner every 100 ms.
@@ -86,6 +89,7 @@ type fake struct {
 	busy                       bool     // a turn runs: a spinner row ends the transcript
 	harm                       bool     // a paid option was chosen
 	vim                        string   // "" (off), "normal", "insert" or "stuck"
+	drawDelay                  time.Duration
 }
 
 const (
@@ -118,6 +122,7 @@ func main() {
 	flag.StringVar(&f.scenario, "scenario", "plain", "plain, draft, menu, armed, stopped, pressenter or idle")
 	flag.StringVar(&f.vim, "vim", "", "vim mode: normal, insert or stuck (default off)")
 	flag.DurationVar(&f.exitAfter, "exit-after", 0, "exit after this long (0: never)")
+	flag.DurationVar(&f.drawDelay, "draw-delay", 0, "draw the screen this long after an input changed it (0: at once)")
 	flag.BoolVar(&f.spinner, "spinner", false, "animate the working spinner every 100ms; idle runs a turn")
 	flag.Parse()
 	resetAt := instant(*reset, time.Now().Add(time.Hour).Truncate(time.Minute))
@@ -253,7 +258,7 @@ func (f *fake) run(restore func()) {
 	}()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP)
-	var tick, fire, hit, exit <-chan time.Time
+	var tick, fire, hit, exit, redraw <-chan time.Time
 	if !f.hitAt.IsZero() {
 		hit = time.After(time.Until(f.hitAt))
 	}
@@ -281,6 +286,11 @@ func (f *fake) run(restore func()) {
 			}
 			fmt.Fprintf(f.log, "%s\t%s\n", c.at.Format(time.RFC3339Nano), strconv.Quote(string(c.b)))
 			f.handle(c.b)
+			if f.drawDelay > 0 { // draw what the input changed a moment later
+				redraw = time.After(f.drawDelay)
+				continue
+			}
+		case <-redraw:
 		case s := <-sigs:
 			if s != syscall.SIGWINCH {
 				quit()
