@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/detector/golden"
+	"github.com/cac-tmux/cac-tmux/internal/golden"
 )
 
 func benchScreen(b *testing.B, name string) string {

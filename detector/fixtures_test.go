@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/detector/golden"
+	"github.com/cac-tmux/cac-tmux/internal/golden"
 )
 
 // TestFixtures runs every shared Claude Code screen against its EXPECT.tsv row (see

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/detector/golden"
+	"github.com/cac-tmux/cac-tmux/internal/golden"
 )
 
 // FuzzDetect feeds the detector arbitrary screens, seeded with every shared real screen and a

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/detector"
-	"github.com/cac-tmux/cac-tmux/detector/golden"
+	"github.com/cac-tmux/cac-tmux/internal/golden"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )

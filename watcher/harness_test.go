@@ -25,14 +25,14 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
-// claudeBin is the fake Claude Code (watcher/fakeclaude), built by TestMain under the name
+// claudeBin is the fake Claude Code (internal/fakeclaude), built by TestMain under the name
 // "claude" so that the watcher recognises it through /proc like the real one.
 var claudeBin string
 
 func TestMain(m *testing.M) {
 	tmuxtest.MainBuilding(m, func(dir string) error {
 		claudeBin = filepath.Join(dir, "claude")
-		return tmuxtest.GoBuild(claudeBin, "./fakeclaude")
+		return tmuxtest.GoBuild(claudeBin, "../internal/fakeclaude")
 	})
 }
 

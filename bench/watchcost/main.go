@@ -3,7 +3,7 @@
 // Command watchcost measures what `cac-tmux watch` costs on a tmux server full of Claude Code
 // sessions and how punctually it reacts to a usage limit, next to a naive poller that
 // captures every pane every tick. It builds cac-tmux and the fake Claude Code
-// (watcher/fakeclaude, installed as "claude") into a temporary directory, starts private tmux
+// (internal/fakeclaude, installed as "claude") into a temporary directory, starts private tmux
 // servers there (tmux -S, TMUX_TMPDIR private, TMUX unset) and, for each N of -n and each of
 // -runs runs, on one server of N fake sessions (-busy of them animating a spinner, one stopped
 // at a limit an hour away, the rest idle):
@@ -190,7 +190,7 @@ func run() error {
 	}
 	logf("building into %s", bin)
 	revision = describe(root)
-	for _, b := range [][2]string{{"cac-tmux", "./cmd/cac-tmux"}, {"claude", "./watcher/fakeclaude"}} {
+	for _, b := range [][2]string{{"cac-tmux", "./cmd/cac-tmux"}, {"claude", "./internal/fakeclaude"}} {
 		// -buildvcs=false: no `git status` (which may write .git/index) in a repository others use
 		cmd := exec.Command("go", "build", "-buildvcs=false", "-o", filepath.Join(bin, b[0]), b[1])
 		cmd.Dir = root

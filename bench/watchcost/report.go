@@ -132,7 +132,7 @@ func report(res map[int][]result, took time.Duration) {
 	fmt.Printf("%s, %s, Linux %s, %d CPUs, CLK_TCK %.0f; cac-tmux built from %s; %d run(s) per figure (a fresh server each); took %s.\n\n",
 		strings.TrimSpace(string(tv)), runtime.Version(), strings.TrimSpace(string(kernel)), runtime.NumCPU(), clkTck,
 		revision, opt.runs, took.Round(time.Second))
-	fmt.Printf("Each server: N fake Claude Code sessions (watcher/fakeclaude), one 120x40 window each: 1 stopped at a limit an hour away, %d running a turn with an animated spinner, the rest idle", opt.busy)
+	fmt.Printf("Each server: N fake Claude Code sessions (internal/fakeclaude), one 120x40 window each: 1 stopped at a limit an hour away, %d running a turn with an animated spinner, the rest idle", opt.busy)
 	if opt.latency {
 		fmt.Printf(" (one of them the probe, which hits a limit after the CPU window)")
 	}

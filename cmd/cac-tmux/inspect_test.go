@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/detector/golden"
+	"github.com/cac-tmux/cac-tmux/internal/golden"
 )
 
 // inspect runs `cac-tmux inspect ARGS` in process with stdin in and returns the exit code,

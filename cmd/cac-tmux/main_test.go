@@ -9,7 +9,7 @@ import (
 )
 
 // bins are the programs TestMain builds: cac-tmux itself, and on Linux the fake Claude Code
-// (watcher/fakeclaude) under the name "claude", so that the watcher recognises it.
+// (internal/fakeclaude) under the name "claude", so that the watcher recognises it.
 var bins struct{ cac, claude string }
 
 func TestMain(m *testing.M) {
@@ -18,6 +18,6 @@ func TestMain(m *testing.M) {
 		if err := tmuxtest.GoBuild(bins.cac, "."); err != nil || runtime.GOOS != "linux" {
 			return err
 		}
-		return tmuxtest.GoBuild(bins.claude, "../../watcher/fakeclaude")
+		return tmuxtest.GoBuild(bins.claude, "../../internal/fakeclaude")
 	})
 }
