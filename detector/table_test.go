@@ -1001,3 +1001,16 @@ func TestRealVimCaptures(t *testing.T) {
 		}
 	}
 }
+
+func TestParseKind(t *testing.T) {
+	for _, k := range kinds {
+		if got, err := ParseKind(string(k)); err != nil || got != k {
+			t.Errorf("ParseKind(%q) = %q, %v", k, got, err)
+		}
+	}
+	for _, s := range []string{"Session", "monthly", " session"} {
+		if _, err := ParseKind(s); err == nil {
+			t.Errorf("ParseKind(%q): no error", s)
+		}
+	}
+}

@@ -11,6 +11,8 @@
 package detector
 
 import (
+	"fmt"
+	"slices"
 	"time"
 )
 
@@ -46,6 +48,19 @@ const (
 	KindLegacy       Kind = "legacy"
 	KindUnknown      Kind = "unknown"
 )
+
+// kinds are the known kinds.
+var kinds = []Kind{KindNone, KindSession, KindFiveHour, KindWeekly, KindOpus, KindSonnet, KindUsage,
+	KindExtraUsage, KindUsageCredits, KindSpendingCap, KindTeam, KindLegacy, KindUnknown}
+
+// ParseKind reads a kind as published (pane options, the state file); "" is KindNone and
+// anything but a known kind is an error.
+func ParseKind(s string) (Kind, error) {
+	if k := Kind(s); slices.Contains(kinds, k) {
+		return k, nil
+	}
+	return "", fmt.Errorf("detector: parse kind %q: not a kind of limit", s)
+}
 
 // Native is the state of Claude Code's own auto-continue (2.1.234+) after the last stop.
 type Native string

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,18 @@ const (
 // Paused reports whether the state is one a user wants to see in `list`: every state but
 // running.
 func (s State) Paused() bool { return s != Running && s != "" }
+
+// states are the known states.
+var states = []State{Running, Limited, Waiting, Native, Held, Resuming, Verifying, Failed, Unwaitable, Skipped}
+
+// ParseState reads a state as published (pane options, the state file); anything but a known
+// state is an error.
+func ParseState(s string) (State, error) {
+	if st := State(s); slices.Contains(states, st) {
+		return st, nil
+	}
+	return "", fmt.Errorf("watcher: parse state %q: not a state (one of %v)", s, states)
+}
 
 // pane is one supervised Claude Code session: a pane and the claude process in it.
 type pane struct {
@@ -277,9 +290,18 @@ func (p *pane) record() (r store.Pane, ok bool) {
 
 // restore takes up the stop a previous watcher handled in this session. The next look
 // classifies it afresh (a draft typed meanwhile is held); what a look cannot see again is
-// kept: when the stop appeared, its reset, the attempts and keys sent, a hold that sticks.
-func (p *pane) restore(r store.Pane) {
-	p.state, p.note, p.stop, p.appeared, p.stopped, p.kind = State(r.State), r.Note, r.Stop, r.Appeared, r.Stopped, detector.Kind(r.Kind)
+// kept: when the stop appeared, its reset, the attempts and keys sent, a hold that sticks. A
+// record with an unknown state or kind (another version wrote it) is not taken up.
+func (p *pane) restore(r store.Pane) error {
+	state, err := ParseState(r.State)
+	if err != nil {
+		return err
+	}
+	kind, err := detector.ParseKind(r.Kind)
+	if err != nil {
+		return err
+	}
+	p.state, p.note, p.stop, p.appeared, p.stopped, p.kind = state, r.Note, r.Stop, r.Appeared, r.Stopped, kind
 	p.due, p.retryAt, p.attempts, p.sent, p.typed, p.pressEnter, p.pre, p.sticky = r.Due, r.RetryAt, r.Attempts, r.Sent, r.Typed, r.PressEnter, r.Above, r.Sticky
 	if !r.Reset.IsZero() {
 		at := r.Reset
@@ -288,6 +310,7 @@ func (p *pane) restore(r store.Pane) {
 		}
 		p.reset = detector.Reset{Known: true, At: at, How: r.ResetHow, Zone: r.ResetZone}
 	}
+	return nil
 }
 
 // digest stands for screen text that is compared later but never stored.

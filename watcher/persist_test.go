@@ -330,3 +330,17 @@ func TestNoPrivateTextLeaks(t *testing.T) {
 		}
 	}
 }
+
+// A record whose state is not one this watcher knows (another version wrote it) is not taken
+// up: the pane is looked at afresh, and no key goes out on the record's word.
+func TestPersistUnknownStateIsNotTakenUp(t *testing.T) {
+	var logs bytes.Buffer
+	st := &memStore{recs: map[string]store.Pane{"%1": {PID: 100, Start: "ticks:100", State: "resuming-v2", Stop: "x", Attempts: 1, Typed: true}}}
+	r := newRig(t, func(c *watcher.Config) { c.Store, c.Log = st, zerolog.New(&logs) })
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	if got := r.state("%1"); got != watcher.Waiting || !strings.Contains(logs.String(), "not taken up") {
+		t.Errorf("state = %s, want waiting afresh with a warning:\n%s", got, logs.String())
+	}
+	r.wantKeys(p)
+}

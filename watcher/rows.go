@@ -1,9 +1,11 @@
 package watcher
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
@@ -40,16 +42,24 @@ func (w *Watcher) Rows() []Row {
 }
 
 // RowOf reads a row from the pane options a watcher published; a pane without them is
-// running. It is how `list` works without a watcher.
-func RowOf(info tmuxctl.Pane) Row {
+// running. It is how `list` works without a watcher. An unknown state or kind (another
+// version published it, or someone set the option by hand) is an error.
+func RowOf(info tmuxctl.Pane) (Row, error) {
 	o := info.Options
-	r := Row{Pane: info.ID, Target: info.Target(), State: State(o.State), Kind: o.Kind, Zone: o.Zone, Note: o.Note}
-	if r.State == "" {
-		r.State = Running
+	r := Row{Pane: info.ID, Target: info.Target(), State: Running, Kind: o.Kind, Zone: o.Zone, Note: o.Note}
+	if o.State != "" {
+		st, err := ParseState(o.State)
+		if err != nil {
+			return Row{}, fmt.Errorf("watcher: pane %s: @cac_state: %w", info.ID, err)
+		}
+		r.State = st
+	}
+	if _, err := detector.ParseKind(o.Kind); err != nil {
+		return Row{}, fmt.Errorf("watcher: pane %s: @cac_kind: %w", info.ID, err)
 	}
 	r.Reset = parseInstant(o.Reset, o.Zone)
 	r.Due = parseInstant(o.Due, o.Zone)
-	return r
+	return r, nil
 }
 
 // parseInstant reads an RFC3339 option value, in zone when it loads; zero when unset or

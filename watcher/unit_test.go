@@ -556,3 +556,30 @@ func TestUnitListingCutByControlDropIsNoFailure(t *testing.T) {
 		t.Errorf("logs = %s; want one warning and no error", logs.String())
 	}
 }
+
+// Published states and kinds are parsed strictly: anything unknown is refused, in pane
+// options (list without a watcher) and in the state file (a record not taken up).
+func TestUnitUnknownStateOrKindIsRefused(t *testing.T) {
+	for _, s := range []string{"running", "waiting", "held", "skipped"} {
+		if got, err := watcher.ParseState(s); err != nil || string(got) != s {
+			t.Errorf("ParseState(%q) = %q, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "Waiting", "paused", "waiting "} {
+		if _, err := watcher.ParseState(s); err == nil {
+			t.Errorf("ParseState(%q): no error", s)
+		}
+	}
+	info := tmuxctl.Pane{ID: "%1", Session: "s", Options: tmuxctl.Options{State: "paused"}}
+	if _, err := watcher.RowOf(info); err == nil || !strings.Contains(err.Error(), "@cac_state") {
+		t.Errorf("RowOf with @cac_state paused = %v, want an error naming the option", err)
+	}
+	info.Options = tmuxctl.Options{State: "waiting", Kind: "monthly"}
+	if _, err := watcher.RowOf(info); err == nil || !strings.Contains(err.Error(), "@cac_kind") {
+		t.Errorf("RowOf with @cac_kind monthly = %v, want an error naming the option", err)
+	}
+	info.Options = tmuxctl.Options{}
+	if r, err := watcher.RowOf(info); err != nil || r.State != watcher.Running {
+		t.Errorf("RowOf without options = %+v, %v, want running", r, err)
+	}
+}

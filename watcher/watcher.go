@@ -86,6 +86,8 @@ type Config struct {
 	Clock clock.Clock
 	// Store keeps what must survive a restart; nil keeps nothing.
 	Store Store
+	// Server names the tmux server's socket in messages (its path); "" says "the socket".
+	Server string
 	// PID, when not 0, is published as the server's @cac_watcher while the watcher runs (on
 	// every server that appears on the socket), and withdrawn when Run ends.
 	PID int
@@ -273,7 +275,13 @@ func (w *Watcher) records(recs map[string]store.Pane) {
 // them up; a new server never matches them); the next try is after a backoff.
 func (w *Watcher) gone(now time.Time, err error) time.Time {
 	if w.down == 0 {
-		w.cfg.Log.Warn().Err(err).Msg("no tmux server on the socket; waiting for one (the watcher keeps running)")
+		server := w.cfg.Server
+		if server == "" {
+			server = "the socket"
+		}
+		w.cfg.Log.Warn().Str("socket", w.cfg.Server).Msg("no tmux server on " + server +
+			"; waiting for one to start there (the watcher keeps running). Another server: -L NAME or -S PATH, as tmux takes them")
+		w.cfg.Log.Debug().Err(err).Msg("the listing that found no server")
 		w.records(w.restore)
 		clear(w.panes)
 		clear(w.idents)
@@ -427,7 +435,10 @@ func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) e
 		if r, ok := w.restore[info.ID]; ok {
 			delete(w.restore, info.ID)
 			if !id.unknown && r.PID == id.PID && r.Start == id.Start {
-				p.restore(r)
+				if err := p.restore(r); err != nil {
+					p.event(w.cfg.Log.Warn()).Err(err).Msg("a stored wait not taken up; the pane is looked at afresh")
+					return w.look(ctx, p, now)
+				}
 				p.event(w.cfg.Log.Info()).Str("state", r.State).Int("attempts", r.Attempts).Msg("taken up from the state file")
 				if p.state == Resuming || p.state == Verifying {
 					// Keys went out (or were about to) before the last watcher ended: look

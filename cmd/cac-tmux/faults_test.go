@@ -259,7 +259,8 @@ func TestFaultServerRestart(t *testing.T) {
 	w := startWatch(t, s.Socket)
 	w.waitLog(t, 10*time.Second, map[string]string{"message": "supervising claude"})
 	s.Tmux(t, "kill-server")
-	w.waitLog(t, 10*time.Second, map[string]string{"level": "warn", "message": "no tmux server on the socket; waiting for one (the watcher keeps running)"})
+	w.waitLog(t, 10*time.Second, map[string]string{"level": "warn", "socket": s.Socket, "message": "no tmux server on " + s.Socket +
+		"; waiting for one to start there (the watcher keeps running). Another server: -L NAME or -S PATH, as tmux takes them"})
 	time.Sleep(3 * time.Second) // several polls without a server
 
 	conf := filepath.Join(s.Dir, "tmux.conf")

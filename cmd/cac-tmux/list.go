@@ -62,7 +62,11 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, asJSON, all bool, std st
 	var rows []watcher.Row
 	finder := &proc.Finder{}
 	for _, p := range panes {
-		r := watcher.RowOf(p)
+		r, err := watcher.RowOf(p)
+		if err != nil {
+			fmt.Fprintf(std.err, "cac-tmux: list: %v; the pane is left out\n", err)
+			continue
+		}
 		if r.State == watcher.Running && (!all || !isClaude(ctx, finder, p)) {
 			continue
 		}

@@ -226,6 +226,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		o.tmux.Connect(transportLog(log))
 		defer o.tmux.Close()
 	}
+	o.cfg.Server = st.Server
 	w := watcher.New(o.tmux, &proc.Finder{}, o.cfg)
 	if o.once {
 		return watchOnce(ctx, w, std)
