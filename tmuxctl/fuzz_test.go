@@ -42,9 +42,9 @@ func paneValues(id int) values {
 func (v values) row() (string, error) {
 	f := make([]string, len(paneFields))
 	for i, pf := range paneFields {
-		s, ok := v[fieldName(pf)]
+		s, ok := v[fieldName(pf.format)]
 		if !ok {
-			return "", fmt.Errorf("the test has no value for list-panes field %q", pf)
+			return "", fmt.Errorf("the test has no value for list-panes field %q", pf.format)
 		}
 		f[i] = s
 	}
@@ -78,9 +78,9 @@ func TestPaneFormatFieldsAreKnown(t *testing.T) {
 	v := paneValues(1)
 	seen := map[string]bool{}
 	for _, pf := range paneFields {
-		n := fieldName(pf)
+		n := fieldName(pf.format)
 		if _, ok := v[n]; !ok {
-			t.Errorf("format field %q (%s) is unknown to the row builder", pf, n)
+			t.Errorf("format field %q (%s) is unknown to the row builder", pf.format, n)
 		}
 		if seen[n] {
 			t.Errorf("format field %s appears twice", n)

@@ -55,7 +55,11 @@ var OptionNames = []string{"@cac_state", "@cac_reset", "@cac_due", "@cac_kind", 
 
 // Values returns the options in OptionNames order.
 func (o Options) Values() []string {
-	return []string{o.State, o.Reset, o.Due, o.Kind, o.Zone, o.Note}
+	v := make([]string, len(OptionNames))
+	for i := range v {
+		v[i] = *o.field(i)
+	}
+	return v
 }
 
 // Target is "session:window.pane" for people; tmux commands take the pane ID instead.
@@ -86,22 +90,62 @@ const (
 	Quiet       = -2 // its window showed no activity since Search.Since
 )
 
-// paneFields are the format of ListPanes: ids and numbers first, free text last. Session
-// names cannot hold control characters (tmux 3.3a escapes them); the command and the options
-// can, and are cleaned.
-var paneFields = append([]string{
-	"#{pane_id}", "#{pane_pid}", "#{window_id}", "#{window_index}", "#{pane_index}",
-	"#{pane_width}", "#{pane_height}", "#{pane_dead}", "#{pane_in_mode}", "#{pane_input_off}",
-	"#{pane_synchronized}", "#{window_activity}", "%MATCH%",
-	"#{session_name}", clean("pane_current_command")},
-	append(optionFields(), "#{pane_title}")...)
+// paneField is one field of the ListPanes format: the tmux format, the name errors give it,
+// and where its value goes in a Pane.
+type paneField struct {
+	format, name string
+	set          func(p *Pane, v string) error
+}
 
-func optionFields() []string {
-	f := make([]string, len(OptionNames))
+// paneFields are the format of ListPanes, parsed field by field into a Pane by name: ids and
+// numbers first, free text last. Session names cannot hold control characters (tmux 3.3a
+// escapes them); the command and the options can, and are cleaned.
+var paneFields = append([]paneField{
+	text("#{pane_id}", func(p *Pane) *string { return &p.ID }),
+	number("pane_pid", func(p *Pane) *int { return &p.PID }),
+	text("#{window_id}", func(p *Pane) *string { return &p.WindowID }),
+	number("window_index", func(p *Pane) *int { return &p.WindowIndex }),
+	number("pane_index", func(p *Pane) *int { return &p.PaneIndex }),
+	number("pane_width", func(p *Pane) *int { return &p.Width }),
+	number("pane_height", func(p *Pane) *int { return &p.Height }),
+	flag("pane_dead", func(p *Pane) *bool { return &p.Dead }),
+	flag("pane_in_mode", func(p *Pane) *bool { return &p.InMode }),
+	flag("pane_input_off", func(p *Pane) *bool { return &p.InputOff }),
+	flag("pane_synchronized", func(p *Pane) *bool { return &p.Synced }),
+	{"#{window_activity}", "window_activity", func(p *Pane, v string) error {
+		t, err := strconv.ParseInt(v, 10, 64)
+		p.WindowActivity = time.Unix(t, 0)
+		return err
+	}},
+	{"%MATCH%", "the pre-filter's match", func(p *Pane, v string) (err error) { p.Match, err = strconv.Atoi(v); return err }},
+	text("#{session_name}", func(p *Pane) *string { return &p.Session }),
+	text(clean("pane_current_command"), func(p *Pane) *string { return &p.Command }),
+}, append(optionFields(), text("#{pane_title}", func(p *Pane) *string { return &p.Title }))...)
+
+func text(format string, at func(*Pane) *string) paneField {
+	return paneField{format, format, func(p *Pane, v string) error { *at(p) = v; return nil }}
+}
+
+func number(name string, at func(*Pane) *int) paneField {
+	return paneField{"#{" + name + "}", name, func(p *Pane, v string) (err error) { *at(p), err = strconv.Atoi(v); return err }}
+}
+
+func flag(name string, at func(*Pane) *bool) paneField {
+	return paneField{"#{" + name + "}", name, func(p *Pane, v string) error { *at(p) = v == "1"; return nil }}
+}
+
+// optionFields are the fields of the pane options, in OptionNames order.
+func optionFields() []paneField {
+	f := make([]paneField, len(OptionNames))
 	for i, n := range OptionNames {
-		f[i] = clean(n)
+		f[i] = text(clean(n), func(p *Pane) *string { return p.Options.field(i) })
 	}
 	return f
+}
+
+// field is the option of OptionNames[i].
+func (o *Options) field(i int) *string {
+	return []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note}[i]
 }
 
 // PaneFormat returns the list-panes format for a search.
@@ -116,8 +160,11 @@ func PaneFormat(s Search) string {
 	if s.Pattern != "" && !s.Since.IsZero() {
 		match = "#{?#{e|>=:#{window_activity}," + strconv.FormatInt(s.Since.Unix(), 10) + "}," + match + ",-2}"
 	}
-	f := strings.Join(paneFields, sep)
-	return strings.Replace(f, "%MATCH%", match, 1)
+	formats := make([]string, len(paneFields))
+	for i, pf := range paneFields {
+		formats[i] = pf.format
+	}
+	return strings.Replace(strings.Join(formats, sep), "%MATCH%", match, 1)
 }
 
 // ListPanes lists every pane on the server once (`list-panes -a`), deduplicated by pane ID:
@@ -164,30 +211,14 @@ func ParsePanes(out string) ([]Pane, error) {
 			return nil, fmt.Errorf("tmuxctl: list-panes row %d: %d fields, want %d: %q", n+1, len(f), len(paneFields), line)
 		}
 		var p Pane
-		var err error
-		ints := []struct {
-			dst *int
-			s   string
-		}{{&p.PID, f[1]}, {&p.WindowIndex, f[3]}, {&p.PaneIndex, f[4]}, {&p.Width, f[5]}, {&p.Height, f[6]}, {&p.Match, f[12]}}
-		for _, x := range ints {
-			if *x.dst, err = strconv.Atoi(x.s); err != nil {
-				return nil, fmt.Errorf("tmuxctl: list-panes row %d: %q is not a number: %q", n+1, x.s, line)
+		for i, pf := range paneFields {
+			if err := pf.set(&p, f[i]); err != nil {
+				return nil, fmt.Errorf("tmuxctl: list-panes row %d: %s %q is not a number: %q", n+1, pf.name, f[i], line)
 			}
 		}
-		act, err := strconv.ParseInt(f[11], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("tmuxctl: list-panes row %d: window_activity %q is not a number", n+1, f[11])
+		if !strings.HasPrefix(p.ID, "%") {
+			return nil, fmt.Errorf("tmuxctl: list-panes row %d: pane id %q does not start with %%", n+1, p.ID)
 		}
-		if !strings.HasPrefix(f[0], "%") {
-			return nil, fmt.Errorf("tmuxctl: list-panes row %d: pane id %q does not start with %%", n+1, f[0])
-		}
-		p.ID, p.WindowID = f[0], f[2]
-		p.Dead, p.InMode, p.InputOff, p.Synced = f[7] == "1", f[8] == "1", f[9] == "1", f[10] == "1"
-		p.WindowActivity = time.Unix(act, 0)
-		p.Session, p.Command = f[13], f[14]
-		o := f[15 : 15+len(OptionNames)]
-		p.Options = Options{State: o[0], Reset: o[1], Due: o[2], Kind: o[3], Zone: o[4], Note: o[5]}
-		p.Title = f[len(f)-1]
 		if seen[p.ID] {
 			continue
 		}
