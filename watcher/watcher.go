@@ -319,17 +319,7 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		}
 		maps.Copy(w.restore, recs)
 	}
-	// The server searches only the windows with activity since the last listing: any later
-	// activity is stamped at or after the latest stamp that listing showed (tmux's own clock,
-	// 1 s resolution). Never after the wall clock less a second, should tmux's clock go back.
-	search := Search
-	if !w.latest.IsZero() {
-		search.Since = w.latest
-		if ceiling := clock.Real.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(w.latest) {
-			search.Since = ceiling
-		}
-	}
-	list, err := w.tmux.ListPanes(ctx, search)
+	list, err := w.tmux.ListPanes(ctx, w.search())
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoServer):
 		return w.gone(now, err), err
@@ -352,6 +342,42 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		w.announced = err == nil
 		errs = append(errs, err)
 	}
+	errs = append(errs, w.visitAll(ctx, list, now)...)
+	w.schedule()
+	for _, p := range w.byDue() {
+		if err := w.act(ctx, p, w.now()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, p := range w.panes {
+		errs = append(errs, w.publish(ctx, p))
+		if t := p.wake(); !t.IsZero() && t.Before(next) {
+			next = t
+		}
+	}
+	w.save()
+	return next, errors.Join(errs...)
+}
+
+// search is the pre-filter of the next listing. The server searches only the windows with
+// activity since the last listing: any later activity is stamped at or after the latest stamp
+// that listing showed (tmux's own clock, 1 s resolution). Never after the wall clock less a
+// second, should tmux's clock go back.
+func (w *Watcher) search() tmuxctl.Search {
+	search := Search
+	if !w.latest.IsZero() {
+		search.Since = w.latest
+		if ceiling := clock.Real.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(w.latest) {
+			search.Since = ceiling
+		}
+	}
+	return search
+}
+
+// visitAll visits every listed pane and forgets what the listing no longer shows: closed
+// panes, and stored waits whose session is gone.
+func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, now time.Time) []error {
+	var errs []error
 	seen := make(map[string]bool, len(list))
 	w.latest = time.Time{}
 	for _, info := range list {
@@ -377,20 +403,7 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 			delete(w.idents, id)
 		}
 	}
-	w.schedule()
-	for _, p := range w.byDue() {
-		if err := w.act(ctx, p, w.now()); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, p := range w.panes {
-		errs = append(errs, w.publish(ctx, p))
-		if t := p.wake(); !t.IsZero() && t.Before(next) {
-			next = t
-		}
-	}
-	w.save()
-	return next, errors.Join(errs...)
+	return errs
 }
 
 // visit identifies one listed pane and looks at it when it needs a look.
