@@ -159,11 +159,16 @@ func waitResumed(t *testing.T, log, message string, timeout time.Duration) time.
 	return at[0]
 }
 
-// onTime checks that the first key came within by after the due instant, never before.
-func onTime(t *testing.T, first, due time.Time, by time.Duration) {
+// late bounds how late a first key may be: a watcher that wakes on time is late by a few
+// tmux calls, more on a loaded machine; one that missed its due instant waits for a retry (30
+// s) or the next day.
+const late = 5 * time.Second
+
+// onTime checks that the first key came within late after the due instant, never before.
+func onTime(t *testing.T, first, due time.Time) {
 	t.Helper()
-	if first.Before(due) || first.After(due.Add(by)) {
-		t.Errorf("first key at %s, want within %s after the due instant %s", first.Format(time.StampMilli), by, due.Format(time.StampMilli))
+	if first.Before(due) || first.After(due.Add(late)) {
+		t.Errorf("first key at %s, want within %s after the due instant %s", first.Format(time.StampMilli), late, due.Format(time.StampMilli))
 	}
 }
 
@@ -184,7 +189,7 @@ func TestFaultKill9DuringWait(t *testing.T) {
 
 	w2 := startWatch(t, s.Socket)
 	w2.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "message": "taken up from the state file"})
-	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin), time.Second)
+	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin))
 	tmuxtest.WaitFor(t, 10*time.Second, "the record to go", func() bool { _, ok := stateOf(t, s.Socket)[pane]; return !ok })
 	if n := w2.count(t, map[string]string{"level": "error"}); n != 0 {
 		t.Errorf("the second watcher logged %d errors:\n%v", n, w2.lines(t))
@@ -208,7 +213,7 @@ func TestFaultStartedAfterDue(t *testing.T) {
 	}
 	started := time.Now()
 	startWatch(t, s.Socket)
-	onTime(t, waitResumed(t, log, "continue", 15*time.Second), started, 3*time.Second) // its first tick
+	onTime(t, waitResumed(t, log, "continue", 15*time.Second), started) // its first tick
 	time.Sleep(2 * time.Second)                                                        // nothing more may come
 	if ins, _, _ := inputs(t, log); len(ins) != 2 {
 		t.Errorf("claude received %q in the end, want exactly one resume", ins)
@@ -275,7 +280,7 @@ func TestFaultServerRestart(t *testing.T) {
 		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
 		return err == nil && v == fmt.Sprint(w.cmd.Process.Pid)
 	})
-	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin), time.Second)
+	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin))
 	// The control-mode client was lost with the server and is made again on the new one.
 	up := map[string]string{"message": "tmux commands go over a control-mode client (tmux -C)"}
 	tmuxtest.WaitFor(t, 15*time.Second, "a control-mode client on the new server", func() bool { return w.count(t, up) == 2 })

@@ -111,7 +111,7 @@ func TestWatchInSparePane(t *testing.T) {
 		t.Errorf("list stderr with a watcher running = %q", stderr)
 	}
 
-	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(margin), 2*time.Second)
+	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(margin))
 
 	s.WaitScreen(t, "main:0.0", "0 paused") // verified as resumed
 
