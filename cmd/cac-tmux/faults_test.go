@@ -214,7 +214,7 @@ func TestFaultStartedAfterDue(t *testing.T) {
 	started := time.Now()
 	startWatch(t, s.Socket)
 	onTime(t, waitResumed(t, log, "continue", 15*time.Second), started) // its first tick
-	time.Sleep(2 * time.Second)                                                        // nothing more may come
+	time.Sleep(2 * time.Second)                                         // nothing more may come
 	if ins, _, _ := inputs(t, log); len(ins) != 2 {
 		t.Errorf("claude received %q in the end, want exactly one resume", ins)
 	}
