@@ -41,6 +41,9 @@ type Pane struct {
 	Command string // pane_current_command: argv[0] of the foreground process group, control characters as "?"
 	// Options are cac-tmux's pane user options (@cac_state, …), "" when unset.
 	Options Options
+	// Request is the pane option @cac_request: an action a command hands to the running
+	// watcher ("resume NONCE"), "" when none.
+	Request string
 	Title   string // pane_title, free text: last
 }
 
@@ -120,7 +123,16 @@ var paneFields = append([]paneField{
 	{"%MATCH%", "the pre-filter's match", func(p *Pane, v string) (err error) { p.Match, err = strconv.Atoi(v); return err }},
 	text("#{session_name}", func(p *Pane) *string { return &p.Session }),
 	text(clean("pane_current_command"), func(p *Pane) *string { return &p.Command }),
-}, append(optionFields(), text("#{pane_title}", func(p *Pane) *string { return &p.Title }))...)
+}, append(optionFields(),
+	text(clean(RequestOption), func(p *Pane) *string { return &p.Request }),
+	text("#{pane_title}", func(p *Pane) *string { return &p.Title }))...)
+
+// RequestOption is the pane option through which a command hands an action to the running
+// watcher; ReplyOption is where the watcher answers it.
+const (
+	RequestOption = "@cac_request"
+	ReplyOption   = "@cac_reply"
+)
 
 func text(format string, at func(*Pane) *string) paneField {
 	return paneField{format, format, func(p *Pane, v string) error { *at(p) = v; return nil }}

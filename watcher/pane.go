@@ -83,6 +83,8 @@ type pane struct {
 	// sticky keeps a hold until the stop changes: a menu that did not close after its Stop
 	// digit is never pressed again.
 	sticky bool
+	// manual: the user asked to resume now (cac-tmux resume): the reset does not gate it.
+	manual bool
 
 	// Looks.
 	looks      int
@@ -127,6 +129,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	old, hadKeys := p.reset, !p.sent.IsZero()
 	p.stop, p.appeared, p.stopped, p.reset, p.kind = v.Message, appeared, now, v.Reset, v.Kind
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
+	p.manual = false
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
 	}
@@ -203,7 +206,7 @@ func (p *pane) classify(v detector.Verdict, message string) {
 			p.due = p.stopped
 		}
 		p.set(Waiting, "Claude Code asks for Enter after the reset")
-	case !p.reset.Known:
+	case !p.reset.Known && !p.manual:
 		p.set(Limited, "no reset time on screen; nothing will be typed")
 	case v.Native == detector.NativeArmed:
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")

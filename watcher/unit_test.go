@@ -30,6 +30,7 @@ type fakePane struct {
 	screen string
 	claude proc.Identity // zero: no claude in the pane
 	keys   []string      // every SendLiteral/SendKey, in order
+	reply  string        // @cac_reply
 	// lag is how many captures after a text the screen still shows the box without it
 	// (Claude Code takes a moment to draw); unrendered holds the text meanwhile.
 	lag, lagLeft int
@@ -208,12 +209,12 @@ func (f *fakeTmux) SetPaneOptions(_ context.Context, id string, names, values []
 	if err != nil {
 		return err
 	}
-	o := tmuxctl.Options{}
-	fields := []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note}
-	for i := range names {
-		*fields[i] = values[i]
+	o := &p.info.Options
+	at := map[string]*string{"@cac_state": &o.State, "@cac_reset": &o.Reset, "@cac_due": &o.Due, "@cac_kind": &o.Kind,
+		"@cac_zone": &o.Zone, "@cac_note": &o.Note, tmuxctl.RequestOption: &p.info.Request, tmuxctl.ReplyOption: &p.reply}
+	for i, n := range names {
+		*at[n] = values[i]
 	}
-	p.info.Options = o
 	return nil
 }
 

@@ -250,6 +250,19 @@ func (w *Watcher) stop() {
 	}
 }
 
+// load reads the records of a previous watcher from the store, once.
+func (w *Watcher) load() {
+	if w.loaded || w.cfg.Store == nil {
+		return
+	}
+	w.loaded = true
+	recs, err := w.cfg.Store.Load()
+	if err != nil {
+		w.cfg.Log.Warn().Err(err).Msg("state file not used")
+	}
+	maps.Copy(w.restore, recs)
+}
+
 // save writes the records of the stopped sessions, and those not yet matched with a listing,
 // to the store. A failure is logged (once while it repeats); the watcher goes on.
 func (w *Watcher) save() {
@@ -311,14 +324,7 @@ func (w *Watcher) report(source string, err error) {
 func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 	now := w.now()
 	next := now.Add(w.cfg.Interval)
-	if !w.loaded && w.cfg.Store != nil {
-		w.loaded = true
-		recs, err := w.cfg.Store.Load()
-		if err != nil {
-			w.cfg.Log.Warn().Err(err).Msg("state file not used")
-		}
-		maps.Copy(w.restore, recs)
-	}
+	w.load()
 	list, err := w.tmux.ListPanes(ctx, w.search())
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoServer):
@@ -342,7 +348,11 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		w.announced = err == nil
 		errs = append(errs, err)
 	}
-	errs = append(errs, w.visitAll(ctx, list, now)...)
+	requests, visitErrs := w.visitAll(ctx, list, now)
+	errs = append(errs, visitErrs...)
+	for _, info := range requests {
+		errs = append(errs, w.answer(ctx, info))
+	}
 	w.schedule()
 	for _, p := range w.byDue() {
 		if err := w.act(ctx, p, w.now()); err != nil {
@@ -375,9 +385,8 @@ func (w *Watcher) search() tmuxctl.Search {
 }
 
 // visitAll visits every listed pane and forgets what the listing no longer shows: closed
-// panes, and stored waits whose session is gone.
-func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, now time.Time) []error {
-	var errs []error
+// panes, and stored waits whose session is gone. It returns the panes that carry a request.
+func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, now time.Time) (requests []tmuxctl.Pane, errs []error) {
 	seen := make(map[string]bool, len(list))
 	w.latest = time.Time{}
 	for _, info := range list {
@@ -386,6 +395,9 @@ func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 			w.latest = info.WindowActivity
 		}
 		errs = append(errs, w.visit(ctx, info, now))
+		if info.Request != "" && !w.cfg.DryRun {
+			requests = append(requests, info)
+		}
 	}
 	for id := range w.restore {
 		// The session of the record no longer runs in its pane (closed, or another program).
@@ -403,7 +415,7 @@ func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 			delete(w.idents, id)
 		}
 	}
-	return errs
+	return requests, errs
 }
 
 // visit identifies one listed pane and looks at it when it needs a look.
