@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // Exit codes, for every command (SPEC §2). inspect has its own contract on top: 0 limited,
@@ -149,7 +150,8 @@ func newRoot(std stdio) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
 	})
-	root.AddCommand(newWatch(std), newList(std), newInspect(std), newVersion(std))
+	root.AddCommand(newWatch(std), newList(std), newInspect(std), newVersion(std),
+		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range append(root.Commands(), root) {
