@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
@@ -94,7 +95,7 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, asJSON, all bool, std st
 	if std.outTTY {
 		width, _ = std.outSize()
 	}
-	for _, line := range formatTable(tableRows(rows, clock.Real.Now()), width) {
+	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), width) {
 		fmt.Fprintln(std.out, line)
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
@@ -289,7 +290,7 @@ func watchLog(o *watchOptions, std stdio, live bool) (zerolog.Logger, *ring) {
 // watchOnce looks once and prints the table.
 func watchOnce(ctx context.Context, w *watcher.Watcher, std stdio) error {
 	_, err := w.Tick(ctx)
-	for _, line := range formatTable(tableRows(w.Rows(), clock.Real.Now()), 0) {
+	for _, line := range table.Format(table.Cells(w.Rows(), clock.Real.Now()), 0) {
 		fmt.Fprintln(std.out, line)
 	}
 	if err != nil {
@@ -390,23 +391,23 @@ func (s *screen) draw(rows []watcher.Row) {
 		}
 	}
 	lines := []string{
-		cut(fmt.Sprintf("cac-tmux watch · %s · %d Claude pane%s, %d paused · every %s · Ctrl-C quits", s.server, len(rows), plural(len(rows)), paused, s.cfg.Interval), width),
+		table.Cut(fmt.Sprintf("cac-tmux watch · %s · %d Claude pane%s, %d paused · every %s · Ctrl-C quits", s.server, len(rows), plural(len(rows)), paused, s.cfg.Interval), width),
 		"",
 	}
-	table := formatTable(tableRows(rows, clock.Real.Now()), width)
+	body := table.Format(table.Cells(rows, clock.Real.Now()), width)
 	if len(rows) == 0 {
-		table = []string{"no Claude Code pane on this server yet"}
+		body = []string{"no Claude Code pane on this server yet"}
 	}
 	room := max(height-len(lines)-4, 2) // leave room for a few events
-	if len(table) > room {
-		more := len(table) - room + 1
-		table = append(table[:room-1], fmt.Sprintf("… and %d more (cac-tmux list)", more))
+	if len(body) > room {
+		more := len(body) - room + 1
+		body = append(body[:room-1], fmt.Sprintf("… and %d more (cac-tmux list)", more))
 	}
-	lines = append(lines, table...)
+	lines = append(lines, body...)
 	if ev := s.events.last(height - len(lines) - 2); len(ev) > 0 {
 		lines = append(lines, "")
 		for _, e := range ev {
-			lines = append(lines, cut(e, width))
+			lines = append(lines, table.Cut(e, width))
 		}
 	}
 	var b strings.Builder

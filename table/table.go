@@ -1,4 +1,6 @@
-package main
+// Package table lays out the rows of supervised panes for people: the live table of watch,
+// list, the popup and the status line share its cells, columns and countdowns.
+package table
 
 import (
 	"fmt"
@@ -9,30 +11,30 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// tableColumns are the columns of `watch` and `list`, in order; the note is last and gives way
+// Columns are the columns of `watch` and `list`, in order; the note is last and gives way
 // first when the terminal is narrow.
-var tableColumns = []string{"PANE", "TARGET", "STATE", "RESET", "IN", "KIND", "NOTE"}
+var Columns = []string{"PANE", "TARGET", "STATE", "RESET", "IN", "KIND", "NOTE"}
 
-// tableRows formats rows as the cells of tableColumns at now.
-func tableRows(rows []watcher.Row, now time.Time) [][]string {
+// Cells formats rows as the cells of Columns at now.
+func Cells(rows []watcher.Row, now time.Time) [][]string {
 	cells := make([][]string, 0, len(rows)+1)
-	cells = append(cells, tableColumns)
+	cells = append(cells, Columns)
 	for _, r := range rows {
 		in := ""
 		switch {
 		case !r.Due.IsZero():
-			in = countdown(r.Due.Sub(now))
+			in = Countdown(r.Due.Sub(now))
 		case r.Reset.After(now):
-			in = countdown(r.Reset.Sub(now))
+			in = Countdown(r.Reset.Sub(now))
 		}
-		cells = append(cells, []string{r.Pane, r.Target, string(r.State), resetText(r.Reset, r.Zone, now), in, r.Kind, r.Note})
+		cells = append(cells, []string{r.Pane, r.Target, string(r.State), ResetText(r.Reset, r.Zone, now), in, r.Kind, r.Note})
 	}
 	return cells
 }
 
-// resetText shows a reset in the zone it was printed in: "19:30 Asia/Nicosia", with the
+// ResetText shows a reset in the zone it was printed in: "19:30 Asia/Nicosia", with the
 // date when it is not today there.
-func resetText(t time.Time, zone string, now time.Time) string {
+func ResetText(t time.Time, zone string, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
@@ -46,8 +48,8 @@ func resetText(t time.Time, zone string, now time.Time) string {
 	return s
 }
 
-// countdown shows how long until an instant: "1h12m", "4m05s", "now".
-func countdown(d time.Duration) string {
+// Countdown shows how long until an instant: "1h12m", "4m05s", "now".
+func Countdown(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return "now"
@@ -59,10 +61,10 @@ func countdown(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// formatTable lays out cells in columns two spaces apart, each line at most width runes
+// Format lays out cells in columns two spaces apart, each line at most width runes
 // (0: no limit): the last column is cut with "…", and columns that do not fit at all are left
 // out from the right.
-func formatTable(cells [][]string, width int) []string {
+func Format(cells [][]string, width int) []string {
 	if len(cells) == 0 {
 		return nil
 	}
@@ -96,13 +98,13 @@ func formatTable(cells [][]string, width int) []string {
 			}
 			b.WriteString(c)
 		}
-		lines = append(lines, cut(strings.TrimRight(b.String(), " "), width))
+		lines = append(lines, Cut(strings.TrimRight(b.String(), " "), width))
 	}
 	return lines
 }
 
-// cut shortens s to width runes, ending in "…" when it was longer (0: no limit).
-func cut(s string, width int) string {
+// Cut shortens s to width runes, ending in "…" when it was longer (0: no limit).
+func Cut(s string, width int) string {
 	if width <= 0 || utf8.RuneCountInString(s) <= width {
 		return s
 	}
