@@ -97,7 +97,6 @@ func TestSameRuleByFlagAndFile(t *testing.T) {
 	}
 }
 
-
 func TestWatchConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "config.toml")
