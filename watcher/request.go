@@ -32,9 +32,10 @@ func ParseAction(s string) (Action, error) {
 }
 
 // Outcome is the answer to an action: Done when it was carried out, else Message says which
-// gate refused it.
+// gate refused it, or (Sent) what the keys a resume sent came to.
 type Outcome struct {
 	Done    bool
+	Sent    bool // keys went out, but the session did not resume
 	Message string
 }
 
@@ -163,7 +164,7 @@ func (w *Watcher) Follow(ctx context.Context, id string, limit time.Duration) (O
 			if p.state == Running {
 				return Outcome{Done: true, Message: "resumed: a turn runs in " + p.info.Target()}, nil
 			}
-			return refused("%s %s: %s", p.info.Target(), p.state, p.note), nil
+			return Outcome{Sent: true, Message: fmt.Sprintf("%s is %s: %s", p.info.Target(), p.state, p.note)}, nil
 		}
 		if !w.now().Before(deadline) {
 			return Outcome{Done: true, Message: "sent; no resumed turn seen yet in " + p.info.Target()}, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -53,27 +54,13 @@ func newList(std stdio) *cobra.Command {
 }
 
 func runList(ctx context.Context, tmux *tmuxctl.Client, asJSON, all bool, std stdio) error {
-	panes, err := tmux.ListPanes(ctx, tmuxctl.Search{})
+	rows, err := paneRows(ctx, tmux, all, std.err)
 	if err != nil {
-		return fmt.Errorf("list: %s: %w", serverName(tmux), hint(err))
+		return fmt.Errorf("list: %w", err)
 	}
 	if !watcherRunning(ctx, tmux) {
 		fmt.Fprintf(std.err, "cac-tmux: no watcher is running on %s; showing the state the last one published (start one with: cac-tmux watch)\n", serverName(tmux))
 	}
-	var rows []watcher.Row
-	finder := &proc.Finder{}
-	for _, p := range panes {
-		r, err := watcher.RowOf(p)
-		if err != nil {
-			fmt.Fprintf(std.err, "cac-tmux: list: %v; the pane is left out\n", err)
-			continue
-		}
-		if r.State == watcher.Running && (!all || !isClaude(ctx, finder, p)) {
-			continue
-		}
-		rows = append(rows, r)
-	}
-	watcher.SortRows(rows)
 	if asJSON {
 		out := make([]listJSON, 0, len(rows))
 		for _, r := range rows {
@@ -99,6 +86,31 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, asJSON, all bool, std st
 		fmt.Fprintln(std.out, line)
 	}
 	return nil
+}
+
+// paneRows are the rows of the panes a watcher published as paused, earliest due first, and
+// with all the Claude Code panes that run normally too. A pane whose published state cannot
+// be read is left out, and warn says so.
+func paneRows(ctx context.Context, tmux *tmuxctl.Client, all bool, warn io.Writer) ([]watcher.Row, error) {
+	panes, err := tmux.ListPanes(ctx, tmuxctl.Search{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", serverName(tmux), hint(err))
+	}
+	var rows []watcher.Row
+	finder := &proc.Finder{}
+	for _, p := range panes {
+		r, err := watcher.RowOf(p)
+		if err != nil {
+			fmt.Fprintf(warn, "cac-tmux: %v; the pane is left out\n", err)
+			continue
+		}
+		if r.State == watcher.Running && (!all || !isClaude(ctx, finder, p)) {
+			continue
+		}
+		rows = append(rows, r)
+	}
+	watcher.SortRows(rows)
+	return rows, nil
 }
 
 func instant(t time.Time) *string {

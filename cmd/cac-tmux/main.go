@@ -151,7 +151,7 @@ func newRoot(std stdio) *cobra.Command {
 		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
 	})
 	root.AddCommand(newWatch(std), newList(std), newInspect(std), newVersion(std),
-		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip))
+		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newPopup(std))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range append(root.Commands(), root) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -61,34 +62,41 @@ func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, targ
 	if err != nil {
 		return err
 	}
-	server, err := tmux.SocketFileHere()
-	if err != nil {
-		return err
-	}
-	lockDir, err := store.LockDir(os.Getenv)
-	if err != nil {
-		return err
-	}
-	var out watcher.Outcome
-	lock, err := store.Acquire(lockDir, server)
-	var locked *store.LockedError
-	switch {
-	case errors.As(err, &locked): // a watcher runs: it does it
-		out, err = handOver(ctx, tmux, id, a)
-	case err != nil:
-		return err
-	default:
-		defer lock.Release()
-		out, err = actHere(ctx, tmux, server, id, a, std)
-	}
+	out, err := doAction(ctx, tmux, id, a, std.err)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", a, target, err)
 	}
-	if !out.Done {
+	switch {
+	case out.Sent && !out.Done:
+		return fmt.Errorf("%s %s: sent, but the session did not resume: %s", a, target, out.Message)
+	case !out.Done:
 		return fmt.Errorf("%s %s: refused: %s", a, target, out.Message)
 	}
 	fmt.Fprintln(std.out, out.Message)
 	return nil
+}
+
+// doAction carries out the action on pane id: through the running watcher when there is one,
+// else here, holding its lock (warnings go to logTo).
+func doAction(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Action, logTo io.Writer) (watcher.Outcome, error) {
+	server, err := tmux.SocketFileHere()
+	if err != nil {
+		return watcher.Outcome{}, err
+	}
+	lockDir, err := store.LockDir(os.Getenv)
+	if err != nil {
+		return watcher.Outcome{}, err
+	}
+	lock, err := store.Acquire(lockDir, server)
+	var locked *store.LockedError
+	switch {
+	case errors.As(err, &locked): // a watcher runs: it does it
+		return handOver(ctx, tmux, id, a)
+	case err != nil:
+		return watcher.Outcome{}, err
+	}
+	defer lock.Release()
+	return actHere(ctx, tmux, server, id, a, logTo)
 }
 
 // paneID resolves a pane id or tmux target to the pane's id. A target tmux cannot find is a
@@ -132,7 +140,7 @@ func handOver(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Ac
 
 // actHere carries out the action without a watcher, holding its lock: the watcher's own code,
 // with the configuration file's settings and the state file.
-func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a watcher.Action, std stdio) (watcher.Outcome, error) {
+func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a watcher.Action, logTo io.Writer) (watcher.Outcome, error) {
 	w, _, err := loadWatch(config.Path(os.Getenv), func(*config.Watch) {})
 	if err != nil {
 		return watcher.Outcome{}, &UsageError{Err: err}
@@ -144,7 +152,7 @@ func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a wat
 	cfg := settings(w)
 	cfg.Store = store.New(stateDir, server)
 	cfg.Server = server
-	cfg.Log = zerolog.New(std.err).Level(zerolog.WarnLevel)
+	cfg.Log = zerolog.New(logTo).Level(zerolog.WarnLevel)
 	wt := watcher.New(tmux, &proc.Finder{}, cfg)
 	out, err := wt.Do(ctx, id, a)
 	if err != nil || !out.Done || a != watcher.ResumeNow {

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"github.com/cac-tmux/cac-tmux/popup"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
+)
+
+func newPopup(std stdio) *cobra.Command {
+	var tmux *tmuxctl.Client
+	var client string
+	c := &cobra.Command{
+		Use:   "popup [-L NAME|-S PATH] [--client NAME]",
+		Short: "the interactive list of Claude sessions, for tmux display-popup -E",
+		Long: `Every Claude Code pane with its state, reset, countdown, kind and note. Arrows or j/k move,
+Enter switches the client to the pane, r resumes it now, s skips its wait, q or Esc closes.
+Bind it to a key:
+
+  bind-key C display-popup -E -w 80% -h 60% cac-tmux popup
+
+It works without a running watcher: it shows what the pane options say, and says so.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runPopup(c.Context(), tmux, client, std)
+		},
+	}
+	tmux = socketFlags(c.Flags())
+	c.Flags().StringVar(&client, "client", "", "the client Enter switches to the pane (default: the one tmux finds most recently active: the one that opened the popup)")
+	return c
+}
+
+func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdio) error {
+	if client == "" {
+		// tmux 3.3a expands no format in display-popup's command, so the binding cannot pass
+		// #{client_name}; from a popup tmux's current client is the most recently active one:
+		// the one whose key opened the popup. Asked now, before anyone switches.
+		out, err := tmux.Run(ctx, "display-message", "-p", "#{client_name}")
+		if err != nil {
+			return fmt.Errorf("popup: %s: %w", serverName(tmux), hint(err))
+		}
+		client = strings.TrimSpace(out)
+	}
+	load := func(ctx context.Context) (popup.Snapshot, error) {
+		rows, err := paneRows(ctx, tmux, true, io.Discard)
+		if err != nil {
+			return popup.Snapshot{}, err
+		}
+		return popup.Snapshot{Rows: rows, Watcher: watcherText(ctx, tmux)}, nil
+	}
+	first, err := load(ctx)
+	if err != nil {
+		return fmt.Errorf("popup: %w", err)
+	}
+	act := func(ctx context.Context, pane string, a watcher.Action) (watcher.Outcome, error) {
+		return doAction(ctx, tmux, pane, a, io.Discard)
+	}
+	m := popup.New(popup.Config{Load: load, Act: act, Color: os.Getenv("NO_COLOR") == ""}, first)
+	final, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(std.in), tea.WithOutput(std.out), tea.WithContext(ctx)).Run()
+	if err != nil {
+		return fmt.Errorf("popup: %w", err)
+	}
+	if pane := final.(popup.Model).Jump(); pane != "" {
+		return jump(ctx, tmux, client, pane)
+	}
+	return nil
+}
+
+// watcherText says which watcher supervises the server, "" when none runs.
+func watcherText(ctx context.Context, tmux *tmuxctl.Client) string {
+	if !watcherRunning(ctx, tmux) {
+		return ""
+	}
+	if v, err := tmux.GlobalOption(ctx, watcher.WatcherOption); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && pid > 0 {
+			return "watcher pid " + strconv.Itoa(pid)
+		}
+	}
+	return "a watcher runs"
+}
+
+// jump switches the client to the pane: its session, window and pane.
+func jump(ctx context.Context, tmux *tmuxctl.Client, client, pane string) error {
+	if client == "" {
+		return fmt.Errorf("popup: no client to switch to %s (give --client NAME, a name from tmux list-clients)", pane)
+	}
+	_, err := tmux.Run(ctx, "switch-client", "-c", client, "-t", pane, ";", "select-window", "-t", pane, ";", "select-pane", "-t", pane)
+	if err != nil {
+		return fmt.Errorf("popup: switch %s to %s: %w", client, pane, err)
+	}
+	return nil
+}
