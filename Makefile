@@ -12,13 +12,14 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git rev-parse -q HEAD
 # One static binary: no cgo (the standard library's pure-Go resolver and user lookup).
 BUILDFLAGS = -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)"
 
-.PHONY: help build dist run test lint fuzz bench gobench clean
+.PHONY: help build dist run test e2e lint fuzz bench gobench clean
 
 help:
 	@echo "make build   build $(BIN), statically linked"
 	@echo "make dist    cross-compile release binaries into dist/ ($(PLATFORMS))"
 	@echo "make run     build and run 'cac-tmux watch' on the current tmux server"
 	@echo "make test    lint, then every test (needs tmux for integration tests)"
+	@echo "make e2e    opt-in: the watcher against the real Claude Code and ../shared's mock API (~5 min)"
 	@echo "make lint    gofmt + go vet"
 	@echo "make fuzz    fuzz the detector for FUZZTIME (default $(FUZZTIME))"
 	@echo "make bench   the cost harness: N=10,100,500 Claude panes, watcher vs a naive poller (~27 min; BENCHFLAGS=-quick ~2 min)"
@@ -47,6 +48,11 @@ lint:
 # -parallel 8: the fault tests mostly wait for a reset on the real clock, side by side.
 test: lint
 	$(GO) test -count=1 -parallel 8 ./...
+
+# Opt-in, not part of test or CI: the real Claude Code (CAC_CLAUDE_VERSION, fetched by
+# ../shared/tools/real-claude.sh) against the loopback mock API (CAC_SHARED), on the real clock.
+e2e:
+	$(GO) test -tags e2e -count=1 -v -timeout 20m ./internal/e2e/
 
 fuzz:
 	$(GO) test ./detector -run '^$$' -fuzz FuzzDetect -fuzztime $(FUZZTIME)

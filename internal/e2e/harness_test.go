@@ -1,0 +1,486 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+// The harness: the mock API, a real Claude Code in a pane of a private tmux server, and
+// `cac-tmux watch` as its own process, each owned by one test and ended with it.
+
+const (
+	defaultVersion = "2.1.330"
+	margin         = 5 * time.Second // the watcher's --margin
+	reply          = "e2e reply from the mock"
+	oauthToken     = "sk-ant-oat01-mock-token-not-real"
+	zone           = "America/New_York"
+)
+
+// binDir holds the binaries built for this run (TestMain removes it).
+var binDir string
+
+func TestMain(m *testing.M) {
+	cleanup := tmuxtest.Isolate() // no tmux call of this process can reach the default server
+	dir, err := os.MkdirTemp("", "cace2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	cleanup()
+	os.Exit(code)
+}
+
+// tools are what every case runs.
+type tools struct {
+	cac, mock, claude string
+	skip              string // why the test cannot run on this machine
+	err               error
+}
+
+var setup = sync.OnceValue(func() tools {
+	shared := os.Getenv("CAC_SHARED")
+	if shared == "" {
+		shared, _ = filepath.Abs("../../../shared")
+	}
+	mockDir := filepath.Join(shared, "tools", "mockapi")
+	if _, err := os.Stat(mockDir); err != nil {
+		return tools{skip: fmt.Sprintf("e2e: no mock API at %s (clone shared/ beside the repository or set CAC_SHARED): %v", mockDir, err)}
+	}
+	version := os.Getenv("CAC_CLAUDE_VERSION")
+	if version == "" {
+		version = defaultVersion
+	}
+	tl := tools{cac: filepath.Join(binDir, "cac-tmux"), mock: filepath.Join(binDir, "mockapi")}
+	out, err := exec.Command("bash", filepath.Join(shared, "tools", "real-claude.sh"), version).Output()
+	tl.claude = strings.TrimSpace(string(out))
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
+		}
+		return tools{skip: fmt.Sprintf("e2e: no real Claude Code %s (real-claude.sh needs npm and the npm registry the first time): %v", version, err)}
+	}
+	if fi, err := os.Stat(tl.claude); err != nil || fi.Mode()&0o111 == 0 {
+		return tools{skip: fmt.Sprintf("e2e: real-claude.sh %s printed %q, not an executable: %v", version, tl.claude, err)}
+	}
+	if err := tmuxtest.GoBuild(tl.cac, "../../cmd/cac-tmux"); err != nil {
+		return tools{err: fmt.Errorf("e2e: build cac-tmux: %w", err)}
+	}
+	build := exec.Command(goTool(), "build", "-o", tl.mock, ".")
+	build.Dir = mockDir
+	if b, err := build.CombinedOutput(); err != nil {
+		return tools{err: fmt.Errorf("e2e: build %s: %w\n%s", mockDir, err, b)}
+	}
+	return tl
+})
+
+// need returns the tools, or skips (nothing to run against) or fails (a build broke) t.
+func need(t *testing.T) tools {
+	t.Helper()
+	tl := setup()
+	if tl.skip != "" {
+		t.Skip(tl.skip)
+	}
+	if tl.err != nil {
+		t.Fatal(tl.err)
+	}
+	return tl
+}
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil { // go test puts $GOROOT/bin first in PATH
+		return p
+	}
+	return "go"
+}
+
+// deadline is now plus d stretched by $CAC_TEST_SLOW.
+func deadline(d time.Duration) time.Time { return time.Now().Add(tmuxtest.Scale(d)) }
+
+// ---- the mock API
+
+type mock struct {
+	url, log string
+}
+
+// request is one line of the mock's request log.
+type request struct {
+	UnixMS int64  `json:"unix_ms"`
+	Path   string `json:"path"`
+	Tools  int    `json:"num_tools"`
+	Tail   string `json:"last_user_tail"`
+	Answer string `json:"answer"`
+}
+
+func (r request) at() time.Time { return time.UnixMilli(r.UnixMS) }
+
+// startMock starts a mock API of its own on a free loopback port, with its own log; it is
+// killed when t ends. A port taken between the pick and the start is picked again.
+func startMock(t *testing.T, bin string) *mock {
+	t.Helper()
+	var err error
+	for range 5 {
+		var m *mock
+		if m, err = tryMock(t, bin); err == nil {
+			return m
+		}
+	}
+	t.Fatal(err)
+	return nil
+}
+
+func tryMock(t *testing.T, bin string) (*mock, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("e2e: pick port: %w", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	m := &mock{url: "http://" + addr, log: filepath.Join(dir, "mock.jsonl")}
+	out, err := os.Create(filepath.Join(dir, "mock.out"))
+	if err != nil {
+		return nil, fmt.Errorf("e2e: mock output: %w", err)
+	}
+	cmd := exec.Command(bin, "-addr", addr, "-log", m.log, "-quiet", "-state", `{"text":"`+reply+`"}`)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("e2e: start mock %s: %w", addr, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); out.Close(); close(done) }()
+	stop := func() { cmd.Process.Kill(); <-done }
+	for end := deadline(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		select {
+		case <-done:
+			b, _ := os.ReadFile(out.Name())
+			return nil, fmt.Errorf("e2e: start mock %s: exited: %s", addr, b)
+		default:
+		}
+		if resp, err := http.Get(m.url + "/_mock/state"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				t.Cleanup(stop)
+				return m, nil
+			}
+		}
+		if time.Now().After(end) {
+			stop()
+			return nil, fmt.Errorf("e2e: start mock %s: no answer", addr)
+		}
+	}
+}
+
+// limit makes the mock answer every message with a 5-hour limit that lifts at reset.
+func (m *mock) limit(t *testing.T, reset time.Time) {
+	t.Helper()
+	body := fmt.Sprintf(`{"mode":"limit","claim":"five_hour","reset":%d,"auto_ok_after_reset":true}`, reset.Unix())
+	resp, err := http.Post(m.url+"/_mock/state", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("e2e: post mock state: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("e2e: post mock state: %s", resp.Status)
+	}
+}
+
+// requests returns the messages the mock answered (a line being written is left out).
+func (m *mock) requests(t *testing.T) []request {
+	t.Helper()
+	b, err := os.ReadFile(m.log)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("e2e: read mock log: %v", err)
+	}
+	var out []request
+	for sc := bufio.NewScanner(bytes.NewReader(b)); sc.Scan(); {
+		var r request
+		if json.Unmarshal(sc.Bytes(), &r) == nil && strings.HasPrefix(r.Path, "/v1/messages") && r.Answer != "count_tokens" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// typed returns the messages whose last user text is text.
+func (m *mock) typed(t *testing.T, text string) []request {
+	var out []request
+	for _, r := range m.requests(t) {
+		if r.Tail == text {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ---- the real Claude Code in a private tmux server
+
+// session is one real Claude Code in pane %N of its own tmux server.
+type session struct {
+	srv  *tmuxtest.Server
+	pane string
+}
+
+// settings is how a case sets Claude Code up.
+type settings struct {
+	vim          bool // editorMode "vim" in .claude.json
+	autoContinue bool // false: autoContinueAtUsageLimit false in settings.json (the options menu opens)
+}
+
+// startClaude starts the real Claude Code as the mockapi README says: its own HOME with
+// onboarding done and the work directory trusted, env -i, the mock's URL and OAuth token. It
+// returns once the prompt is drawn.
+func startClaude(t *testing.T, claude string, m *mock, s settings) *session {
+	t.Helper()
+	home := t.TempDir()
+	work := filepath.Join(home, "work")
+	version := filepath.Base(filepath.Dir(filepath.Dir(claude)))
+	vim := ""
+	if s.vim {
+		vim = `"editorMode":"vim",`
+	}
+	cfg := fmt.Sprintf(`{"numStartups":5,"autoUpdates":false,"hasCompletedOnboarding":true,"lastOnboardingVersion":%q,"lastReleaseNotesSeen":%q,"theme":"dark",%s"projects":{%q:{"allowedTools":[],"hasTrustDialogAccepted":true,"hasCompletedProjectOnboarding":true,"projectOnboardingSeenCount":5}}}`,
+		version, version, vim, work)
+	userSettings := `{"theme":"dark"}`
+	if !s.autoContinue {
+		userSettings = `{"theme":"dark","autoContinueAtUsageLimit":false}`
+	}
+	for name, text := range map[string]string{work + "/.keep": "", home + "/.claude.json": cfg, home + "/.claude/settings.json": userSettings} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `cd "$1" && exec env -i HOME="$2" PATH=/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 TZ=` + zone + ` ` +
+		`TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ANTHROPIC_BASE_URL="$3" CLAUDE_CODE_OAUTH_TOKEN=` + oauthToken + ` ` +
+		`CLAUDE_CODE_SUBSCRIPTION_TYPE=max CLAUDE_CODE_RATE_LIMIT_TIER=default_claude_max_5x ` +
+		`DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 "$4"`
+	var pid string
+	t.Cleanup(func() { // after the server is killed: claude writes into HOME until it ends
+		for end := deadline(15 * time.Second); pid != "" && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			if _, err := os.Stat("/proc/" + pid); err != nil {
+				return
+			}
+		}
+	})
+	srv := tmuxtest.Start(t, 120, 40, "sh", "-c", script, "sh", work, home, m.url, claude)
+	c := &session{srv: srv, pane: strings.TrimSpace(srv.Tmux(t, "display-message", "-p", "-t", "main", "#{pane_id}"))}
+	pid = strings.TrimSpace(srv.Tmux(t, "display-message", "-p", "-t", c.pane, "#{pane_pid}"))
+	c.wait(t, time.Minute, "the prompt", func(s string) bool { return strings.Contains(s, "❯") })
+	return c
+}
+
+// capture returns the pane's screen.
+func (c *session) capture(t *testing.T) string {
+	t.Helper()
+	out, err := c.srv.Client.Capture(context.Background(), c.pane)
+	if err != nil {
+		t.Fatalf("e2e: capture %s: %v", c.pane, err)
+	}
+	return out
+}
+
+// wait polls the screen until cond holds and returns it; past the deadline it fails with
+// the screen.
+func (c *session) wait(t *testing.T, d time.Duration, what string, cond func(screen string) bool) string {
+	t.Helper()
+	end := deadline(d)
+	for {
+		s := c.capture(t)
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(end) {
+			t.Fatalf("e2e: waited %s for %s on pane %s; the screen:\n%s", tmuxtest.Scale(d), what, c.pane, s)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitText waits for text on the screen.
+func (c *session) waitText(t *testing.T, d time.Duration, text string) string {
+	t.Helper()
+	return c.wait(t, d, fmt.Sprintf("%q", text), func(s string) bool { return strings.Contains(s, text) })
+}
+
+// key presses one key (tmux key name).
+func (c *session) key(t *testing.T, key string) {
+	t.Helper()
+	c.srv.Tmux(t, "send-keys", "-t", c.pane, key)
+}
+
+// typeText types text literally and waits until the input box shows it.
+func (c *session) typeText(t *testing.T, text string) {
+	t.Helper()
+	c.srv.Tmux(t, "send-keys", "-t", c.pane, "-l", "--", text)
+	c.wait(t, 30*time.Second, fmt.Sprintf("%q in the input box", text), func(s string) bool { return inputLine(s) == text })
+}
+
+// inputLine is the text of the input box: the last line that starts with ❯ (a menu's
+// focused row is indented), without the marker.
+func inputLine(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if rest, ok := strings.CutPrefix(lines[i], "❯"); ok {
+			return strings.TrimSpace(strings.TrimLeft(rest, " \u00a0"))
+		}
+	}
+	return ""
+}
+
+// stopText starts the stop message the mock's 5-hour limit makes Claude Code print.
+const stopText = "You've hit your 5-hour limit"
+
+// below returns the screen after the last stop message.
+func below(screen string) string {
+	_, after, _ := strings.Cut(screen[strings.LastIndex(screen, stopText)+1:], "\n")
+	return after
+}
+
+// stopAndLimit posts a 5-hour limit that lifts at the next whole minute at least lead away
+// (Claude Code prints the reset to the minute), types a prompt and waits for the stop.
+func (c *session) stopAndLimit(t *testing.T, m *mock, lead time.Duration) time.Time {
+	t.Helper()
+	reset := time.Now().Add(lead).Truncate(time.Minute).Add(time.Minute)
+	m.limit(t, reset)
+	c.typeText(t, "do more")
+	c.key(t, "Enter")
+	c.waitText(t, time.Minute, stopText)
+	t.Logf("stopped at the limit; reset %s (in %s)", reset.Format(time.TimeOnly), time.Until(reset).Round(time.Second))
+	return reset
+}
+
+// ---- the watcher
+
+// watch is one `cac-tmux watch` process logging JSON lines to a file.
+type watch struct {
+	log  string
+	done chan struct{}
+}
+
+// startWatch runs `cac-tmux watch` on the session's server with its own state, runtime and
+// configuration directories; it is killed when t ends.
+func startWatch(t *testing.T, bin string, c *session) *watch {
+	t.Helper()
+	dir := t.TempDir()
+	w := &watch{log: filepath.Join(dir, "watch.log"), done: make(chan struct{})}
+	f, err := os.Create(w.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "watch", "-S", c.srv.Socket, "--margin", margin.String(), "--interval", "1s", "--log-format", "json")
+	cmd.Env = append(withoutTmux(os.Environ()), "XDG_STATE_HOME="+dir+"/state", "XDG_RUNTIME_DIR="+dir+"/run", "XDG_CONFIG_HOME="+dir+"/config")
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("e2e: start watcher: %v", err)
+	}
+	go func() { cmd.Wait(); f.Close(); close(w.done) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-w.done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-w.done
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(w.log)
+			t.Logf("the watcher's log:\n%s", b)
+		}
+	})
+	return w
+}
+
+func withoutTmux(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") && !strings.HasPrefix(kv, "XDG_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// lines returns the watcher's log lines.
+func (w *watch) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(w.log)
+	if err != nil {
+		t.Fatalf("e2e: read watcher log: %v", err)
+	}
+	var out []map[string]any
+	for sc := bufio.NewScanner(bytes.NewReader(b)); sc.Scan(); {
+		var l map[string]any
+		if json.Unmarshal(sc.Bytes(), &l) == nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// messages returns the messages of the log lines about pane.
+func (w *watch) messages(t *testing.T, pane string) []string {
+	var out []string
+	for _, l := range w.lines(t) {
+		if l["pane"] == pane {
+			out = append(out, fmt.Sprint(l["message"]))
+		}
+	}
+	return out
+}
+
+// keys returns the log lines of the keys the watcher sent to pane ("press 1 (…)", "type
+// \"continue\" and Enter").
+func (w *watch) keys(t *testing.T, pane string) []string {
+	var out []string
+	for _, m := range w.messages(t, pane) {
+		if strings.HasPrefix(m, "press ") || strings.HasPrefix(m, "type ") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// waitLog waits for a log line about pane with the message msg and returns it.
+func (w *watch) waitLog(t *testing.T, d time.Duration, pane, msg string) map[string]any {
+	t.Helper()
+	for end := deadline(d); ; time.Sleep(200 * time.Millisecond) {
+		for _, l := range w.lines(t) {
+			if l["pane"] == pane && l["message"] == msg {
+				return l
+			}
+		}
+		select {
+		case <-w.done:
+			t.Fatalf("e2e: the watcher exited before logging %q", msg)
+		default:
+		}
+		if time.Now().After(end) {
+			t.Fatalf("e2e: waited %s for the watcher to log %q about %s; it logged %q", tmuxtest.Scale(d), msg, pane, w.messages(t, pane))
+		}
+	}
+}
