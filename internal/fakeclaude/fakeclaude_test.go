@@ -355,39 +355,6 @@ func TestSpinnerAndResize(t *testing.T) {
 	checkLog(t, f, nil, []string{"idle"})
 }
 
-func TestResetText(t *testing.T) {
-	now := time.Date(2026, 11, 20, 22, 0, 0, 0, berlin)
-	for _, tc := range []struct {
-		at   time.Time
-		want string
-	}{
-		{time.Date(2026, 11, 21, 16, 0, 0, 0, berlin), "4pm"},
-		{time.Date(2026, 11, 21, 16, 30, 0, 0, berlin), "4:30pm"},
-		{time.Date(2026, 11, 21, 0, 0, 0, 0, berlin), "12am"},
-		{time.Date(2026, 11, 21, 0, 5, 0, 0, berlin), "12:05am"},
-		{time.Date(2026, 11, 21, 12, 0, 0, 0, berlin), "12pm"},
-		{time.Date(2026, 11, 23, 23, 0, 0, 0, berlin), "Nov 23, 11pm"},
-		{time.Date(2027, 1, 2, 17, 0, 0, 0, berlin), "Jan 2, 2027, 5pm"},
-	} {
-		if got := resetText(tc.at, now); got != tc.want {
-			t.Errorf("resetText(%s) = %q, want %q", tc.at, got, tc.want)
-		}
-	}
-	for _, tc := range []struct{ in, zone, clock, name string }{
-		{"2026-11-21T16:00:00+02:00", "", "4pm", "Etc/GMT-2"},
-		{"2026-11-21T16:00:00-05:00", "", "4pm", "Etc/GMT+5"},
-		{"2026-11-21T16:00:00Z", "", "4pm", "UTC"},
-		{"2026-11-21T16:00:00+05:30", "", "10:30am", "UTC"},
-		{"2026-11-21T16:00:00Z", "Asia/Tokyo", "1am", "Asia/Tokyo"},
-	} {
-		at, _ := time.Parse(time.RFC3339, tc.in)
-		z, name, err := zoned(at, tc.zone)
-		if err != nil || clock(z) != tc.clock || name != tc.name || !z.Equal(at) {
-			t.Errorf("zoned(%s, %q) = %s %q %v, want %s %s", tc.in, tc.zone, clock(z), name, err, tc.clock, tc.name)
-		}
-	}
-}
-
 // TestPressEnter: "press enter to continue" with a draft: the detector sees press-enter and the
 // draft; an Enter submits the draft (harm), as Claude Code would.
 func TestPressEnter(t *testing.T) {

@@ -1,0 +1,87 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+// TestDemoHeadless runs `cac-tmux demo` without a terminal, as a user would run it, on the
+// real clock: it prints the timeline, exits 0 once the cycle is complete (the reset is the
+// next whole minute at least 45 s away, the native auto-continue fires 15 s after it: 1–2
+// minutes), and leaves nothing behind: no process of its server, no temporary directory, and
+// nothing in TMUX_TMPDIR (the default server's directory) nor in the XDG directories of the
+// user's state, lock and configuration.
+func TestDemoHeadless(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo waits for a reset on the real clock (1–2 minutes)")
+	}
+	t.Parallel()
+	home, err := os.MkdirTemp("/tmp", "cxd") // short: the demo's socket goes under TMPDIR
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	dirs := map[string]string{}
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
+			env = append(env, kv)
+		}
+	}
+	for _, name := range []string{"TMUX_TMPDIR", "TMPDIR", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "HOME"} {
+		dirs[name] = filepath.Join(home, strings.ToLower(name))
+		if err := os.Mkdir(dirs[name], 0o700); err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, name+"="+dirs[name])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), tmuxtest.Scale(4*time.Minute))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bins.cac, "demo")
+	var out, errOut bytes.Buffer
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, &out, &errOut
+	start := time.Now()
+	err = cmd.Run()
+	t.Logf("cac-tmux demo: %s, %v\n%s%s", time.Since(start).Round(time.Second), err, out.String(), errOut.String())
+	if err != nil {
+		t.Fatalf("cac-tmux demo: %v; want exit 0", err)
+	}
+	for _, want := range []string{
+		"(a) plain   seen: waiting for the reset",
+		`(a) plain   resumed: received "continue", "\r"`,
+		"(b) menu    seen: the options menu is open, focus on row 1, Stop is row 3",
+		`(b) menu    the menu's Stop row pressed: received "3"`,
+		`(b) menu    resumed: received "continue", "\r"`,
+		"(c) native  seen: Claude Code's own auto-continue is armed",
+		"(c) native  Claude Code continued by itself after the reset (no key received)",
+		"(d) draft   held: a draft is in the input box",
+		"(d) draft   untouched after the reset",
+		"demo        cycle complete in ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the timeline has no %q", want)
+		}
+	}
+	// The demo's temporary directory (its socket, the claude link, the logs) was under TMPDIR.
+	for name, dir := range dirs {
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) > 0 {
+			t.Errorf("%s (%s) after the demo: %v %v; want it empty", name, dir, entries, err)
+		}
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) {
+			t.Errorf("a process of the demo runs after it: %s: %q", p, b)
+		}
+	}
+}

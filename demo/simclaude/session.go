@@ -1,0 +1,341 @@
+package simclaude
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+
+	"github.com/cac-tmux/cac-tmux/clock"
+)
+
+// chunk is one read of the terminal.
+type chunk struct {
+	at time.Time
+	b  []byte
+}
+
+// timers are the session's own events: the spinner, the native auto-continue firing, the
+// limit hit by an idle session, the exit; a nil channel never fires.
+type timers struct {
+	tick, fire, hit, exit <-chan time.Time
+}
+
+// after is a channel that receives once, d from now on the one clock.
+func after(d time.Duration) <-chan time.Time { return clock.Real.NewTimer(d).C() }
+
+func (f *fake) timers() timers {
+	var t timers
+	now := clock.Real.Now()
+	if !f.hitAt.IsZero() {
+		t.hit = after(f.hitAt.Sub(now))
+	}
+	if f.spinner {
+		t.tick = after(100 * time.Millisecond)
+	}
+	if f.armed && !f.fireAt.IsZero() {
+		t.fire = after(f.fireAt.Sub(now))
+	}
+	if f.exitAfter > 0 {
+		t.exit = after(f.exitAfter)
+	}
+	return t
+}
+
+// readInput sends every read of stdin to the channel, and closes it when the input ends.
+func readInput(input chan<- chunk) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := os.Stdin.Read(buf)
+		if n > 0 {
+			input <- chunk{clock.Real.Now(), append([]byte(nil), buf[:n]...)}
+		}
+		if err != nil {
+			close(input)
+			return
+		}
+	}
+}
+
+// session runs the session on the terminal until its input ends, SIGTERM or SIGHUP, or the
+// exit timer.
+func (f *fake) session() error {
+	restore, err := makeRaw(0)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		io.WriteString(f.out, "\x1b[?25h\r\n") // the shell's prompt goes below the last screen
+		restore()
+	}()
+	f.resize()
+	input := make(chan chunk)
+	go readInput(input)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	t := f.timers()
+	var redraw <-chan time.Time
+	f.draw()
+	f.setState(f.scenario)
+	for {
+		select {
+		case c, ok := <-input:
+			if !ok {
+				return nil
+			}
+			fmt.Fprintf(f.log, "%s\t%s\n", c.at.Format(time.RFC3339Nano), strconv.Quote(string(c.b)))
+			f.handle(c.b)
+			if f.drawDelay > 0 { // draw what the input changed a moment later
+				redraw = after(f.drawDelay)
+				continue
+			}
+		case <-redraw:
+		case s := <-sigs:
+			if s != syscall.SIGWINCH {
+				return nil
+			}
+			f.resize()
+		case <-t.tick:
+			f.frame++
+			t.tick = after(100 * time.Millisecond)
+		case <-t.fire:
+			f.fired()
+		case <-t.hit:
+			f.busy, f.limited = false, true
+			f.add("❯ keep going", f.stopRow, hint)
+			f.setState("limit-hit")
+		case <-t.exit:
+			f.setState("exit")
+			return nil
+		}
+		f.draw()
+	}
+}
+
+// fired is Claude Code's own auto-continue firing, unless something cancelled it.
+func (f *fake) fired() {
+	if f.armed {
+		f.armed, f.limited, f.busy = false, false, true
+		f.add("● Usage limit reset · Continuing automatically")
+		f.setState("native-fired")
+	}
+}
+
+// handle reacts to one read of the terminal.
+func (f *fake) handle(b []byte) {
+	switch {
+	case f.harm:
+		return
+	case f.armed: // "esc or type to cancel": the read is consumed
+		f.armed = false
+		f.add("● Automatic continue cancelled · send a message to continue after the reset")
+		f.setState("native-cancelled")
+		return
+	case f.menu != nil:
+		f.menuKeys(b)
+		return
+	case f.vim == "insert" && string(b) == "\x1b":
+		f.vim = "normal"
+		f.setState("vim-normal")
+		return
+	case b[0] == 0x1b:
+		return // Esc, arrows, Alt-keys: nothing to do at the prompt
+	case f.vim == "stuck":
+		return
+	case f.vim == "normal":
+		// A read of i alone enters INSERT mode; any other read is taken as vim commands
+		// that change nothing here ("continue": c, o, n, t waiting for its target i, …).
+		if string(b) == "i" {
+			f.vim = "insert"
+			f.setState("vim-insert")
+		}
+		return
+	}
+	f.edit(b)
+}
+
+// edit applies the bytes of one read to the input box.
+func (f *fake) edit(b []byte) {
+	text := false
+	for _, c := range b {
+		switch {
+		case c == '\r' && text: // text and Enter in one read is a paste: Enter is a newline
+			f.draft = append(f.draft, '\n')
+			f.setState("pasted-enter")
+		case c == '\r':
+			f.submit()
+		case c == 0x7f || c == 0x08:
+			_, n := utf8.DecodeLastRune(f.draft)
+			f.draft = f.draft[:len(f.draft)-n]
+		case c == 0x15 || c == 0x03: // C-u, C-c
+			f.draft = nil
+		case c >= 0x20:
+			f.draft, text = append(f.draft, c), true
+		}
+	}
+}
+
+// menuKeys: the Stop row's digit or Esc closes the menu, Enter picks the focused (first) row,
+// any other row is harm, other bytes are lost.
+func (f *fake) menuKeys(b []byte) {
+	if string(b) == "\x1b" {
+		f.menu = nil
+		f.setState("menu-escaped")
+		return
+	}
+	for _, c := range b {
+		if c != '\r' && (c < '1' || int(c-'0') > len(f.menu)) || b[0] == 0x1b {
+			continue // lost, as in Claude Code; escape sequences too
+		}
+		row := 0
+		if c != '\r' {
+			row = int(c - '1')
+		}
+		if label := f.menu[row]; label == "Stop" || label == "Stop and wait for limit to reset" {
+			f.menu = nil
+			f.setState("menu-stopped")
+		} else {
+			f.harm = true
+			f.setState("harm")
+		}
+		return
+	}
+}
+
+func (f *fake) submit() {
+	text := strings.TrimSpace(string(f.draft))
+	switch {
+	case f.scenario == "pressenter" && f.limited && text != "":
+		f.draft, f.harm = nil, true
+		f.setState("draft-submitted")
+		return
+	case f.scenario == "pressenter" && f.limited:
+		f.limited, f.busy = false, true
+		f.add("● Resuming the task…")
+		f.setState("resumed")
+		return
+	case text == "":
+		return
+	}
+	f.draft = nil
+	echo := "❯ " + strings.ReplaceAll(text, "\n", "\n  ")
+	switch {
+	case f.limited && (f.again > 0 || f.again < 0 && clock.Real.Now().Before(f.limitUntil)):
+		f.again--
+		f.add(echo, f.nextRow, hint)
+		f.setState("limited-again")
+	case f.limited:
+		f.limited, f.busy = false, true
+		f.add(echo)
+		f.add("● Resuming the task…")
+		f.setState("resumed")
+	default:
+		f.add(echo)
+		f.add("● Got it: " + strings.ReplaceAll(text, "\n", " "))
+		f.setState("replied")
+	}
+}
+
+// screen returns the rows of the current frame.
+func (f *fake) screen() []string {
+	if f.harm {
+		return []string{"UPGRADE FLOW STARTED", "", "  Opening claude.ai/upgrade in your browser…"}
+	}
+	var rows []string
+	for _, r := range f.transcript {
+		for _, l := range strings.Split(r, "\n") {
+			rows = append(rows, wrap(l, f.width)...)
+		}
+	}
+	if f.busy {
+		glyph := "✻"
+		if f.spinner {
+			glyph = string([]rune(frames)[f.frame%utf8.RuneCountInString(frames)])
+		}
+		rows = append(rows, "", glyph+" Working… (esc to interrupt)")
+	}
+	rule := strings.Repeat("─", f.width)
+	rows = append(rows, "", rule)
+	if f.menu != nil {
+		rows = append(rows, "  What do you want to do?", "")
+		for i, label := range f.menu {
+			focus := "  "
+			if i == 0 {
+				focus = "❯ "
+			}
+			rows = append(rows, fmt.Sprintf("  %s%d. %s", focus, i+1, label))
+		}
+		return append(rows, "", "  Enter to confirm · Esc to cancel")
+	}
+	prompt := "❯" + nbsp
+	for _, l := range strings.Split(string(f.draft), "\n") {
+		rows, prompt = append(rows, prompt+l), "  "
+	}
+	rows = append(rows, rule)
+	if f.armed {
+		return append(rows, "  ⚠ Usage limit reached · limit resets "+f.resetAt,
+			"    Continuing automatically at "+f.resetAt+" · Esc to cancel")
+	}
+	if f.vim == "insert" {
+		return append(rows, "  -- INSERT -- ⏵⏵ auto mode on (shift+tab to cycle)")
+	}
+	return append(rows, "  ? for shortcuts")
+}
+
+// wrap breaks a row at spaces to fit width, continuing gutter rows indented five spaces and
+// other rows two.
+func wrap(r string, width int) (out []string) {
+	indent := "  "
+	if strings.HasPrefix(r, "  ⎿") {
+		indent = "     "
+	}
+	for runes := []rune(r); len(runes) > width && width > 10; runes = []rune(r) {
+		cut := width
+		for cut > len(indent)+1 && runes[cut] != ' ' {
+			cut--
+		}
+		if cut <= len(indent)+1 {
+			cut = width // no space to break at
+		}
+		out = append(out, string(runes[:cut]))
+		r = indent + strings.TrimLeft(string(runes[cut:]), " ")
+	}
+	return append(out, r)
+}
+
+// draw writes the frame in one write: home, each row erased and rewritten, the rest of the
+// screen erased. The top rows are dropped when the frame is taller than the pane.
+func (f *fake) draw() {
+	rows := f.screen()
+	rows = rows[max(0, len(rows)-f.height):]
+	io.WriteString(f.out, "\x1b[?25l\x1b[H\x1b[2K"+strings.Join(rows, "\r\n\x1b[2K")+"\x1b[J")
+}
+
+// resize reads the terminal's size (120x40 when stdout is no terminal).
+func (f *fake) resize() {
+	if w, h, err := term.GetSize(1); err == nil && w > 0 && h > 0 {
+		f.width, f.height = w, h
+	}
+}
+
+// makeRaw puts the terminal on fd in raw mode like cfmakeraw(3) (golang.org/x/term): no echo,
+// no line editing, no signals from keys, no output processing, a byte at a time. It returns
+// the function that restores the old mode (a no-op when fd is no terminal).
+func makeRaw(fd int) (func(), error) {
+	if !term.IsTerminal(fd) {
+		return func() {}, nil
+	}
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return nil, fmt.Errorf("simclaude: raw mode: %w", err)
+	}
+	return func() { term.Restore(fd, old) }, nil
+}
