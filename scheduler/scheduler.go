@@ -54,12 +54,19 @@ type Wait struct {
 	Stopped time.Time
 	// Native is true while Claude Code's own auto-continue is armed: it goes first.
 	Native bool
+	// Kept is the slot an earlier Schedule gave this wait (Slot.Slot), zero for a new one. A
+	// kept slot stays: a group's stagger does not collapse when its first panes have woken
+	// and left it.
+	Kept time.Time
 }
 
 // Slot is when one pane is due.
 type Slot struct {
 	Pane string
 	Due  time.Time
+	// Slot is the pane's place in its group's stagger; Due is later when its own due instant
+	// is (Claude Code's auto-continue armed).
+	Slot time.Time
 	// Capped is true when the pane is beyond MaxPerReset for its reset and is not woken.
 	Capped bool
 }
@@ -76,31 +83,42 @@ func (c Config) Due(reset time.Time, native bool) time.Time {
 
 // Schedule returns one slot per wait, in the order the panes wake. Waits whose resets are
 // within SameReset of each other form one group (ordered by reset, then by when they
-// stopped, then by pane); the i-th pane of a group is due Stagger×i after the group's first
-// due instant, and panes past MaxPerReset are capped.
+// stopped, then by pane): the first slot is the group's first due instant, each next one
+// Stagger later, a pane is due at its slot or its own due instant, whichever is later, and
+// panes past MaxPerReset are capped. A pane keeps the slot an earlier Schedule gave it
+// (Wait.Kept); a new one comes Stagger after the latest slot before it.
 func (c Config) Schedule(waits []Wait) []Slot {
 	ws := slices.Clone(waits)
 	slices.SortStableFunc(ws, func(a, b Wait) int {
 		return cmp.Or(a.Reset.Compare(b.Reset), a.Stopped.Compare(b.Stopped), cmp.Compare(a.Pane, b.Pane))
 	})
 	slots := make([]Slot, 0, len(ws))
-	var groupReset time.Time
-	var groupDue time.Time
+	var groupReset, last time.Time
 	n := 0
 	for i, w := range ws {
+		slot := c.Due(w.Reset, false)
 		if i == 0 || w.Reset.Sub(groupReset) > c.SameReset {
-			groupReset, n = w.Reset, 0
-			groupDue = c.Due(w.Reset, false)
+			groupReset, n, last = w.Reset, 0, time.Time{}
+		} else {
+			slot = last.Add(c.Stagger)
 		}
-		due := groupDue.Add(time.Duration(n) * c.Stagger)
-		if own := c.Due(w.Reset, w.Native); own.After(due) {
-			due = own
+		if !w.Kept.IsZero() {
+			slot = w.Kept
 		}
-		slots = append(slots, Slot{Pane: w.Pane, Due: due, Capped: c.MaxPerReset > 0 && n >= c.MaxPerReset})
+		last = later(last, slot)
+		due := later(slot, c.Due(w.Reset, w.Native))
+		slots = append(slots, Slot{Pane: w.Pane, Due: due, Slot: slot, Capped: c.MaxPerReset > 0 && n >= c.MaxPerReset})
 		n++
 	}
 	slices.SortStableFunc(slots, func(a, b Slot) int { return a.Due.Compare(b.Due) })
 	return slots
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // Retry returns when to try again after attempts failed resumes, the last at last, and false

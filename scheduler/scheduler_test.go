@@ -36,14 +36,44 @@ func TestSchedule(t *testing.T) {
 	got := c.Schedule(waits)
 	due := t0.Add(time.Minute)
 	want := []Slot{
-		{Pane: "%4", Due: due},                                     // first stopped
-		{Pane: "%7", Due: due.Add(10 * time.Second)},               // third in the group (%1 is second but native)
-		{Pane: "%2", Due: due.Add(20 * time.Second), Capped: true}, // slot +15 s, but never before its own reset+margin
-		{Pane: "%1", Due: t0.Add(4 * time.Minute)},                 // auto-continue armed: after the grace
-		{Pane: "%9", Due: t0.Add(2*time.Hour + time.Minute)},
+		{Pane: "%4", Due: due, Slot: due},                                                           // first stopped
+		{Pane: "%7", Due: due.Add(10 * time.Second), Slot: due.Add(10 * time.Second)},               // third in the group (%1 is second but native)
+		{Pane: "%2", Due: due.Add(20 * time.Second), Slot: due.Add(15 * time.Second), Capped: true}, // slot +15 s, but never before its own reset+margin
+		{Pane: "%1", Due: t0.Add(4 * time.Minute), Slot: due.Add(5 * time.Second)},                  // auto-continue armed: after the grace
+		{Pane: "%9", Due: t0.Add(2*time.Hour + time.Minute), Slot: t0.Add(2*time.Hour + time.Minute)},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Schedule(%+v) =\n%+v\nwant\n%+v", waits, got, want)
+	}
+}
+
+// A pane keeps its slot: when the first panes of a group have woken and left it, the others
+// are not moved up (the stagger does not collapse), and a pane that joins comes after them.
+func TestScheduleKeepsSlots(t *testing.T) {
+	c := Default
+	due := t0.Add(time.Minute)
+	first := c.Schedule([]Wait{
+		{Pane: "%1", Reset: t0, Stopped: t0.Add(-3 * time.Hour)},
+		{Pane: "%2", Reset: t0, Stopped: t0.Add(-2 * time.Hour)},
+		{Pane: "%3", Reset: t0, Stopped: t0.Add(-1 * time.Hour)},
+	})
+	kept := map[string]time.Time{}
+	for _, s := range first {
+		kept[s.Pane] = s.Slot
+	}
+	// %1 woke and left; %4 stopped later at the same reset.
+	got := c.Schedule([]Wait{
+		{Pane: "%2", Reset: t0, Stopped: t0.Add(-2 * time.Hour), Kept: kept["%2"]},
+		{Pane: "%3", Reset: t0, Stopped: t0.Add(-1 * time.Hour), Kept: kept["%3"]},
+		{Pane: "%4", Reset: t0, Stopped: t0.Add(-30 * time.Minute)},
+	})
+	want := []Slot{
+		{Pane: "%2", Due: due.Add(5 * time.Second), Slot: due.Add(5 * time.Second)},
+		{Pane: "%3", Due: due.Add(10 * time.Second), Slot: due.Add(10 * time.Second)},
+		{Pane: "%4", Due: due.Add(15 * time.Second), Slot: due.Add(15 * time.Second)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Schedule with kept slots =\n%+v\nwant\n%+v", got, want)
 	}
 }
 

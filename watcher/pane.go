@@ -70,6 +70,7 @@ type pane struct {
 	reset    detector.Reset
 	kind     detector.Kind
 	due      time.Time // from the scheduler
+	slot     time.Time // the pane's place in its group's stagger, kept once given
 	capped   bool      // beyond the cap of wakes per reset
 	retryAt  time.Time // after a failed attempt: replaces due
 	// pressEnter: Claude Code asks for a bare Enter ("press enter to continue").
@@ -129,7 +130,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	old, hadKeys := p.reset, !p.sent.IsZero()
 	p.stop, p.appeared, p.stopped, p.reset, p.kind = v.Message, appeared, now, v.Reset, v.Kind
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
-	p.manual = false
+	p.manual, p.slot = false, time.Time{}
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
 	}

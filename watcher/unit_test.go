@@ -584,3 +584,24 @@ func TestUnitUnknownStateOrKindIsRefused(t *testing.T) {
 		t.Errorf("RowOf without options = %+v, %v, want running", r, err)
 	}
 }
+
+// Panes due at the same reset keep their place in the stagger: when the first has woken and
+// resumed, the next still waits for its own slot (it was acting at once instead).
+func TestUnitStaggerHoldsAfterTheFirstResumes(t *testing.T) {
+	r := newRig(t, nil)
+	a := r.tmux.add("%1", 100, idle())
+	b := r.tmux.add("%2", 101, idle())
+	r.at(0)
+	a.draw(stopped("7:30pm", ""))
+	r.at(time.Second)
+	b.draw(stopped("7:30pm", ""))
+	r.at(2 * time.Second)
+	r.at(31 * time.Minute) // a's slot
+	r.wantKeys(a, "continue", "Enter")
+	a.draw(resumed("7:30pm"))
+	r.at(31*time.Minute + time.Second) // a is running again and leaves the group
+	r.at(31*time.Minute + 2*time.Second)
+	r.wantKeys(b)
+	r.at(31*time.Minute + scheduler.Default.Stagger)
+	r.wantKeys(b, "continue", "Enter")
+}

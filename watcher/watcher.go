@@ -199,7 +199,7 @@ func (w *Watcher) apply(cfg Config) {
 	if cfg.Schedule != (scheduler.Config{}) {
 		w.cfg.Schedule = cfg.Schedule
 		for _, p := range w.panes {
-			p.sched = cfg.Schedule
+			p.sched, p.slot = cfg.Schedule, time.Time{} // slots worked out again
 		}
 	}
 	w.cfg.Log.Info().Dur("interval", w.cfg.Interval).Dur("margin", w.cfg.Schedule.Margin).Msg("configuration reloaded")
@@ -523,17 +523,18 @@ func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detect
 }
 
 // schedule gives every waiting pane its due instant: reset + margin, staggered between panes
-// due at the same reset, later for panes whose own auto-continue goes first.
+// due at the same reset, later for panes whose own auto-continue goes first. A pane keeps its
+// place in the stagger until its stop changes.
 func (w *Watcher) schedule() {
 	var waits []scheduler.Wait
 	for id, p := range w.panes {
 		if (p.state == Waiting || p.state == Native) && p.retryAt.IsZero() && !p.pressEnter {
-			waits = append(waits, scheduler.Wait{Pane: id, Reset: p.reset.At, Stopped: p.stopped, Native: p.state == Native})
+			waits = append(waits, scheduler.Wait{Pane: id, Reset: p.reset.At, Stopped: p.stopped, Native: p.state == Native, Kept: p.slot})
 		}
 	}
 	for _, s := range w.cfg.Schedule.Schedule(waits) {
 		p := w.panes[s.Pane]
-		p.due, p.capped = s.Due, s.Capped
+		p.due, p.slot, p.capped = s.Due, s.Slot, s.Capped
 	}
 }
 
