@@ -149,7 +149,7 @@ func newRoot(std stdio) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
 	})
-	root.AddCommand(newWatch(std), newList(std), newInspect(std), newVersion(std))
+	root.AddCommand(newWatch(std), newList(std), newStatus(std), newInspect(std), newVersion(std))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range append(root.Commands(), root) {
