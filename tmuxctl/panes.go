@@ -212,18 +212,24 @@ func (c *Client) PaneInfo(ctx context.Context, pane string) (Pane, error) {
 // ParsePanes parses ListPanes output. A row that does not have the fields it needs is an
 // error naming the row; free-text fields (session, command, title) may hold anything.
 func ParsePanes(out string) ([]Pane, error) {
+	return parseRows(out, paneFields)
+}
+
+// parseRows parses the rows of a `list-panes -F` listing whose format is fields joined by
+// sep, deduplicated by pane ID (the first field).
+func parseRows(out string, fields []paneField) ([]Pane, error) {
 	var panes []Pane
 	seen := map[string]bool{}
 	for n, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if line == "" {
 			continue
 		}
-		f := strings.SplitN(line, sep, len(paneFields))
-		if len(f) != len(paneFields) {
-			return nil, fmt.Errorf("tmuxctl: list-panes row %d: %d fields, want %d: %q", n+1, len(f), len(paneFields), line)
+		f := strings.SplitN(line, sep, len(fields))
+		if len(f) != len(fields) {
+			return nil, fmt.Errorf("tmuxctl: list-panes row %d: %d fields, want %d: %q", n+1, len(f), len(fields), line)
 		}
 		var p Pane
-		for i, pf := range paneFields {
+		for i, pf := range fields {
 			if err := pf.set(&p, f[i]); err != nil {
 				return nil, fmt.Errorf("tmuxctl: list-panes row %d: %s %q is not a number: %q", n+1, pf.name, f[i], line)
 			}
@@ -238,6 +244,44 @@ func ParsePanes(out string) ([]Pane, error) {
 		panes = append(panes, p)
 	}
 	return panes, nil
+}
+
+// pausedFields are the format of PausedPanes: the pane ID, then the options it needs, cleaned.
+var pausedFields = []paneField{
+	text("#{pane_id}", func(p *Pane) *string { return &p.ID }),
+	text(clean("@cac_state"), func(p *Pane) *string { return &p.Options.State }),
+	text(clean("@cac_due"), func(p *Pane) *string { return &p.Options.Due }),
+}
+
+// PausedFilter is PausedPanes' server-side filter (`list-panes -f`): the panes that carry
+// @cac_state, which a watcher sets on every pane that is not running.
+const PausedFilter = "#{@cac_state}"
+
+// PausedFormat is PausedPanes' list-panes format.
+func PausedFormat() string {
+	formats := make([]string, len(pausedFields))
+	for i, pf := range pausedFields {
+		formats[i] = pf.format
+	}
+	return strings.Join(formats, sep)
+}
+
+// PausedPanes lists, in one tmux call, the panes on which a watcher published a state
+// (`list-panes -a -f '#{@cac_state}'`: tmux filters on its side, so the answer is as small as
+// the number of paused panes), deduplicated by pane ID. Each Pane has only its ID,
+// Options.State and Options.Due; the other fields are zero. It is what `cac-tmux status`
+// asks on every status-interval of every client, so it asks for nothing more.
+func (c *Client) PausedPanes(ctx context.Context) ([]Pane, error) {
+	out, err := c.Run(ctx, "list-panes", "-a", "-f", PausedFilter, "-F", PausedFormat())
+	if err != nil {
+		return nil, err
+	}
+	return ParsePaused(out)
+}
+
+// ParsePaused parses PausedPanes output, like ParsePanes.
+func ParsePaused(out string) ([]Pane, error) {
+	return parseRows(out, pausedFields)
 }
 
 // AttachedClient is one attached tmux client.

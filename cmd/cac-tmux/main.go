@@ -150,8 +150,8 @@ func newRoot(std stdio) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
 	})
-	root.AddCommand(newDemo(std), newWatch(std), newList(std), newPopup(std), newAction(std, watcher.ResumeNow),
-		newAction(std, watcher.Skip), newInspect(std), newVersion(std), newSimClaude())
+	root.AddCommand(newDemo(std), newWatch(std), newList(std), newPopup(std), newStatus(std),
+		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newInspect(std), newVersion(std), newSimClaude())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range append(root.Commands(), root) {

@@ -26,7 +26,7 @@ func newPopup(std stdio) *cobra.Command {
 Enter switches the client to the pane, r resumes it now, s skips its wait, q or Esc closes.
 Bind it to a key:
 
-  bind-key C display-popup -E -w 80% -h 60% cac-tmux popup
+  bind-key C run-shell -C "display-popup -E -w 80% -h 60% \"cac-tmux popup --client '#{client_name}'\""
 
 It works without a running watcher: it shows what the pane options say, and says so.`,
 		Args: noArgs,

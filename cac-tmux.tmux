@@ -1,0 +1,76 @@
+#!/bin/sh
+# cac-tmux.tmux: the tmux plugin of cac-tmux, which resumes Claude Code sessions in tmux panes
+# after a usage limit lifts. With TPM, in ~/.tmux.conf:
+#
+#   set -g @plugin 'cac-tmux/cac-tmux'
+#
+# Without TPM: run-shell /path/to/cac-tmux/cac-tmux.tmux
+#
+# It needs the cac-tmux binary on the tmux server's PATH (or @cac-tmux-bin):
+#   go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest    (or make build)
+#
+# Options, set before the plugin line:
+#   set -g @cac-tmux-key C            prefix + KEY opens the popup of every Claude pane (default C)
+#   set -g @cac-tmux-status on        append #(cac-tmux status) to status-right: "⏸ 2 · 1h12m"
+#                                     while panes are paused, nothing otherwise (default off)
+#   set -g @cac-tmux-autostart on     start `cac-tmux watch` in a detached session "_cac-tmux"
+#                                     when no watcher runs (default off)
+#   set -g @cac-tmux-bin PATH         the cac-tmux binary (default: cac-tmux on PATH)
+#
+# The state of each pane on its border needs no plugin and no process, only the pane options
+# a watcher publishes:
+#   set -g pane-border-status top
+#   set -g pane-border-format ' #{pane_current_command} #{?@cac_state,⏸ #{@cac_state} #{@cac_due},}'
+
+# Every setting in one tmux call, one a line (-u: tmux keeps the newlines only for a UTF-8
+# client). A user option set in no scope reads as "".
+{
+	read -r bin
+	read -r key
+	read -r status
+	read -r autostart
+	read -r watcher
+	read -r length
+} <<EOF
+$(tmux -u display-message -p '#{@cac-tmux-bin}
+#{@cac-tmux-key}
+#{@cac-tmux-status}
+#{@cac-tmux-autostart}
+#{@cac_watcher}
+#{status-right-length}')
+EOF
+
+# The binary, and how tmux command lines name it: plain "cac-tmux" when it is on PATH.
+if [ -n "$bin" ]; then
+	cmd="'$bin'"
+else
+	bin=$(command -v cac-tmux 2>/dev/null)
+	cmd=cac-tmux
+fi
+if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+	where="on the tmux server's PATH"
+	[ -n "$bin" ] && where="at $bin (@cac-tmux-bin)"
+	tmux display-message -d 0 "cac-tmux: no cac-tmux binary $where; install it with: go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest (or make build), or set @cac-tmux-bin"
+	exit 0
+fi
+
+# prefix + KEY: the popup on the client that pressed it. display-popup does not expand formats
+# in its command (tmux 3.3a), run-shell -C does: #{client_name} becomes the client's name.
+tmux bind-key "${key:-C}" run-shell -C "display-popup -E -w 80% -h 60% \"$cmd popup --client '#{client_name}'\""
+
+# The status segment, once: a reload finds it already there.
+if [ "$status" = on ]; then
+	segment="#($cmd status)"
+	case "$(tmux show-option -gqv status-right)" in
+	*"$segment"*) ;;
+	*) tmux set-option -ga status-right " $segment" \; set-option -g status-right-length $((${length:-40} + 16)) ;;
+	esac
+fi
+
+# A watcher, unless one runs: a live @cac_watcher pid, or the session this plugin starts it in.
+# A second watcher of the server would exit at once anyway (one watcher per server).
+if [ "$autostart" = on ]; then
+	if ! { [ -n "$watcher" ] && kill -0 "$watcher" 2>/dev/null; } && ! tmux has-session -t '=_cac-tmux' 2>/dev/null; then
+		tmux new-session -d -s _cac-tmux -n watch "exec $cmd watch"
+	fi
+fi

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/table"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
+)
+
+// statusData is what a `status --format` template sees.
+type statusData struct {
+	// Count is the number of paused panes: every published state but running.
+	Count int
+	// Waiting are the panes the watcher resumes on its own (waiting, native, resuming,
+	// verifying); Held those left to the user (held, limited, skipped); Failed those it
+	// will not resume (failed, unwaitable). Waiting + Held + Failed = Count.
+	Waiting, Held, Failed int
+	// Next is the countdown to the soonest due instant among them, as `list` shows it
+	// ("1h12m", "4m05s", "40s", "now"); "" when none is due.
+	Next string
+	// NextAt is that due instant (a time.Time, e.g. {{.NextAt.Format "15:04"}}); zero when
+	// none is due.
+	NextAt time.Time
+}
+
+// defaultStatusFormat prints nothing when nothing is paused, else "⏸ 2 · 1h12m".
+const defaultStatusFormat = `{{if .Count}}⏸ {{.Count}}{{with .Next}} · {{.}}{{end}}{{end}}`
+
+func newStatus(std stdio) *cobra.Command {
+	var tmux *tmuxctl.Client
+	var format string
+	c := &cobra.Command{
+		Use:   "status [-L NAME|-S PATH] [--format TEMPLATE]",
+		Short: "one short line for tmux's status-right: ⏸ 2 · 1h12m",
+		Long: `One short line for tmux's status line, as set -g status-right '#(cac-tmux status) %H:%M':
+the number of paused panes and the countdown to the soonest due one ("⏸ 2 · 1h12m"), and
+nothing at all when nothing is paused or no tmux server runs. It reads the pane options a
+watcher published, in one tmux call.
+
+--format is a Go text/template (pkg.go.dev/text/template) over:
+  .Count    paused panes (every state but running)
+  .Waiting  of them, resumed by the watcher on its own (waiting, native, resuming, verifying)
+  .Held     left to you (held, limited, skipped)
+  .Failed   not resumed (failed, unwaitable)
+  .Next     countdown to the soonest due instant ("1h12m", "4m05s", "now"; "" when none)
+  .NextAt   that instant (a time.Time; zero when none), e.g. {{.NextAt.Format "15:04"}}
+An empty result prints nothing. Exit status: 0, also when no server runs; 1 when tmux fails
+otherwise (tmux shows no status job's error); 2 for a bad --format.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			tmpl, err := parseStatusFormat(format)
+			if err != nil {
+				return err
+			}
+			return runStatus(c.Context(), tmux, tmpl, clock.Real.Now(), std.out)
+		},
+	}
+	tmux = socketFlags(c.Flags())
+	c.Flags().StringVar(&format, "format", defaultStatusFormat, "the line as a Go text/template (see above)")
+	return c
+}
+
+// parseStatusFormat parses a --format template and runs it once on a sample, so that a
+// template that cannot run (an unknown field) is a usage error now rather than on every
+// status-interval.
+func parseStatusFormat(format string) (*template.Template, error) {
+	tmpl, err := template.New("status").Parse(format)
+	if err == nil {
+		sample := statusData{Count: 3, Waiting: 1, Held: 1, Failed: 1, Next: "1h12m", NextAt: time.Unix(0, 0)}
+		err = tmpl.Execute(io.Discard, sample)
+	}
+	if err != nil {
+		return nil, usageErrorf("status: --format: %v (see cac-tmux status --help)", err)
+	}
+	return tmpl, nil
+}
+
+// runStatus prints the status line of the server at now. No server prints nothing, whatever
+// the template: a status line shows no error. Other tmux failures are errors (tmux discards a
+// status job's stderr and exit status, so they reach only a person who runs the command).
+func runStatus(ctx context.Context, tmux *tmuxctl.Client, tmpl *template.Template, now time.Time, out io.Writer) error {
+	panes, err := tmux.PausedPanes(ctx)
+	switch {
+	case errors.Is(err, tmuxctl.ErrNoServer):
+		return nil
+	case err != nil:
+		return fmt.Errorf("status: %s: %w", serverName(tmux), err)
+	}
+	var b strings.Builder
+	if err := tmpl.Execute(&b, statusOf(panes, now)); err != nil {
+		return fmt.Errorf("status: --format: %w", err)
+	}
+	line := b.String()
+	if line == "" {
+		return nil
+	}
+	if !strings.HasSuffix(line, "\n") {
+		line += "\n"
+	}
+	if _, err := io.WriteString(out, line); err != nil {
+		return fmt.Errorf("status: write: %w", err)
+	}
+	return nil
+}
+
+// statusOf counts the paused panes by state and finds the soonest due instant. A pane whose
+// published state cannot be read (another version's, or set by hand) is left out.
+func statusOf(panes []tmuxctl.Pane, now time.Time) statusData {
+	var d statusData
+	rows := make([]watcher.Row, 0, len(panes))
+	for _, p := range panes {
+		if r, err := watcher.RowOf(p); err == nil && r.State.Paused() {
+			rows = append(rows, r)
+		}
+	}
+	watcher.SortRows(rows) // earliest due first, none last
+	for _, r := range rows {
+		d.Count++
+		switch r.State {
+		case watcher.Held, watcher.Limited, watcher.Skipped:
+			d.Held++
+		case watcher.Failed, watcher.Unwaitable:
+			d.Failed++
+		default:
+			d.Waiting++
+		}
+	}
+	if len(rows) > 0 && !rows[0].Due.IsZero() {
+		d.NextAt = rows[0].Due
+		d.Next = table.Countdown(d.NextAt.Sub(now))
+	}
+	return d
+}
