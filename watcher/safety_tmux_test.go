@@ -110,7 +110,9 @@ func TestSafetyCopyModeBeforeEnter(t *testing.T) {
 // named claude whose claude child was killed, exec -a claude cat, a script named claude
 // running cat. Each shows a stop on screen and writes what it reads to a file.
 func TestSafetyNamesAreNotClaude(t *testing.T) {
-	wd := newWorld(t, 2*time.Second)
+	// The reset is a minute ahead: the watcher must not act on the wrapper's claude child
+	// before it is killed, however slow the machine; the clock then jumps to the due instant.
+	wd := newWorld(t, time.Minute)
 	dir := wd.s.Dir
 	screen := filepath.Join(dir, "screen.txt")
 	stop := "  ⎿ \u00a0You've hit your session limit · resets " + clockText(wd.reset) + " (UTC)"
@@ -149,6 +151,8 @@ func TestSafetyNamesAreNotClaude(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	screenShows(t, wd, panes["wrapper"], "Killed") // the wrapper's shell reports it and reads
+	wd.jump(wd.reset.Add(testSchedule.Margin).Sub(wd.now()))
 	wd.waitUntil(wd.reset.Add(testSchedule.Margin + 2*time.Second))
 	for name, pane := range panes {
 		if r, ok := wd.row(pane); ok {
