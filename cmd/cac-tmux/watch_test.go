@@ -17,6 +17,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // inputs reads the fake Claude Code's log: the bytes of every read of its terminal with
@@ -117,9 +118,10 @@ func TestWatchInSparePane(t *testing.T) {
 
 	// Ctrl-C ends the watcher cleanly: it withdraws its mark, and list says so.
 	s.Tmux(t, "send-keys", "-t", "main:0.0", "C-c")
+	// It withdraws its mark, then releases its lock as it exits.
 	tmuxtest.WaitFor(t, 10*time.Second, "the watcher to exit", func() bool {
 		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
-		return err == nil && v == ""
+		return err == nil && v == "" && !lockHeld(t, s.Socket)
 	})
 	if got, stderr := listJSONOf(t, "-S", s.Socket); len(got) != 0 || !strings.Contains(stderr, "no watcher is running") {
 		t.Errorf("list after the watcher ended = %+v, stderr %q; want nothing paused and a note that no watcher runs", got, stderr)
@@ -179,4 +181,15 @@ func TestListNoServer(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut.String(), "-L NAME or -S PATH") {
 		t.Errorf("list on no server = %d, stderr %q; want 1 and how to select a server", code, errOut.String())
 	}
+}
+
+// lockHeld says whether a watcher holds the lock of the server on socket.
+func lockHeld(t *testing.T, socket string) bool {
+	t.Helper()
+	lockDir, err := store.LockDir(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, running, err := store.Holder(lockDir, socket)
+	return err != nil || running
 }

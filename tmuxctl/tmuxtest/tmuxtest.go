@@ -198,7 +198,7 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 func (s *Server) WaitScreen(t testing.TB, pane, text string) string {
 	t.Helper()
 	var screen string
-	WaitFor(t, 5*time.Second, fmt.Sprintf("%q on pane %s", text, pane), func() bool {
+	WaitFor(t, 10*time.Second, fmt.Sprintf("%q on pane %s", text, pane), func() bool {
 		out, err := s.Client.Capture(context.Background(), pane)
 		screen = out
 		return err == nil && strings.Contains(out, text)
