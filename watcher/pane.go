@@ -164,6 +164,9 @@ func stillHolds(old detector.Reset, v detector.Verdict, now time.Time, same time
 // observe moves the state machine after a look at the pane.
 func (p *pane) observe(v detector.Verdict, now time.Time, message string, log zerolog.Logger) {
 	prev, prevNote := p.state, p.note
+	if !v.Limited && prev.Paused() && !whole(v) {
+		return // part of a frame: looked at again
+	}
 	if !v.Limited {
 		if prev.Paused() {
 			how := "no longer stopped"
@@ -182,6 +185,15 @@ func (p *pane) observe(v detector.Verdict, now time.Time, message string, log ze
 	if p.state != prev || p.note != prevNote {
 		p.logState(log, prev)
 	}
+}
+
+// whole reports whether a look that shows no stop can end one: Claude Code's live bottom (its
+// input box or its menu) is on screen, a turn runs, its own auto-continue fired, or claude
+// exited. A capture taken while tmux had drawn only part of a frame shows none of these (seen
+// on a loaded machine, the stop row not drawn yet): such a look is not trusted, and the pane
+// is looked at again.
+func whole(v detector.Verdict) bool {
+	return v.Input.Visible || v.Menu.Open || v.Busy || v.Exited || v.Native == detector.NativeFired
 }
 
 // classify sets the state of a pane stopped at p.stop from what is on screen now. A draft

@@ -331,6 +331,9 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	}
 	prev := p.state
 	switch {
+	case !v.Limited && !whole(v) && now.Before(p.sent.Add(2*w.cfg.Settle)):
+		p.checkAt = now.Add(w.cfg.Pause) // part of a frame: look again
+		return nil
 	case !v.Limited:
 		p.event(w.cfg.Log.Info()).Int("attempts", p.attempts).Bool("evidence", v.Resumed || v.Busy).Msg("resumed")
 		p.toRunning()

@@ -605,3 +605,30 @@ func TestUnitStaggerHoldsAfterTheFirstResumes(t *testing.T) {
 	r.at(31*time.Minute + scheduler.Default.Stagger)
 	r.wantKeys(b, "continue", "Enter")
 }
+
+// A capture of part of a frame (tmux had not drawn the stop row and the input box yet) does
+// not end a wait: the pane is looked at again and still waits.
+func TestUnitPartOfAFrameEndsNoWait(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	whole := p.screen
+	p.draw(screen("❯ hello"))
+	r.at(time.Second)
+	if got := r.state("%1"); got != watcher.Waiting {
+		t.Errorf("state after a partial frame = %s, want waiting", got)
+	}
+	p.draw(whole)
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "continue", "Enter")
+	p.draw(screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", "❯ continue")) // the verify look: part of a frame
+	r.at(31*time.Minute + 3*time.Second)
+	if got := r.state("%1"); got != watcher.Verifying {
+		t.Errorf("state after a partial frame at the check = %s, want still verifying", got)
+	}
+	p.draw(resumed("7:30pm"))
+	r.at(31*time.Minute + 4*time.Second)
+	if got := r.state("%1"); got != watcher.Running {
+		t.Errorf("state after the whole frame = %s, want running", got)
+	}
+}
