@@ -275,8 +275,11 @@ func (w *Watcher) then(ctx context.Context, p *pane, when string, check func(det
 			return true, nil
 		}
 		// A draft that is our text drawn in part closes the gate (classify holds it) but is
-		// only not drawn yet.
-		if (ok || p.state == Held && l.v.Input.Visible) && got == pending && w.now().Before(deadline) {
+		// only not drawn yet; so is a capture of part of a frame.
+		if !l.v.Limited && !whole(l.v) && p.state == state {
+			got = pending
+		}
+		if (ok || p.state == Held && l.v.Input.Visible || p.state == state) && got == pending && w.now().Before(deadline) {
 			p.set(state, note)
 			continue
 		}
