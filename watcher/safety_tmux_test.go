@@ -141,13 +141,14 @@ func TestSafetyNamesAreNotClaude(t *testing.T) {
 			screenShows(t, wd, pane, "resets")
 		}
 	}
-	wd.start(nil)
-	wd.waitState(panes["wrapper"], watcher.Waiting) // the real claude child is supervised
 	var pid int
-	tmuxtest.WaitFor(t, patience, "the child's pid file", func() bool {
+	tmuxtest.WaitFor(t, patience, "the wrapper's claude child to start (its pid file)", func() bool {
 		b, err := os.ReadFile(out("child-pid"))
 		return err == nil && len(b) > 0 && sscan(string(b), &pid)
 	})
+	screenShows(t, wd, panes["wrapper"], "resets") // and to draw its stop
+	wd.start(nil)
+	wd.waitState(panes["wrapper"], watcher.Waiting) // the real claude child is supervised
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
