@@ -64,17 +64,23 @@ func TestPopupSizesAndJump(t *testing.T) {
 	t.Parallel()
 	for _, size := range [][2]int{{60, 15}, {200, 50}} {
 		a := attach(t, size[0], size[1])
-		reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-		held, _ := startClaude(t, a.inner, "--scenario", "draft", "--draft", "my idea", "--reset", reset)
-		waiting, _ := startClaude(t, a.inner, "--reset", reset)
-		if code, _, errOut := runCmd("watch", "-S", a.inner.Socket, "--once"); code != 0 {
-			t.Fatalf("watch --once = %d, %q", code, errOut)
+		reset := time.Now().Add(time.Hour).UTC().Truncate(time.Minute)
+		held, _ := startClaude(t, a.inner, "--scenario", "draft", "--draft", "my idea", "--reset", reset.Format(time.RFC3339))
+		waiting, _ := startClaude(t, a.inner, "--reset", reset.Format(time.RFC3339))
+		// The states as a watcher publishes them (the popup reads the pane options; a 60×15
+		// client leaves the sessions too small to show their stop to a watcher).
+		publish := func(pane, state, note string) {
+			a.inner.Tmux(t, "set-option", "-p", "-t", pane, "@cac_state", state, ";",
+				"set-option", "-p", "-t", pane, "@cac_reset", reset.Format(time.RFC3339), ";",
+				"set-option", "-p", "-t", pane, "@cac_kind", "session", ";",
+				"set-option", "-p", "-t", pane, "@cac_zone", "UTC")
+			if note != "" {
+				a.inner.Tmux(t, "set-option", "-p", "-t", pane, "@cac_note", note)
+			}
 		}
-		// A watcher's look publishes the states (a short-lived one: the popup works without).
-		w := startWatch(t, a.inner.Socket)
-		w.waitLog(t, 10*time.Second, map[string]string{"pane": waiting, "state": "waiting"})
-		w.waitLog(t, 10*time.Second, map[string]string{"pane": held, "state": "held"})
-		w.kill(9)
+		publish(held, "held", "a draft is in the input box; it is left alone (resume by hand when ready)")
+		publish(waiting, "waiting", "")
+		a.inner.Tmux(t, "set-option", "-p", "-t", waiting, "@cac_due", reset.Add(time.Minute).Format(time.RFC3339))
 		screen := a.popup(t)
 		screen = a.screen(t, "held")
 		for _, want := range []string{"waiting", "held", "no watcher runs", "enter jump"} {
@@ -106,10 +112,9 @@ func TestPopupResumeAndSkip(t *testing.T) {
 	reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	held, heldLog := startClaude(t, a.inner, "--scenario", "draft", "--draft", "my idea", "--reset", reset)
 	waiting, log := startClaude(t, a.inner, "--reset", reset, "--limit-until", time.Now().Format(time.RFC3339))
-	w := startWatch(t, a.inner.Socket)
-	w.waitLog(t, 10*time.Second, map[string]string{"pane": held, "state": "held"})
-	w.waitLog(t, 10*time.Second, map[string]string{"pane": waiting, "state": "waiting"})
-	w.kill(9)
+	// The states a watcher published before it ended (r and s look at the panes themselves).
+	a.inner.Tmux(t, "set-option", "-p", "-t", held, "@cac_state", "held", ";", "set-option", "-p", "-t", waiting, "@cac_state", "waiting",
+		";", "set-option", "-p", "-t", waiting, "@cac_due", reset)
 	a.popup(t)
 	a.screen(t, waiting+" ") // the first row is selected
 	a.key(t, "r")
