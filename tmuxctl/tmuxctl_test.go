@@ -228,7 +228,12 @@ func testRealServer(t *testing.T, control bool) {
 	if err != nil || panes[0].Match != -1 {
 		t.Errorf("ListPanes(search limited to another command) = %+v, %v; want Match -1", panes, err)
 	}
-	panes, err = c.ListPanes(ctx, tmuxctl.Search{Pattern: "resets 4pm", Commands: "^(sh|bash)$"})
+	// The other pane's login shell runs its profile (Debian root's calls mesg) before it is
+	// the pane's command: wait for it.
+	tmuxtest.WaitFor(t, 10*time.Second, "sh in both panes", func() bool {
+		panes, err = c.ListPanes(ctx, tmuxctl.Search{Pattern: "resets 4pm", Commands: "^(sh|bash)$"})
+		return err == nil && len(panes) == 2 && panes[0].Command == "sh" && panes[1].Command == "sh"
+	})
 	if err != nil || panes[0].Match < 1 || panes[1].Match != 0 {
 		t.Errorf("ListPanes(search limited to sh) = %+v, %v; want a match in %s, none in %s", panes, err, main.ID, other.ID)
 	}
