@@ -150,6 +150,11 @@ func TestPluginNoBinary(t *testing.T) {
 		want := "cac-tmux: no cac-tmux binary " + tc.where + "; install it with: go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest (or make build)"
 		outer.WaitScreen(t, "main", want)
 		outer.Tmux(t, "send-keys", "-t", "main", "Escape") // the message stays until a key
+		// The key must have reached the client before the next message, or it clears that one.
+		tmuxtest.WaitFor(t, 10*time.Second, "the message dismissed", func() bool {
+			screen, err := outer.Client.Capture(context.Background(), "main")
+			return err == nil && !strings.Contains(screen, "cac-tmux: no cac-tmux binary")
+		})
 		if keys := s.Tmux(t, "list-keys", "-T", "prefix", "C"); strings.Contains(keys, "cac-tmux") {
 			t.Errorf("prefix C is bound without a binary: %q", keys)
 		}
