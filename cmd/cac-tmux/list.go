@@ -135,21 +135,28 @@ func isClaude(ctx context.Context, f *proc.Finder, p tmuxctl.Pane) bool {
 // or the pid a watcher published on the server (@cac_watcher) is alive — a watcher started
 // with another XDG_RUNTIME_DIR locks elsewhere.
 func watcherRunning(ctx context.Context, c *tmuxctl.Client) bool {
+	_, running := watcherPID(ctx, c)
+	return running
+}
+
+// watcherPID says whether a watcher supervises the server, and its pid (0 when its lock file
+// names none): the one holding the server's lock, or the live pid published as @cac_watcher.
+func watcherPID(ctx context.Context, c *tmuxctl.Client) (pid int, running bool) {
 	if server, err := c.SocketFileHere(); err == nil {
 		if dir, err := store.LockDir(os.Getenv); err == nil {
-			if _, running, err := store.Holder(dir, server); err == nil && running {
-				return true
+			if pid, running, err := store.Holder(dir, server); err == nil && running {
+				return pid, true
 			}
 		}
 	}
 	v, err := c.GlobalOption(ctx, watcher.WatcherOption)
 	if err != nil {
-		return false
+		return 0, false
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(v))
+	pid, err = strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || pid <= 0 {
-		return false
+		return 0, false
 	}
 	err = syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return pid, err == nil || errors.Is(err, syscall.EPERM)
 }

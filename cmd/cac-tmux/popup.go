@@ -77,13 +77,11 @@ func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdi
 
 // watcherText says which watcher supervises the server, "" when none runs.
 func watcherText(ctx context.Context, tmux *tmuxctl.Client) string {
-	if !watcherRunning(ctx, tmux) {
+	switch pid, running := watcherPID(ctx, tmux); {
+	case !running:
 		return ""
-	}
-	if v, err := tmux.GlobalOption(ctx, watcher.WatcherOption); err == nil {
-		if pid, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && pid > 0 {
-			return "watcher pid " + strconv.Itoa(pid)
-		}
+	case pid > 0:
+		return "watcher pid " + strconv.Itoa(pid)
 	}
 	return "a watcher runs"
 }
