@@ -62,7 +62,7 @@ func (w *Watcher) Do(ctx context.Context, id string, a Action) (Outcome, error) 
 	if p == nil {
 		return refused("pane %s does not run Claude Code", id), nil
 	}
-	if p.state != Resuming && p.state != Verifying {
+	if p.state != Resuming && p.state != Verifying && !p.lookedAt.Equal(now) { // visit may have looked just now
 		if err := w.look(ctx, p, now); err != nil || w.panes[id] != p {
 			return refused("pane %s is gone", id), err
 		}
