@@ -41,10 +41,17 @@ func (wd *world) inState(pane string, s watcher.State, note string) watcher.Row 
 
 // Finding 1: "press enter to continue" with a draft in the box: no Enter, ever.
 func TestSafetyPressEnterOverADraft(t *testing.T) {
+	heldForGood(t, "draft", "--scenario", "pressenter", "--draft", "half-written idea")
+}
+
+// heldForGood runs the fake Claude Code with args and checks that the watcher holds it with a
+// note that contains note, and sends nothing, up to past the due instant.
+func heldForGood(t *testing.T, note string, args ...string) {
+	t.Helper()
 	wd := newWorld(t, 2*time.Second)
-	f := wd.claude(false, "--scenario", "pressenter", "--draft", "half-written idea")
+	f := wd.claude(false, args...)
 	wd.start(nil)
-	wd.heldWith(f.pane, "draft")
+	wd.heldWith(f.pane, note)
 	wd.waitUntil(wd.reset.Add(testSchedule.Margin + time.Second))
 	f.wantInputs(nil)
 	f.noHarm()
@@ -238,13 +245,7 @@ func TestSafetySlowDrawingStillResumes(t *testing.T) {
 
 // Finding 6: a menu row that starts with "Stop" but is no known Stop label is never pressed.
 func TestSafetyStopLikeMenuRowIsHeld(t *testing.T) {
-	wd := newWorld(t, 2*time.Second)
-	f := wd.claude(false, "--scenario", "menu", "--rows", "Upgrade your plan,Stop waiting and switch to usage credits ($)")
-	wd.start(nil)
-	wd.heldWith(f.pane, "known Stop label")
-	wd.waitUntil(wd.reset.Add(testSchedule.Margin + time.Second))
-	f.wantInputs(nil)
-	f.noHarm()
+	heldForGood(t, "known Stop label", "--scenario", "menu", "--rows", "Upgrade your plan,Stop waiting and switch to usage credits ($)")
 }
 
 // screenShows waits until the pane's screen contains text.
