@@ -49,12 +49,14 @@ type Pane struct {
 
 // Options are the pane user options cac-tmux publishes on a supervised pane (SPEC §6).
 // Reset and Due are RFC3339 instants; Zone is the IANA zone the reset was printed in.
+// Source says where Reset comes from ("screen" or "transcript"); Account is the claude
+// process's config directory, which stands for its account.
 type Options struct {
-	State, Reset, Due, Kind, Zone, Note string
+	State, Reset, Due, Kind, Zone, Note, Source, Account string
 }
 
 // OptionNames are the tmux names of Options' fields, in field order.
-var OptionNames = []string{"@cac_state", "@cac_reset", "@cac_due", "@cac_kind", "@cac_zone", "@cac_note"}
+var OptionNames = []string{"@cac_state", "@cac_reset", "@cac_due", "@cac_kind", "@cac_zone", "@cac_note", "@cac_source", "@cac_account"}
 
 // Values returns the options in OptionNames order.
 func (o Options) Values() []string {
@@ -157,7 +159,7 @@ func optionFields() []paneField {
 
 // field is the option of OptionNames[i].
 func (o *Options) field(i int) *string {
-	return []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note}[i]
+	return []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note, &o.Source, &o.Account}[i]
 }
 
 // PaneFormat returns the list-panes format for a search.

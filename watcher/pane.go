@@ -68,6 +68,7 @@ type pane struct {
 	appeared time.Time // when the stop appeared; zero when unknown
 	stopped  time.Time // when the watcher first saw it
 	reset    detector.Reset
+	source   ResetSource // where reset comes from
 	kind     detector.Kind
 	due      time.Time // from the scheduler
 	slot     time.Time // the pane's place in its group's stagger, kept once given
@@ -93,6 +94,9 @@ type pane struct {
 	lookedReal time.Time // wall clock, to compare with tmux's window_activity
 	activity   time.Time // window_activity at the last look
 	match      int       // the pre-filter's row at the last look
+
+	// recs locates Claude Code's records of the process.
+	recs session
 
 	published tmuxctl.Options
 }
@@ -127,8 +131,9 @@ func (p *pane) needsLook(now time.Time) bool {
 // limit still holds: its attempts carry on and it waits for the backoff, so "continue" never
 // loops (issue 11, finding 4).
 func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
-	old, hadKeys := p.reset, !p.sent.IsZero()
-	p.stop, p.appeared, p.stopped, p.reset, p.kind = v.Message, appeared, now, v.Reset, v.Kind
+	old, oldSource, hadKeys := p.reset, p.source, !p.sent.IsZero()
+	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
+	p.recs.judged = time.Time{}
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
 	p.manual, p.slot = false, time.Time{}
 	if p.state == Failed || p.state == Skipped || p.state == Held {
@@ -136,7 +141,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	}
 	if holds, today := stillHolds(old, v, now, p.sched.SameReset); hadKeys && holds {
 		if today {
-			p.reset = old
+			p.reset, p.source = old, oldSource
 		}
 		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
 		return
@@ -242,7 +247,7 @@ func (p *pane) retry(now time.Time, why string) {
 		p.retryAt = time.Time{}
 		return
 	}
-	if due := p.sched.Due(p.reset.At, false); p.reset.Known && due.After(at) {
+	if due := p.sched.Due(p.reset.At, p.exact(), false); p.reset.Known && due.After(at) {
 		at = due
 	}
 	p.retryAt = at
@@ -279,9 +284,9 @@ func (p *pane) options() tmuxctl.Options {
 	if !p.state.Paused() {
 		return tmuxctl.Options{}
 	}
-	o := tmuxctl.Options{State: string(p.state), Kind: string(p.kind), Note: oneLine(p.note)}
+	o := tmuxctl.Options{State: string(p.state), Kind: string(p.kind), Note: oneLine(p.note), Account: p.account()}
 	if p.reset.Known {
-		o.Reset, o.Zone = p.reset.At.Format(time.RFC3339), p.reset.Zone
+		o.Reset, o.Zone, o.Source = p.reset.At.Format(time.RFC3339), p.reset.Zone, string(p.source)
 	}
 	if d := p.dueAt(); !d.IsZero() {
 		o.Due = d.In(p.reset.At.Location()).Format(time.RFC3339)
@@ -299,7 +304,7 @@ func (p *pane) record() (r store.Pane, ok bool) {
 		Appeared: p.appeared, Stopped: p.stopped, Kind: string(p.kind), Due: p.due, RetryAt: p.retryAt,
 		Attempts: p.attempts, Sent: p.sent, Typed: p.typed, PressEnter: p.pressEnter, Above: p.pre, Sticky: p.sticky}
 	if p.reset.Known {
-		r.Reset, r.ResetHow, r.ResetZone = p.reset.At, p.reset.How, p.reset.Zone
+		r.Reset, r.ResetHow, r.ResetZone, r.ResetSource = p.reset.At, p.reset.How, p.reset.Zone, string(p.source)
 	}
 	return r, true
 }
@@ -317,6 +322,10 @@ func (p *pane) restore(r store.Pane) error {
 	if err != nil {
 		return err
 	}
+	source, err := ParseResetSource(r.ResetSource)
+	if err != nil {
+		return err
+	}
 	p.state, p.note, p.stop, p.appeared, p.stopped, p.kind = state, r.Note, r.Stop, r.Appeared, r.Stopped, kind
 	p.due, p.retryAt, p.attempts, p.sent, p.typed, p.pressEnter, p.pre, p.sticky = r.Due, r.RetryAt, r.Attempts, r.Sent, r.Typed, r.PressEnter, r.Above, r.Sticky
 	if !r.Reset.IsZero() {
@@ -324,10 +333,16 @@ func (p *pane) restore(r store.Pane) error {
 		if loc, err := time.LoadLocation(r.ResetZone); err == nil {
 			at = at.In(loc) // the printed zone, not just its offset
 		}
-		p.reset = detector.Reset{Known: true, At: at, How: r.ResetHow, Zone: r.ResetZone}
+		p.reset, p.source = detector.Reset{Known: true, At: at, How: r.ResetHow, Zone: r.ResetZone}, source
 	}
 	return nil
 }
+
+// exact says the reset is known to the second (from the transcript).
+func (p *pane) exact() bool { return p.source == SourceTranscript }
+
+// account is the claude process's config directory, "" when unknown.
+func (p *pane) account() string { return p.recs.env.Dir() }
 
 // digest stands for screen text that is compared later but never stored.
 func digest(s string) string {
@@ -348,7 +363,7 @@ func (p *pane) logState(log zerolog.Logger, prev State) {
 	}
 	e = p.event(e).Str("state", string(p.state)).Str("was", string(prev)).Str("kind", string(p.kind))
 	if p.reset.Known {
-		e = e.Time("reset", p.reset.At).Str("reset_how", p.reset.How)
+		e = e.Time("reset", p.reset.At).Str("reset_source", string(p.source)).Str("reset_how", p.reset.How)
 	}
 	if d := p.dueAt(); !d.IsZero() {
 		e = e.Time("due", d)

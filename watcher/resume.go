@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
@@ -93,6 +94,9 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 		delete(w.idents, id)
 		return l, false, nil
 	}
+	if !w.registryAllows(ctx, p) {
+		return l, false, nil
+	}
 	screen, v, read, err := w.read(ctx, p, now)
 	if !read {
 		return l, false, err
@@ -103,14 +107,14 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 		p.observe(v, now, w.cfg.Message, log) // resumed by someone else
 		return l, false, nil
 	case v.Message != p.stop:
-		w.restop(p, screen, now, now)
+		w.restop(ctx, p, screen, now, now)
 		return l, false, nil
 	}
 	p.classify(v, w.cfg.Message)
 	switch {
 	case p.state != Waiting && p.state != Native:
 		return l, false, nil
-	case v.Native == detector.NativeArmed && !scheduler.IsDue(w.cfg.Schedule.Due(p.reset.At, true), now):
+	case v.Native == detector.NativeArmed && !scheduler.IsDue(w.cfg.Schedule.Due(p.reset.At, p.exact(), true), now):
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
 		return l, false, nil
 	}
@@ -238,7 +242,8 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 // editorMode "vim"). When that cannot be read the answer is no: the look before Enter still
 // finds a message that NORMAL mode ate.
 func (w *Watcher) vimMode(ctx context.Context, p *pane) bool {
-	mode, err := w.finder.EditorMode(ctx, p.Identity)
+	env, _ := w.recordsOf(ctx, p)
+	mode, err := env.EditorMode()
 	if err != nil {
 		p.event(w.cfg.Log.Debug()).Err(err).Msg("editor mode unknown")
 	}
@@ -332,20 +337,25 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	if !ok {
 		return err
 	}
-	prev := p.state
+	prev, proof := p.state, w.proof(ctx, p)
 	switch {
+	case !v.Limited && proof == records.LimitAgain:
+		p.retry(now, "the limit still holds: the transcript has a new usage-limit row")
 	case !v.Limited && !whole(v) && now.Before(p.sent.Add(2*w.cfg.Settle)):
 		p.checkAt = now.Add(w.cfg.Pause) // part of a frame: look again
 		return nil
 	case !v.Limited:
-		p.event(w.cfg.Log.Info()).Int("attempts", p.attempts).Bool("evidence", v.Resumed || v.Busy).Msg("resumed")
+		p.event(w.cfg.Log.Info()).Int("attempts", p.attempts).Bool("evidence", v.Resumed || v.Busy).
+			Bool("transcript", proof == records.Resumed).Msg("resumed")
 		p.toRunning()
 		return nil
 	case v.Message != p.stop || digest(above(screen, v.Line)) != p.pre:
-		w.restop(p, screen, now, p.sent)
+		w.restop(ctx, p, screen, now, p.sent)
 		return nil
 	case p.typed && strings.TrimSpace(v.Input.Draft) == w.cfg.Message:
 		p.retry(now, "the message is still in the input box")
+	case proof == records.LimitAgain:
+		p.retry(now, "the limit still holds: the transcript has a new usage-limit row")
 	default:
 		p.retry(now, "no sign of a resumed turn")
 	}
@@ -357,7 +367,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 // at appeared: it is scheduled from its own message. After keys went out, a time-only reset
 // is read from just before the old reset, not from the keys: the same printed time is the
 // same instant (the limit still holds), never the next day's (issue 11, finding 4).
-func (w *Watcher) restop(p *pane, screen string, now, appeared time.Time) {
+func (w *Watcher) restop(ctx context.Context, p *pane, screen string, now, appeared time.Time) {
 	prev := p.state
 	if !p.sent.IsZero() && p.reset.Known {
 		if before := p.reset.At.Add(-time.Minute); before.Before(appeared) {
@@ -366,6 +376,7 @@ func (w *Watcher) restop(p *pane, screen string, now, appeared time.Time) {
 	}
 	v := w.detect(p, screen, now, appeared)
 	p.newStop(v, appeared, now)
+	w.refine(ctx, p)
 	if p.state != Failed {
 		p.classify(v, w.cfg.Message)
 	}

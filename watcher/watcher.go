@@ -27,6 +27,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
@@ -59,8 +60,9 @@ const WatcherOption = "@cac_watcher"
 // implements it).
 type Finder interface {
 	Find(ctx context.Context, panePID int) (proc.Found, bool, error)
-	// EditorMode is the process's Claude Code "editorMode" setting ("vim" for vim mode).
-	EditorMode(ctx context.Context, id proc.Identity) (string, error)
+	// Env is the part of the process's environment that locates Claude Code's records (its
+	// config directory, settings, registry entry and transcripts).
+	Env(ctx context.Context, id proc.Identity) (records.Env, error)
 }
 
 // Config holds the watcher's settings.
@@ -493,6 +495,9 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 		v = w.detect(p, screen, now, appeared)
 		p.newStop(v, appeared, now)
 	}
+	if v.Limited {
+		w.refine(ctx, p)
+	}
 	p.observe(v, now, w.cfg.Message, w.cfg.Log)
 	return nil
 }
@@ -523,18 +528,21 @@ func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detect
 }
 
 // schedule gives every waiting pane its due instant: reset + margin, staggered between panes
-// due at the same reset, later for panes whose own auto-continue goes first. A pane keeps its
-// place in the stagger until its stop changes.
+// of one account due at the same reset, later for panes whose own auto-continue goes first. A
+// pane keeps its place in the stagger, and a capped pane its cap, until its stop changes.
 func (w *Watcher) schedule() {
 	var waits []scheduler.Wait
 	for id, p := range w.panes {
 		if (p.state == Waiting || p.state == Native) && p.retryAt.IsZero() && !p.pressEnter {
-			waits = append(waits, scheduler.Wait{Pane: id, Reset: p.reset.At, Stopped: p.stopped, Native: p.state == Native, Kept: p.slot})
+			waits = append(waits, scheduler.Wait{Pane: id, Account: p.account(), Reset: p.reset.At, Exact: p.exact(),
+				Stopped: p.stopped, Native: p.state == Native, Kept: p.slot})
 		}
 	}
 	for _, s := range w.cfg.Schedule.Schedule(waits) {
 		p := w.panes[s.Pane]
-		p.due, p.slot, p.capped = s.Due, s.Slot, s.Capped
+		// A capped pane stays capped for its stop: the panes before it wake and leave the
+		// group, which would otherwise bring it under the cap.
+		p.due, p.slot, p.capped = s.Due, s.Slot, p.capped || s.Capped
 	}
 }
 

@@ -25,6 +25,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cac-tmux/cac-tmux/records"
 )
 
 // Identity is one process instance: a pid can be reused, so its start time is part of it.
@@ -123,25 +125,25 @@ func (f *Finder) Alive(ctx context.Context, id Identity) (bool, error) {
 	return false, fmt.Errorf("proc: alive pid %d: unknown start %q", id.PID, id.Start)
 }
 
-// EditorMode is the "editorMode" setting of the Claude Code process id ("vim" when vim mode is
-// on), from the settings file its environment points to (/proc only: ps cannot read another
-// process's environment).
-func (f *Finder) EditorMode(ctx context.Context, id Identity) (string, error) {
+// Env is the part of the environment of the Claude Code process id that locates its records
+// (records.Env: CLAUDE_CONFIG_DIR and HOME), read from /proc/PID/environ while the process
+// runs (/proc only: ps cannot read another process's environment).
+func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("proc: editor mode of pid %d: %w", id.PID, err)
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: %w", id.PID, err)
 	}
 	if !strings.HasPrefix(id.Start, ticksPrefix) {
-		return "", fmt.Errorf("proc: editor mode of pid %d: the environment is readable through /proc only", id.PID)
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: readable through /proc only", id.PID)
 	}
 	fs := procfs{root: f.root()}
 	if alive, err := fs.alive(id); err != nil || !alive {
-		return "", fmt.Errorf("proc: editor mode of pid %d: the process is gone", id.PID)
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: the process is gone", id.PID)
 	}
-	mode, err := fs.env(id.PID).EditorMode()
-	if err != nil {
-		return "", fmt.Errorf("proc: editor mode of pid %d: %w", id.PID, err)
+	env := fs.env(id.PID)
+	if env.Dir() == "" {
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unreadable, or no CLAUDE_CONFIG_DIR or HOME", id.PID)
 	}
-	return mode, nil
+	return env, nil
 }
 
 func (f *Finder) root() string {
