@@ -136,15 +136,46 @@ func (w *Watcher) rows(ctx context.Context, p *pane) (rows []records.Row, en rec
 	if !ok {
 		return nil, en, false
 	}
-	path, err := p.recs.env.Transcript(en)
-	if err == nil {
-		rows, err = records.ReadTail(path, en.SessionID)
-	}
+	rows, err := transcript(p.recs.env, en)
 	if err != nil {
 		p.event(w.cfg.Log.Debug()).Err(err).Msg("no transcript")
 		return nil, en, false
 	}
 	return rows, en, true
+}
+
+func transcript(env records.Env, en records.Entry) ([]records.Row, error) {
+	path, err := env.Transcript(en)
+	if err != nil {
+		return nil, err
+	}
+	return records.ReadTail(path, en.SessionID)
+}
+
+// FromRecords refines a reset read from the screen of the claude process id with the
+// usage-limit row of its transcript (Exact), for `inspect --pane`. Without records, or when
+// the row does not belong to the stop, r and kind come back with SourceScreen.
+func FromRecords(env records.Env, id proc.Identity, r detector.Reset, kind detector.Kind) (detector.Reset, detector.Kind, ResetSource) {
+	start, ok := ticks(id)
+	if !ok || !r.Known {
+		return r, kind, SourceScreen
+	}
+	en, err := env.Session(id.PID, start)
+	if err != nil {
+		return r, kind, SourceScreen
+	}
+	rows, err := transcript(env, en)
+	if err != nil {
+		return r, kind, SourceScreen
+	}
+	row, found := records.LatestLimit(rows)
+	if !found {
+		return r, kind, SourceScreen
+	}
+	if exact, k, agree := Exact(r, kind, row); agree {
+		return exact, k, SourceTranscript
+	}
+	return r, kind, SourceScreen
 }
 
 // refine takes the reset of the pane's stop from its transcript when the transcript's row
