@@ -268,3 +268,19 @@ func TestExact(t *testing.T) {
 		})
 	}
 }
+
+// `list` reads the source and the account back from the pane options; an unknown source is
+// refused, naming the option.
+func TestRowOfSourceAndAccount(t *testing.T) {
+	r := newRig(t, nil)
+	p := limited(r, "%1", 100, time.Date(2026, 11, 20, 19, 30, 17, 0, time.UTC))
+	r.at(0)
+	row, err := watcher.RowOf(p.info)
+	if err != nil || row.Source != watcher.SourceTranscript || row.Account != p.env().Dir() || row.Reset.Second() != 17 {
+		t.Errorf("RowOf = %+v, %v; want the transcript's reset and the account", row, err)
+	}
+	p.info.Options.Source = "guess"
+	if _, err := watcher.RowOf(p.info); err == nil || !strings.Contains(err.Error(), "@cac_source") {
+		t.Errorf("RowOf with @cac_source guess = %v, want an error naming the option", err)
+	}
+}
