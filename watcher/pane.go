@@ -133,7 +133,7 @@ func (p *pane) needsLook(now time.Time) bool {
 func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	old, oldSource, hadKeys := p.reset, p.source, !p.sent.IsZero()
 	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
-	p.recs.judged = time.Time{}
+	p.recs.judged, p.recs.id = time.Time{}, "" // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
 	p.manual, p.slot = false, time.Time{}
 	if p.state == Failed || p.state == Skipped || p.state == Held {

@@ -92,7 +92,7 @@ func kindOf(rateLimitType string, screen detector.Kind) detector.Kind {
 type session struct {
 	asked  bool
 	env    records.Env
-	id     string    // the registry's session id when first read, "" when unknown
+	id     string    // the registry's session id when the stop was taken on, "" when unknown
 	judged time.Time // the usage-limit row last compared with the screen
 }
 
@@ -126,6 +126,9 @@ func (w *Watcher) entry(ctx context.Context, p *pane) (records.Entry, bool) {
 	if err != nil {
 		p.event(w.cfg.Log.Debug()).Err(err).Msg("no registry entry")
 		return records.Entry{}, false
+	}
+	if p.recs.id == "" {
+		p.recs.id = en.SessionID // the session of the stop being handled
 	}
 	return en, true
 }
@@ -185,12 +188,9 @@ func (w *Watcher) refine(ctx context.Context, p *pane) {
 	if p.source == SourceTranscript || !p.reset.Known {
 		return
 	}
-	rows, en, ok := w.rows(ctx, p)
+	rows, _, ok := w.rows(ctx, p)
 	if !ok {
 		return
-	}
-	if p.recs.id == "" {
-		p.recs.id = en.SessionID
 	}
 	row, found := records.LatestLimit(rows)
 	if !found || row.At.Equal(p.recs.judged) {
