@@ -271,7 +271,9 @@ func runServiceStatus(c *cobra.Command, o *serviceOptions, std stdio) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context(), managerWithin)
 	defer cancel()
-	defer func() { fmt.Fprintf(std.out, "%-8s %s\n", p+":", service.ManagerState(ctx, p, os.Getuid(), service.Exec)) }()
+	defer func() {
+		fmt.Fprintf(std.out, "%-8s %s\n", p+":", service.ManagerState(ctx, p, os.Getuid(), service.Exec))
+	}()
 	fmt.Fprintf(std.out, "%-8s %s\n", "file:", path)
 	switch {
 	case !st.Exists:
