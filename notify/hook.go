@@ -56,25 +56,30 @@ func (e *hookError) Error() string { return "run the hook: " + e.err.Error() }
 func (e *hookError) Unwrap() error { return e.err }
 
 // hookEnv is the hook's environment: the watcher's, less any CAC_* variable of its own, plus
-// the event's. NUL, which no environment can hold, is dropped from the values.
+// the event's (CAC_RESET and CAC_AT in RFC 3339, CAC_RESET "" when the reset is unknown). NUL, which no environment can hold, is dropped from the values.
 func hookEnv(environ []string, e Event) []string {
-	env := make([]string, 0, len(environ)+7)
+	env := make([]string, 0, len(environ)+8)
 	for _, kv := range environ {
 		if !strings.HasPrefix(kv, "CAC_") {
 			env = append(env, kv)
 		}
 	}
-	reset := ""
-	if !e.Reset.IsZero() {
-		reset = e.Reset.Format(time.RFC3339)
-	}
 	for _, kv := range [][2]string{
 		{"CAC_EVENT", string(e.Kind)}, {"CAC_PANE", e.Pane}, {"CAC_TARGET", e.Target},
-		{"CAC_KIND", e.Limit}, {"CAC_RESET", reset}, {"CAC_STATE", e.State}, {"CAC_NOTE", e.Note},
+		{"CAC_KIND", e.Limit}, {"CAC_RESET", rfc3339(e.Reset)}, {"CAC_STATE", e.State}, {"CAC_NOTE", e.Note},
+		{"CAC_AT", rfc3339(e.At)},
 	} {
 		env = append(env, kv[0]+"="+strings.ReplaceAll(kv[1], "\x00", ""))
 	}
 	return env
+}
+
+// rfc3339 is t in RFC 3339 with its own offset, "" for the zero time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
 }
 
 // tail keeps the last max bytes written to it.

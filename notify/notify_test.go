@@ -26,7 +26,8 @@ func TestHookGetsTheEventInItsEnvironment(t *testing.T) {
 	r := newRig(t, settings(func(s *notify.Settings) { s.Command = []string{recorder, out, "ok", "--flag", "two words"} }))
 
 	r.send(t, stop)
-	resumed := notify.Event{Kind: notify.Resumed, Pane: "%3", Target: "main:1.0", Limit: "weekly", State: "running"}
+	resumed := notify.Event{Kind: notify.Resumed, Pane: "%3", Target: "main:1.0", Limit: "weekly", State: "running",
+		At: time.Date(2026, 11, 20, 22, 5, 0, 0, time.FixedZone("CET", 3600))}
 	r.send(t, resumed)
 	rs := waitRecords(t, out, 2)
 
@@ -34,12 +35,13 @@ func TestHookGetsTheEventInItsEnvironment(t *testing.T) {
 		t.Errorf("argv %q, want %q", rs[0].Args, want)
 	}
 	wantEnv := map[string]string{"CAC_EVENT": "stopped", "CAC_PANE": "%3", "CAC_TARGET": "main:1.0", "CAC_KIND": "weekly",
-		"CAC_RESET": "2026-11-24T01:10:00+01:00", "CAC_STATE": "waiting", "CAC_NOTE": "resets Nov 24 1:10am"}
+		"CAC_RESET": "2026-11-24T01:10:00+01:00", "CAC_STATE": "waiting", "CAC_NOTE": "resets Nov 24 1:10am",
+		"CAC_AT": "2026-11-20T22:00:00Z"} // At left zero: the clock's now
 	if !mapsEqual(rs[0].Env, wantEnv) {
 		t.Errorf("stopped: env %q, want %q", rs[0].Env, wantEnv)
 	}
 	wantEnv = map[string]string{"CAC_EVENT": "resumed", "CAC_PANE": "%3", "CAC_TARGET": "main:1.0", "CAC_KIND": "weekly",
-		"CAC_RESET": "", "CAC_STATE": "running", "CAC_NOTE": ""}
+		"CAC_RESET": "", "CAC_STATE": "running", "CAC_NOTE": "", "CAC_AT": "2026-11-20T22:05:00+01:00"}
 	if !mapsEqual(rs[1].Env, wantEnv) {
 		t.Errorf("resumed (reset unknown): env %q, want %q", rs[1].Env, wantEnv)
 	}
