@@ -154,6 +154,7 @@ func newRoot(std stdio) *cobra.Command {
 		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newInspect(std), newVersion(std), newSimClaude())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	root.AddCommand(newService(std))
 	for _, c := range append(root.Commands(), root) {
 		if c.HasSubCommands() {
 			c.Args, c.RunE, c.SuggestionsMinimumDistance = needCommand, needCommand, 2
