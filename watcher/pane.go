@@ -97,12 +97,17 @@ type pane struct {
 
 	// recs locates Claude Code's records of the process.
 	recs session
+	// again counts the times the limit was found to hold after keys for this stop; told is
+	// what the last event said; silent keeps a hold from being told (policy "never").
+	again  int
+	told   told
+	silent bool
 
 	published tmuxctl.Options
 }
 
 func newPane(info tmuxctl.Pane, id identity, sched scheduler.Config) *pane {
-	return &pane{info: info, Identity: id.Identity, unknown: id.unknown, sched: sched, state: Running, published: info.Options}
+	return &pane{info: info, Identity: id.Identity, unknown: id.unknown, sched: sched, state: Running, told: told{state: Running}, published: info.Options}
 }
 
 // needsLook says whether the pane is captured on this tick: a running session when its
@@ -143,10 +148,11 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 		if today {
 			p.reset, p.source = old, oldSource
 		}
+		p.again++
 		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
 		return
 	}
-	p.attempts, p.sent = 0, time.Time{}
+	p.attempts, p.sent, p.again = 0, time.Time{}, 0
 }
 
 // stillHolds says whether a stop that came back after keys for a stop with reset old is the
@@ -255,7 +261,7 @@ func (p *pane) retry(now time.Time, why string) {
 }
 
 func (p *pane) toRunning() {
-	*p = pane{info: p.info, Identity: p.Identity, unknown: p.unknown, sched: p.sched, state: Running,
+	*p = pane{info: p.info, Identity: p.Identity, unknown: p.unknown, sched: p.sched, state: Running, recs: p.recs, told: p.told,
 		looks: p.looks, lookedAt: p.lookedAt, lookedReal: p.lookedReal, activity: p.activity, match: p.match, published: p.published}
 }
 
@@ -327,6 +333,7 @@ func (p *pane) restore(r store.Pane) error {
 		return err
 	}
 	p.state, p.note, p.stop, p.appeared, p.stopped, p.kind = state, r.Note, r.Stop, r.Appeared, r.Stopped, kind
+	p.told = told{state: state, kind: kind} // told by the watcher that stored it
 	p.due, p.retryAt, p.attempts, p.sent, p.typed, p.pressEnter, p.pre, p.sticky = r.Due, r.RetryAt, r.Attempts, r.Sent, r.Typed, r.PressEnter, r.Above, r.Sticky
 	if !r.Reset.IsZero() {
 		at := r.Reset

@@ -340,6 +340,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	prev, proof := p.state, w.proof(ctx, p)
 	switch {
 	case !v.Limited && proof == records.LimitAgain:
+		p.again++
 		p.retry(now, "the limit still holds: the transcript has a new usage-limit row")
 	case !v.Limited && !whole(v) && now.Before(p.sent.Add(2*w.cfg.Settle)):
 		p.checkAt = now.Add(w.cfg.Pause) // part of a frame: look again
@@ -355,6 +356,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	case p.typed && strings.TrimSpace(v.Input.Draft) == w.cfg.Message:
 		p.retry(now, "the message is still in the input box")
 	case proof == records.LimitAgain:
+		p.again++
 		p.retry(now, "the limit still holds: the transcript has a new usage-limit row")
 	default:
 		p.retry(now, "no sign of a resumed turn")
@@ -393,6 +395,7 @@ func above(screen string, line int) string {
 
 // publish sets the pane's options when its state changed since they were last set.
 func (w *Watcher) publish(ctx context.Context, p *pane) error {
+	w.tell(p)
 	o := p.options()
 	if o == p.published || w.cfg.DryRun {
 		return nil

@@ -95,6 +95,9 @@ type Config struct {
 	PID int
 	// Log receives the watcher's events; pane text only at debug level.
 	Log zerolog.Logger
+	// Notify, when set, is told of each pane's stop, resume, hold, failure, skip and limit
+	// that holds again (see tell).
+	Notify Notifier
 }
 
 // Defaults are the settings of `cac-tmux watch` without flags.
