@@ -153,8 +153,8 @@ func Load(path string) (c Config, found bool, err error) {
 // File is a configuration file as read: its settings over the defaults and where each key it
 // sets is.
 type File struct {
-	Path  string
-	Found bool   // false: no file at Path (or no Path); Config is then Default()
+	Path   string
+	Found  bool // false: no file at Path (or no Path); Config is then Default()
 	Config Config
 	// Lines is the line of each key the file sets, by full key ("watch.margin").
 	Lines map[string]int

@@ -3,8 +3,8 @@ package config
 import (
 	"errors"
 	"math"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"

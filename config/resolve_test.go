@@ -71,7 +71,7 @@ func TestResolvePrecedence(t *testing.T) {
 		{"@cac-tmux-interval", "4s"},
 		{"@cac-tmux-policy-weekly", "never"},
 		{"@cac-tmux-panes-exclude", "scratch, tmp-*,"},
-		{"@cac-tmux-key", "C"},       // the plugin's: left alone
+		{"@cac-tmux-key", "C"},        // the plugin's: left alone
 		{"@cac-tmux-autostart", "on"}, // the plugin's
 		{"@other-plugin", "x"},        // not ours
 	}

@@ -178,8 +178,8 @@ func TestPolicyFor(t *testing.T) {
 		{p, detector.KindWeekly, now.Add(time.Minute), ActionNotify, `policy.weekly is "notify"`},
 		{p, detector.KindOpus, now.Add(time.Minute), ActionNever, `policy.opus is "never"`},
 		{p, detector.KindOpus, now.Add(48 * time.Hour), ActionNever, `policy.opus is "never"`}, // never stays never
-		{p, detector.KindSession, time.Time{}, ActionResume, ""},                           // unknown reset: max_wait cannot tell
-		{p, detector.KindSession, now.Add(-time.Hour), ActionResume, ""},                   // already past
+		{p, detector.KindSession, time.Time{}, ActionResume, ""},                               // unknown reset: max_wait cannot tell
+		{p, detector.KindSession, now.Add(-time.Hour), ActionResume, ""},                       // already past
 		{p, detector.KindNone, now.Add(48 * time.Hour), ActionNotify, "the reset is 48h away, more than policy.max_wait 12h"},
 		{Policy{}, detector.KindWeekly, now.Add(100 * time.Hour), ActionResume, ""}, // zero policy: resume, no limit
 		{Default().Policy, detector.KindWeekly, now.Add(7 * 24 * time.Hour), ActionResume, ""},
