@@ -25,7 +25,7 @@ func (c *Client) UserOptions(ctx context.Context, prefix string) ([]UserOption, 
 // ParseUserOptions reads the user options whose names start with prefix out of what
 // `show-options -g` prints. tmux 3.3a prints one option per line, "NAME VALUE", the value
 // escaped by its args_escape, so that a line holds one whole value:
-//   - an empty value is ”;
+//   - an empty value is a pair of single quotes;
 //   - a value with a space or one of #';${}% is in double quotes, with \" and \$ inside;
 //     otherwise a value with a " is in single quotes;
 //   - inside and outside quotes, \\ is a backslash, \n \t \r \a \b \v \f those control
