@@ -85,17 +85,17 @@ var actionKind = &kind[Action]{
 
 // kindHelp says which stops each kind is, for Example.
 var kindHelp = map[detector.Kind]string{
-	detector.KindSession:      "the session limit (Claude Code 1.x and 2.0: \"session limit\")",
-	detector.KindFiveHour:     "the 5-hour limit",
-	detector.KindWeekly:       "the weekly limit (all models): resuming at the reset spends the new week's quota",
+	detector.KindSession:      `the session limit ("You've hit your session limit", "Session limit reached")`,
+	detector.KindFiveHour:     `the 5-hour limit ("5-hour limit reached")`,
+	detector.KindWeekly:       "the weekly limit: resuming at its reset spends the new week's quota",
 	detector.KindOpus:         "the weekly Opus limit",
 	detector.KindSonnet:       "the weekly Sonnet limit",
-	detector.KindUsage:        "a usage limit of no named kind (\"Usage limit reached\")",
-	detector.KindExtraUsage:   "out of extra usage",
-	detector.KindUsageCredits: "out of usage credits",
-	detector.KindSpendingCap:  "the spending cap (never resumed by itself: it has no reset)",
-	detector.KindTeam:         "the organisation's limit",
-	detector.KindLegacy:       "the old \"Claude AI usage limit reached\" message",
+	detector.KindUsage:        `a limit of no named kind ("You've hit your limit", "Usage limit reached")`,
+	detector.KindExtraUsage:   `"You're out of extra usage"`,
+	detector.KindUsageCredits: `"You're out of usage credits"`,
+	detector.KindSpendingCap:  `a spending cap ("Spending cap reached"; a monthly spend limit is never waited for)`,
+	detector.KindTeam:         "an organisation's or a team's limit",
+	detector.KindLegacy:       `the message of Claude Code 1.0.83 and older ("Claude AI usage limit reached")`,
 	detector.KindUnknown:      "a limit of a kind cac-tmux does not know",
 }
 
