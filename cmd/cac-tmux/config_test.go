@@ -159,7 +159,7 @@ func TestPrecedence(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		key, src string
+		key, src  string
 		got, want any
 	}{
 		{"watch.message", "flag --message", o.cfg.Message, "flag"},
