@@ -146,6 +146,53 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 	return env, nil
 }
 
+// Explain says why Find takes no process in the pane whose first process is panePID for
+// Claude Code, for doctor: for each process of the foreground group Find looked at (its
+// leader, and the leader's descendants in the group), why it is not (IsClaude's sentence, or
+// that its executable cannot be read), at most three of them; or why Find looked at none. It
+// returns "" when Find does take one. /proc only: where /proc is not usable, an error.
+func (f *Finder) Explain(ctx context.Context, panePID int) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+	}
+	fs := procfs{root: f.root(), explain: true}
+	if _, ok, err := fs.find(panePID); err != nil || ok {
+		if err != nil {
+			return "", fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+		}
+		return "", nil
+	}
+	why := fs.rejects
+	if len(why) == 0 {
+		return "no process of the foreground group could be read", nil
+	}
+	if len(why) > 3 {
+		why = append(why[:3:3], fmt.Sprintf("and %d more", len(fs.rejects)-3))
+	}
+	return strings.Join(why, "; "), nil
+}
+
+// Records says where the Claude Code process id keeps its records (records.Env: its
+// CLAUDE_CONFIG_DIR and HOME), from its environment (/proc only: ps cannot read another
+// process's environment).
+func (f *Finder) Records(ctx context.Context, id Identity) (records.Env, error) {
+	if err := ctx.Err(); err != nil {
+		return records.Env{}, fmt.Errorf("proc: records of pid %d: %w", id.PID, err)
+	}
+	if !strings.HasPrefix(id.Start, ticksPrefix) {
+		return records.Env{}, fmt.Errorf("proc: records of pid %d: the environment is readable through /proc only", id.PID)
+	}
+	fs := procfs{root: f.root()}
+	if alive, err := fs.alive(id); err != nil || !alive {
+		return records.Env{}, fmt.Errorf("proc: records of pid %d: the process is gone", id.PID)
+	}
+	b, err := fs.read(fs.path(id.PID, "environ"))
+	if err != nil {
+		return records.Env{}, fmt.Errorf("proc: records of pid %d: %w", id.PID, err)
+	}
+	return records.ParseEnviron(b), nil
+}
+
 func (f *Finder) root() string {
 	if f.Root == "" {
 		return "/proc"
