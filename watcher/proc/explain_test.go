@@ -34,14 +34,15 @@ func TestExplainFakeProc(t *testing.T) {
 			{pid: 201, ppid: 200, pgrp: 200, tpgid: 200, comm: "cc", argv: []string{"cc"}, exe: "/usr/bin/cc", start: 5001},
 			{pid: 202, ppid: 200, pgrp: 200, tpgid: 200, comm: "cc", argv: []string{"cc"}, exe: "/usr/bin/cc", start: 5002},
 			{pid: 203, ppid: 200, pgrp: 200, tpgid: 200, comm: "cc", argv: []string{"cc"}, exe: "/usr/bin/cc", start: 5003}}, 100,
-			`pid 200: comm "make", argv[0] "make", executable "/usr/bin/make": not Claude Code; ` +
-				`pid 201: comm "cc", argv[0] "cc", executable "/usr/bin/cc": not Claude Code; ` +
-				`pid 202: comm "cc", argv[0] "cc", executable "/usr/bin/cc": not Claude Code; and 1 more`},
+			`pid 200: comm "make", argv[0] "make", executable "/usr/bin/make": not Claude Code|` +
+				`pid 201: comm "cc", argv[0] "cc", executable "/usr/bin/cc": not Claude Code|` +
+				`pid 202: comm "cc", argv[0] "cc", executable "/usr/bin/cc": not Claude Code|` +
+				`pid 203: comm "cc", argv[0] "cc", executable "/usr/bin/cc": not Claude Code`},
 	} {
 		f := &Finder{Root: fakeTree(t, true, tc.procs...), PS: noPS(t)}
-		got, err := f.Explain(context.Background(), tc.pane)
-		if err != nil || got != tc.want {
-			t.Errorf("%s: Explain(%d) = %q, %v\nwant %q", tc.name, tc.pane, got, err, tc.want)
+		why, err := f.Explain(context.Background(), tc.pane)
+		if got := strings.Join(why, "|"); err != nil || got != tc.want || (why == nil) != (tc.want == "") {
+			t.Errorf("%s: Explain(%d) = %q, %v\nwant %q", tc.name, tc.pane, why, err, tc.want)
 		}
 		if _, ok, _ := f.Find(context.Background(), tc.pane); ok != (tc.want == "") {
 			t.Errorf("%s: Find(%d) = %v, but Explain says %q", tc.name, tc.pane, ok, tc.want)

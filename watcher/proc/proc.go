@@ -147,29 +147,26 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 }
 
 // Explain says why Find takes no process in the pane whose first process is panePID for
-// Claude Code, for doctor: for each process of the foreground group Find looked at (its
-// leader, and the leader's descendants in the group), why it is not (IsClaude's sentence, or
-// that its executable cannot be read), at most three of them; or why Find looked at none. It
-// returns "" when Find does take one. /proc only: where /proc is not usable, an error.
-func (f *Finder) Explain(ctx context.Context, panePID int) (string, error) {
+// Claude Code, for doctor: one sentence for each process of the foreground group Find looked
+// at, in the order it did (the leader first, then its descendants in the group): IsClaude's
+// reason, or that its executable cannot be read; or one sentence saying why it looked at
+// none. It returns nil when Find does take one. /proc only: where /proc is not usable, an
+// error.
+func (f *Finder) Explain(ctx context.Context, panePID int) ([]string, error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
 	}
 	fs := procfs{root: f.root(), explain: true}
-	if _, ok, err := fs.find(panePID); err != nil || ok {
-		if err != nil {
-			return "", fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
-		}
-		return "", nil
+	_, ok, err := fs.find(panePID)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+	case ok:
+		return nil, nil
+	case len(fs.rejects) == 0:
+		return []string{"no process of the foreground group could be read"}, nil
 	}
-	why := fs.rejects
-	if len(why) == 0 {
-		return "no process of the foreground group could be read", nil
-	}
-	if len(why) > 3 {
-		why = append(why[:3:3], fmt.Sprintf("and %d more", len(fs.rejects)-3))
-	}
-	return strings.Join(why, "; "), nil
+	return fs.rejects, nil
 }
 
 // Records says where the Claude Code process id keeps its records (records.Env: its
