@@ -65,7 +65,7 @@ type Report struct {
 type Finder interface {
 	Find(ctx context.Context, panePID int) (proc.Found, bool, error)
 	Explain(ctx context.Context, panePID int) ([]string, error)
-	Records(ctx context.Context, id proc.Identity) (records.Env, error)
+	Env(ctx context.Context, id proc.Identity) (records.Env, error)
 }
 
 // Env is what Run works with: cmd wires the real ones.

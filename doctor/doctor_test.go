@@ -33,10 +33,10 @@ func (f *fakeFinder) Find(_ context.Context, pid int) (proc.Found, bool, error) 
 
 func (f *fakeFinder) Explain(_ context.Context, pid int) ([]string, error) { return f.why[pid], f.xerr }
 
-func (f *fakeFinder) Records(_ context.Context, id proc.Identity) (records.Env, error) {
+func (f *fakeFinder) Env(_ context.Context, id proc.Identity) (records.Env, error) {
 	e, ok := f.env[id.PID]
 	if !ok {
-		return records.Env{}, fmt.Errorf("proc: records of pid %d: the process is gone", id.PID)
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: the process is gone", id.PID)
 	}
 	return e, nil
 }
@@ -104,8 +104,7 @@ func TestPaneRecords(t *testing.T) {
 		{&records.Env{ConfigDir: badEntry}, filepath.Join(badEntry, "sessions") + " readable; its entry is not: records: read " + filepath.Join(badEntry, "sessions", "200.json") + ": unexpected end of JSON input", ""},
 		{&records.Env{ConfigDir: fileSessions}, filepath.Join(fileSessions, "sessions") + " cannot be read: open " + filepath.Join(fileSessions, "sessions") + ": not a directory",
 			"make " + filepath.Join(fileSessions, "sessions") + " a directory this user can read: cac-tmux must run as the user who runs Claude Code"},
-		{&records.Env{}, "its environment has neither CLAUDE_CONFIG_DIR nor HOME", "start Claude Code with HOME set"},
-		{nil, "not read: proc: records of pid 200: the process is gone", ""},
+		{nil, "not read: proc: environment of pid 200: the process is gone", ""},
 	} {
 		f := &fakeFinder{env: map[int]records.Env{}}
 		if tc.env != nil {
@@ -116,9 +115,14 @@ func TestPaneRecords(t *testing.T) {
 			t.Errorf("paneRecords(%+v) = %q, %q\nwant %q, %q", tc.env, detail, fix, tc.detail, tc.fix)
 		}
 	}
+	// an entry of an earlier process with the same pid: none for this one
+	f := &fakeFinder{env: map[int]records.Env{200: {ConfigDir: good}}}
+	stale := proc.Identity{PID: 200, Start: "ticks:4"}
+	if detail, _ := paneRecords(context.Background(), f, stale); !strings.HasPrefix(detail, filepath.Join(good, "sessions")+" readable; no registry entry for pid 200") {
+		t.Errorf("paneRecords with a stale entry = %q", detail)
+	}
 	// a registry without an entry for this pid
 	os.Remove(filepath.Join(good, "sessions", "200.json"))
-	f := &fakeFinder{env: map[int]records.Env{200: {ConfigDir: good}}}
 	if detail, _ := paneRecords(context.Background(), f, id); detail != filepath.Join(good, "sessions")+" readable; no registry entry for pid 200 (older Claude Code writes none)" {
 		t.Errorf("paneRecords without an entry = %q", detail)
 	}

@@ -134,14 +134,11 @@ func checkRecords(ctx context.Context, e Env, panes []Pane) Check {
 // paneRecords says what is readable of one claude process's records, and the fix of a
 // problem ("" when none).
 func paneRecords(ctx context.Context, f Finder, id proc.Identity) (detail, fix string) {
-	env, err := f.Records(ctx, id)
+	env, err := f.Env(ctx, id)
 	if err != nil {
 		return "not read: " + err.Error(), ""
 	}
 	dir := env.Dir()
-	if dir == "" {
-		return "its environment has neither CLAUDE_CONFIG_DIR nor HOME", "start Claude Code with HOME set"
-	}
 	sessions := filepath.Join(dir, "sessions")
 	_, err = os.ReadDir(sessions)
 	switch {
@@ -154,7 +151,8 @@ func paneRecords(ctx context.Context, f Finder, id proc.Identity) (detail, fix s
 		return sessions + " cannot be read: " + err.Error(),
 			"make " + sessions + " a directory this user can read: cac-tmux must run as the user who runs Claude Code"
 	}
-	en, err := env.ReadEntry(id.PID)
+	start, _ := id.ProcStart()
+	en, err := env.Session(id.PID, start)
 	switch {
 	case errors.Is(err, records.ErrNoRecord):
 		return fmt.Sprintf("%s readable; no registry entry for pid %d (older Claude Code writes none)", sessions, id.PID), ""

@@ -2,12 +2,9 @@ package proc
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cac-tmux/cac-tmux/records"
 )
 
 func TestExplainFakeProc(t *testing.T) {
@@ -54,28 +51,18 @@ func TestExplainFakeProc(t *testing.T) {
 	}
 }
 
-func TestRecordsEnv(t *testing.T) {
-	root := fakeTree(t, true, shell(200),
-		fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000})
-	if err := os.WriteFile(filepath.Join(root, "200", "environ"), []byte("A=1\x00HOME=/home/u\x00CLAUDE_CONFIG_DIR=/cfg\x00"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f := &Finder{Root: root, PS: noPS(t)}
-	found, ok, err := f.Find(context.Background(), 100)
-	if !ok || err != nil {
-		t.Fatalf("Find = %v, %v", ok, err)
-	}
-	env, err := f.Records(context.Background(), found.Identity)
-	if err != nil || env != (records.Env{ConfigDir: "/cfg", Home: "/home/u"}) || env.Dir() != "/cfg" {
-		t.Errorf("Records() = %+v, %v", env, err)
-	}
-	for _, id := range []Identity{{PID: 200, Start: "ticks:1"}, {PID: 200, Start: "lstart:x"}, {PID: 300, Start: "ticks:5000"}} {
-		if _, err := f.Records(context.Background(), id); err == nil || !strings.HasPrefix(err.Error(), "proc: records of pid ") {
-			t.Errorf("Records(%+v) = %v, want an error", id, err)
+func TestProcStart(t *testing.T) {
+	for _, tc := range []struct {
+		id    Identity
+		start string
+		ok    bool
+	}{
+		{Identity{PID: 1, Start: "ticks:26849"}, "26849", true},
+		{Identity{PID: 1, Start: "lstart:Fri Nov 20 10:00:00 2026"}, "", false},
+		{Identity{}, "", false},
+	} {
+		if start, ok := tc.id.ProcStart(); ok != tc.ok || ok && start != tc.start {
+			t.Errorf("%+v.ProcStart() = %q, %v; want %q, %v", tc.id, start, ok, tc.start, tc.ok)
 		}
-	}
-	os.Remove(filepath.Join(root, "200", "environ"))
-	if _, err := f.Records(context.Background(), found.Identity); err == nil {
-		t.Errorf("Records() without environ: no error")
 	}
 }

@@ -35,6 +35,12 @@ type Identity struct {
 	Start string // Linux /proc: "ticks:<starttime field 22 of /proc/PID/stat>"; ps fallback: "lstart:<ps lstart text>"
 }
 
+// ProcStart is the start of a process found through /proc as Claude Code's session registry
+// writes it (procStart: field 22 of /proc/PID/stat); ok is false for an identity from ps.
+func (id Identity) ProcStart() (string, bool) {
+	return strings.CutPrefix(id.Start, ticksPrefix)
+}
+
 // Found is the Claude Code process in a pane and how it was found.
 type Found struct {
 	Identity
@@ -167,27 +173,6 @@ func (f *Finder) Explain(ctx context.Context, panePID int) ([]string, error) {
 		return []string{"no process of the foreground group could be read"}, nil
 	}
 	return fs.rejects, nil
-}
-
-// Records says where the Claude Code process id keeps its records (records.Env: its
-// CLAUDE_CONFIG_DIR and HOME), from its environment (/proc only: ps cannot read another
-// process's environment).
-func (f *Finder) Records(ctx context.Context, id Identity) (records.Env, error) {
-	if err := ctx.Err(); err != nil {
-		return records.Env{}, fmt.Errorf("proc: records of pid %d: %w", id.PID, err)
-	}
-	if !strings.HasPrefix(id.Start, ticksPrefix) {
-		return records.Env{}, fmt.Errorf("proc: records of pid %d: the environment is readable through /proc only", id.PID)
-	}
-	fs := procfs{root: f.root()}
-	if alive, err := fs.alive(id); err != nil || !alive {
-		return records.Env{}, fmt.Errorf("proc: records of pid %d: the process is gone", id.PID)
-	}
-	b, err := fs.read(fs.path(id.PID, "environ"))
-	if err != nil {
-		return records.Env{}, fmt.Errorf("proc: records of pid %d: %w", id.PID, err)
-	}
-	return records.ParseEnviron(b), nil
 }
 
 func (f *Finder) root() string {
