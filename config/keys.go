@@ -250,7 +250,7 @@ func tomlString(s string) string {
 			b.WriteString(`\r`)
 		case r > 0xffff && !strconv.IsPrint(r):
 			b.WriteString(`\U` + leftPad(strconv.FormatUint(uint64(r), 16), 8))
-		case !strconv.IsPrint(r) && r != ' ':
+		case !strconv.IsPrint(r):
 			b.WriteString(`\u` + leftPad(strconv.FormatUint(uint64(r), 16), 4))
 		default:
 			b.WriteRune(r)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,6 +61,8 @@ func olderThan(v string, major, minor int) bool {
 func checkServer(ctx context.Context, e Env) Check {
 	info, err := e.Tmux.ServerInfo(ctx)
 	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return Check{Name: "server", Detail: "without tmux, no server can be asked", Fix: "install tmux (above)"}
 	case errors.Is(err, tmuxctl.ErrNoServer):
 		return Check{Name: "server", Detail: "no tmux server runs on " + e.Server,
 			Fix: "start tmux, or select the server of your Claude Code panes with -L NAME or -S PATH, as tmux takes them"}

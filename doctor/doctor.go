@@ -92,14 +92,14 @@ type Env struct {
 
 // Run checks everything, in the order of Report.Checks.
 func Run(ctx context.Context, e Env) Report {
-	var r Report
+	r := Report{Panes: []Pane{}}
 	r.add(checkTmux(ctx, e))
 	server := checkServer(ctx, e)
 	r.add(server)
 	cfg, cfgCheck := checkConfig(ctx, e)
 	if server.OK {
 		panes, check := checkPanes(ctx, e, cfg.Panes)
-		r.Panes = panes
+		r.Panes = append(r.Panes, panes...)
 		r.add(check)
 		r.add(checkRecords(ctx, e, r.Panes))
 	}

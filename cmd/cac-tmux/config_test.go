@@ -121,6 +121,17 @@ func TestConfigCheck(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "config check: "+filepath.Join(dir, "missing.toml")+" does not exist") {
 		t.Errorf("config check MISSING = %d, %q", code, errOut)
 	}
+	// No tmux at all: the file alone, and doctor says what to install.
+	t.Setenv("PATH", dir)
+	code, out, errOut = cacRun("config", "check")
+	if code != 0 || errOut != "" || !strings.Contains(out, "tmux options: tmux is not installed; none read\n") {
+		t.Errorf("config check without tmux = %d, stderr %q, stdout\n%s", code, errOut, out)
+	}
+	code, out, _ = cacRun("doctor")
+	if code != 1 || !strings.Contains(out, "PROBLEM tmux: tmux cannot be run: ") || !strings.Contains(out, "fix: install tmux 3.2 or later") ||
+		!strings.Contains(out, "PROBLEM server: without tmux, no server can be asked\n          fix: install tmux (above)\n") {
+		t.Errorf("doctor without tmux = %d:\n%s", code, out)
+	}
 	for _, args := range [][]string{{"config"}, {"config", "chek"}, {"config", "check", "a", "b"}} {
 		if code, _, errOut := cacRun(args...); code != 2 || errOut == "" {
 			t.Errorf("%q = %d, %q; want 2", args, code, errOut)

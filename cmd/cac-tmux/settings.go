@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -19,10 +20,11 @@ import (
 type loaded struct {
 	config.Effective
 	file config.File
-	// options are the server's @cac-tmux-* options; served is false when no server runs
-	// (none were read).
+	// options are the server's @cac-tmux-* options; served is false when none were read,
+	// and unread then says why.
 	options []config.Option
 	served  bool
+	unread  string
 }
 
 // loadSettings reads the configuration in effect (config.Resolve): the file at path, the
@@ -36,6 +38,9 @@ func loadSettings(ctx context.Context, tmux *tmuxctl.Client, path string, flags 
 	opts, err := tmux.UserOptions(ctx, config.OptionPrefix)
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoServer):
+		l.unread = "no server runs on " + serverName(tmux)
+	case errors.Is(err, exec.ErrNotFound):
+		l.unread = "tmux is not installed"
 	case err != nil:
 		return loaded{}, fmt.Errorf("tmux options of %s: %w", serverName(tmux), err)
 	default:
@@ -136,7 +141,7 @@ func (l loaded) describe(tmux *tmuxctl.Client) []string {
 	case !l.file.Found:
 		file = "file " + l.file.Path + ": none; the defaults apply (cac-tmux config example prints one)"
 	}
-	opts := "tmux options: no server runs on " + serverName(tmux) + "; none read"
+	opts := "tmux options: " + l.unread + "; none read"
 	if l.served {
 		names := make([]string, 0, len(l.options))
 		for _, o := range l.options {
