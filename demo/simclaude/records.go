@@ -110,8 +110,12 @@ func (r *recorder) reply(text string) {
 	r.row(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}}})
 }
 
-// limit is the usage-limit row of a stop that lifts at reset.
+// limit is the usage-limit row of a stop that lifts at reset (nothing without --records, as
+// the other rows: r is nil then).
 func (r *recorder) limit(reset time.Time) {
+	if r == nil {
+		return
+	}
 	r.row(map[string]any{"type": "assistant", "apiError": "usage_limit_reached", "error": "rate_limit", "isApiErrorMessage": true, "apiErrorStatus": 429,
 		"message":     map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "You've hit your limit"}}},
 		"quotaLimits": map[string]any{"status": "rejected", "resetsAt": reset.Unix(), "rateLimitType": r.limitType, "overageStatus": "rejected"}})
