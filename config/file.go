@@ -32,6 +32,12 @@ func parse(data []byte) (Config, map[string]int, *Error) {
 	r := reader{c: Default(), lines: map[string]int{}}
 	r.at, r.headers, _ = locate(data)
 	r.table(doc, nil)
+	if len(r.errs) == 0 {
+		if e := checkTables(&r.c); e != nil {
+			e.Line, e.Got = r.at[e.Key].line, cmp.Or(r.at[e.Key].got, e.Got)
+			r.fail(e)
+		}
+	}
 	if len(r.errs) > 0 {
 		return Config{}, nil, slices.MinFunc(r.errs, func(a, b *Error) int { // the same line: by key
 			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Msg, b.Msg))

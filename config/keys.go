@@ -11,13 +11,33 @@ import (
 	"unicode/utf8"
 )
 
-// A table of the file ([watch]) and its keys, in file order. Adding a table is a table
-// variable with its keys (see watchTable) and one entry in tables; a key is one call of
-// newKey; a new type of value is one kind.
+// A table of the file ([watch]) and its keys, in file order. Adding a table is a field of
+// Config, its default in Default, a table variable with its keys (see panesTable) and one
+// entry in tables; a key is one call of newKey (or accessKey); a new type of value is one
+// kind. Its tmux options, Example, `config check` and the errors follow.
 type table struct {
 	name string
 	help []string // comment lines above the table in Example
 	keys []setting
+	// check, when set, is a rule over the whole table, checked once every key has its value
+	// and passed its own rule (a rule between keys: "at most one of token_file and
+	// token_env"): "" or the key it is about, what is wrong and the fix, and the value as
+	// written in the file.
+	check func(c *Config) (key, msg, got string)
+}
+
+// checkTables applies the tables' own rules (table.check) to c: nil or the *Error of the
+// first, with Key, Msg and Got.
+func checkTables(c *Config) *Error {
+	for _, t := range tables {
+		if t.check == nil {
+			continue
+		}
+		if key, msg, got := t.check(c); msg != "" {
+			return &Error{Key: key, Msg: msg, Got: got}
+		}
+	}
+	return nil
 }
 
 // tables are the tables of the file, in file order.
@@ -334,8 +354,9 @@ func checkMessage(m string) string {
 	return ""
 }
 
-// Validate checks every key of c by its rule. It returns nil or the *Error of the first key in
-// file order that breaks its rule (Key, Msg and Got set, no Path or Line).
+// Validate checks every key of c by its rule, then each table's rule between its keys. It
+// returns nil or the *Error of the first key in file order that breaks its rule (Key, Msg and
+// Got set, no Path or Line).
 func (c Config) Validate() error {
 	for _, t := range tables {
 		for _, s := range t.keys {
@@ -343,6 +364,9 @@ func (c Config) Validate() error {
 				return &Error{Key: s.base().key(), Msg: msg, Got: s.format(&c)}
 			}
 		}
+	}
+	if e := checkTables(&c); e != nil {
+		return e
 	}
 	return nil
 }

@@ -146,6 +146,13 @@ func Resolve(f File, options []Option, flags []Flag) (Effective, error) {
 			errs = append(errs, err)
 		}
 	}
+	if len(errs) == 0 {
+		if err := checkTables(&e.Config); err != nil { // named by where its key's value came from
+			src := e.Sources[err.Key]
+			err.Option, err.Flag, err.Path, err.Line = src.Option, src.Flag, src.Path, src.Line
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		return Effective{}, errors.Join(errs...)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,41 @@ func TestSettings(t *testing.T) {
 				t.Errorf("Settings()[%s] = %+v, want %+v", s.Key, s, w)
 			}
 		}
+	}
+}
+
+// TestTableCheck registers a table with a rule between its keys (as [notify]'s "at most one
+// of token_file and token_env"): the file, the tmux options and Validate apply it, and its
+// error says where the offending value came from.
+func TestTableCheck(t *testing.T) {
+	pair := &table{name: "pair", keys: []setting{
+		newKey(meta{table: "pair", name: "a", want: "an array of strings"}, listKind, func(c *Config) *[]string { return &c.Panes.Include }, nil),
+		newKey(meta{table: "pair", name: "b", want: "an array of strings"}, listKind, func(c *Config) *[]string { return &c.Panes.Exclude }, nil),
+	}, check: func(c *Config) (string, string, string) {
+		if len(c.Panes.Include) > 0 && len(c.Panes.Exclude) > 0 {
+			return "pair.b", "set at most one of a and b; remove b", listKind.format(c.Panes.Exclude)
+		}
+		return "", "", ""
+	}}
+	saved := tables
+	tables = append(slices.Clone(tables), pair)
+	t.Cleanup(func() { tables = saved })
+
+	if _, err := Parse("f", []byte("[pair]\na = [\"x\"]\n")); err != nil {
+		t.Errorf("Parse(a only) = %v", err)
+	}
+	_, err := Parse("f", []byte("[pair]\na = [\"x\"]\n\nb = [ 'y' ]\n"))
+	if want := `config: pair.b: set at most one of a and b; remove b (f line 4, got [ 'y' ])`; err == nil || err.Error() != want {
+		t.Errorf("Parse(a and b) = %v, want %s", err, want)
+	}
+	f := file(t, "[pair]\na = [\"x\"]\n")
+	_, err = Resolve(f, []Option{{"@cac-tmux-pair-b", "y"}}, nil)
+	if want := `config: tmux option @cac-tmux-pair-b: set at most one of a and b; remove b (got ["y"])`; err == nil || err.Error() != want {
+		t.Errorf("Resolve(file a, option b) = %v, want %s", err, want)
+	}
+	c := Default()
+	c.Panes.Include, c.Panes.Exclude = []string{"x"}, []string{"y"}
+	if err := c.Validate(); err == nil || err.Error() != `config: pair.b: set at most one of a and b; remove b (got ["y"])` {
+		t.Errorf("Validate() = %v", err)
 	}
 }
