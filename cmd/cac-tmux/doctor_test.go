@@ -58,6 +58,9 @@ func TestDoctorWithoutClaude(t *testing.T) {
 	t.Parallel()
 	s := tmuxtest.Start(t, 100, 30)
 	shell := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", "main:0.0", "#{pane_id}"))
+	tmuxtest.WaitFor(t, 10*time.Second, "the shell at its prompt", func() bool { // a login shell's profile runs mesg first
+		return strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", shell, "#{pane_current_command}")) == "sh"
+	})
 	code, r, errOut := doctorJSON(t, s.Socket)
 	if code != 1 || r.OK || errOut != "cac-tmux: doctor: 1 check found a problem; each comes with its fix\n" {
 		t.Errorf("doctor = %d, ok %v, stderr %q; want 1 and one problem", code, r.OK, errOut)
