@@ -35,6 +35,12 @@ type Identity struct {
 	Start string // Linux /proc: "ticks:<starttime field 22 of /proc/PID/stat>"; ps fallback: "lstart:<ps lstart text>"
 }
 
+// ProcStart is the start of a process found through /proc as Claude Code's session registry
+// writes it (procStart: field 22 of /proc/PID/stat); ok is false for an identity from ps.
+func (id Identity) ProcStart() (string, bool) {
+	return strings.CutPrefix(id.Start, ticksPrefix)
+}
+
 // Found is the Claude Code process in a pane and how it was found.
 type Found struct {
 	Identity
@@ -144,6 +150,29 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unreadable, or no CLAUDE_CONFIG_DIR or HOME", id.PID)
 	}
 	return env, nil
+}
+
+// Explain says why Find takes no process in the pane whose first process is panePID for
+// Claude Code, for doctor: one sentence for each process of the foreground group Find looked
+// at, in the order it did (the leader first, then its descendants in the group): IsClaude's
+// reason, or that its executable cannot be read; or one sentence saying why it looked at
+// none. It returns nil when Find does take one. /proc only: where /proc is not usable, an
+// error.
+func (f *Finder) Explain(ctx context.Context, panePID int) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+	}
+	fs := procfs{root: f.root(), explain: true}
+	_, ok, err := fs.find(panePID)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+	case ok:
+		return nil, nil
+	case len(fs.rejects) == 0:
+		return []string{"no process of the foreground group could be read"}, nil
+	}
+	return fs.rejects, nil
 }
 
 func (f *Finder) root() string {
