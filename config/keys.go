@@ -290,7 +290,7 @@ var watchTable = table{name: "watch", help: []string{"How `cac-tmux watch` looks
 	watchKey("margin", wantDuration, "wait after the reset instant before resuming (the printed reset is truncated to the minute)", "--margin",
 		durationKind, func(w *Watch) *time.Duration { return &w.Margin }, notNegative),
 	watchKey("message", `a string like "continue"`, "what is typed into a stopped session (one line; Enter is sent separately)", "--message",
-		textKind, func(w *Watch) *string { return &w.Message }, checkMessage),
+		textKind, func(w *Watch) *string { return &w.Message }, CheckMessage),
 	watchKey("native_grace", wantDuration, "extra wait while Claude Code's own auto-continue is armed, so that it fires first", "",
 		durationKind, func(w *Watch) *time.Duration { return &w.NativeGrace }, notNegative),
 	watchKey("stagger", wantDuration, "time between two panes that wake at the same reset", "",
@@ -340,7 +340,9 @@ func notNegative(d time.Duration) string {
 	return ""
 }
 
-func checkMessage(m string) string {
+// CheckMessage is the rule of a resume message (watch.message, a pane's @cac_message): "" when m
+// follows it, else what is wrong.
+func CheckMessage(m string) string {
 	switch {
 	case strings.TrimSpace(m) == "":
 		return `must not be blank; it is the text typed to resume, like "continue"`

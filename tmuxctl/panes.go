@@ -44,6 +44,9 @@ type Pane struct {
 	// Request is the pane option @cac_request: an action a command hands to the running
 	// watcher ("resume NONCE"), "" when none.
 	Request string
+	// Ignore and Message are the user's pane options @cac_ignore and @cac_message as set
+	// (control characters as "?"), "" when unset.
+	Ignore, Message string
 	Title   string // pane_title, free text: last
 }
 
@@ -127,6 +130,8 @@ var paneFields = append([]paneField{
 	text(clean("pane_current_command"), func(p *Pane) *string { return &p.Command }),
 }, append(optionFields(),
 	text(clean(RequestOption), func(p *Pane) *string { return &p.Request }),
+	text(clean(IgnoreOption), func(p *Pane) *string { return &p.Ignore }),
+	text(clean(MessageOption), func(p *Pane) *string { return &p.Message }),
 	text("#{pane_title}", func(p *Pane) *string { return &p.Title }))...)
 
 // RequestOption is the pane option through which a command hands an action to the running
@@ -134,6 +139,13 @@ var paneFields = append([]paneField{
 const (
 	RequestOption = "@cac_request"
 	ReplyOption   = "@cac_reply"
+)
+
+// IgnoreOption and MessageOption are pane options a user sets: "@cac_ignore on" keeps the
+// watcher's hands off a pane; @cac_message replaces the message typed into it.
+const (
+	IgnoreOption  = "@cac_ignore"
+	MessageOption = "@cac_message"
 )
 
 func text(format string, at func(*Pane) *string) paneField {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -102,12 +103,17 @@ type pane struct {
 	again  int
 	told   told
 	silent bool
+	// pol is the watcher's [policy]; policy what it said of this stop.
+	pol    config.Policy
+	policy decision
+	// badMessage is the invalid @cac_message last warned about.
+	badMessage string
 
 	published tmuxctl.Options
 }
 
-func newPane(info tmuxctl.Pane, id identity, sched scheduler.Config) *pane {
-	return &pane{info: info, Identity: id.Identity, unknown: id.unknown, sched: sched, state: Running, told: told{state: Running}, published: info.Options}
+func newPane(info tmuxctl.Pane, id identity, sched scheduler.Config, pol config.Policy) *pane {
+	return &pane{info: info, Identity: id.Identity, unknown: id.unknown, sched: sched, pol: pol, state: Running, told: told{state: Running}, published: info.Options}
 }
 
 // needsLook says whether the pane is captured on this tick: a running session when its
@@ -140,7 +146,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
 	p.recs.judged, p.recs.id = time.Time{}, "" // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
-	p.manual, p.slot = false, time.Time{}
+	p.manual, p.slot, p.policy, p.silent = false, time.Time{}, decision{}, false
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
 	}
@@ -192,7 +198,7 @@ func (p *pane) observe(v detector.Verdict, now time.Time, message string, log ze
 		p.toRunning()
 		return
 	}
-	p.classify(v, message)
+	p.classify(v, now, message)
 	if p.state != prev || p.note != prevNote {
 		p.logState(log, prev)
 	}
@@ -209,8 +215,9 @@ func whole(v detector.Verdict) bool {
 
 // classify sets the state of a pane stopped at p.stop from what is on screen now. A draft
 // is checked before anything that leads to a key, a bare Enter included (issue 11, finding 1).
-func (p *pane) classify(v detector.Verdict, message string) {
+func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message
+	held, why := p.byPolicy()
 	switch {
 	case !v.Waitable:
 		p.set(Unwaitable, "waiting cannot clear this limit ("+string(v.Kind)+"); nothing will be typed")
@@ -224,6 +231,8 @@ func (p *pane) classify(v detector.Verdict, message string) {
 		p.set(Held, "the options menu has no row with a known Stop label; nothing will be pressed")
 	case !v.Menu.Open && !v.Input.Visible:
 		p.set(Held, "no input box on screen; nothing will be typed")
+	case held:
+		p.set(Held, why)
 	case v.Native == detector.NativePressEnter:
 		p.pressEnter = true
 		if p.due.IsZero() {
@@ -261,7 +270,7 @@ func (p *pane) retry(now time.Time, why string) {
 }
 
 func (p *pane) toRunning() {
-	*p = pane{info: p.info, Identity: p.Identity, unknown: p.unknown, sched: p.sched, state: Running, recs: p.recs, told: p.told,
+	*p = pane{info: p.info, Identity: p.Identity, unknown: p.unknown, sched: p.sched, pol: p.pol, state: Running, recs: p.recs, told: p.told, badMessage: p.badMessage,
 		looks: p.looks, lookedAt: p.lookedAt, lookedReal: p.lookedReal, activity: p.activity, match: p.match, published: p.published}
 }
 

@@ -237,7 +237,7 @@ func (w *Watcher) proof(ctx context.Context, p *pane) records.Outcome {
 	}
 	msg := ""
 	if p.typed {
-		msg = w.cfg.Message
+		msg = w.message(p)
 	}
 	return records.Proof(rows, p.sent.Add(-time.Second), msg)
 }

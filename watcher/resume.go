@@ -104,13 +104,13 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 	l = look{screen, v}
 	switch {
 	case !v.Limited:
-		p.observe(v, now, w.cfg.Message, log) // resumed by someone else
+		p.observe(v, now, w.message(p), log) // resumed by someone else
 		return l, false, nil
 	case v.Message != p.stop:
 		w.restop(ctx, p, screen, now, now)
 		return l, false, nil
 	}
-	p.classify(v, w.cfg.Message)
+	p.classify(v, now, w.message(p))
 	switch {
 	case p.state != Waiting && p.state != Native:
 		return l, false, nil
@@ -156,7 +156,7 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 	if !ok || !scheduler.IsDue(p.dueAt(), now) {
 		return err
 	}
-	s, what := p.plan(l.v, w.cfg.Message)
+	s, what := p.plan(l.v, w.message(p))
 	if w.cfg.DryRun {
 		if !p.dryRun {
 			p.dryRun = true
@@ -201,7 +201,7 @@ func (w *Watcher) send(ctx context.Context, p *pane, l look, s step, now time.Ti
 // every gate: in vim mode's NORMAL mode it first presses i and waits to see INSERT; the
 // Enter goes out only when the input box holds exactly the message.
 func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict) error {
-	id, msg := p.info.ID, w.cfg.Message
+	id, msg := p.info.ID, w.message(p)
 	if !v.Input.VimInsert && w.vimMode(ctx, p) {
 		if err := w.tmux.SendLiteral(ctx, id, "i"); err != nil {
 			return err
@@ -353,7 +353,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	case v.Message != p.stop || digest(above(screen, v.Line)) != p.pre:
 		w.restop(ctx, p, screen, now, p.sent)
 		return nil
-	case p.typed && strings.TrimSpace(v.Input.Draft) == w.cfg.Message:
+	case p.typed && strings.TrimSpace(v.Input.Draft) == w.message(p):
 		p.retry(now, "the message is still in the input box")
 	case proof == records.LimitAgain:
 		p.again++
@@ -380,7 +380,7 @@ func (w *Watcher) restop(ctx context.Context, p *pane, screen string, now, appea
 	p.newStop(v, appeared, now)
 	w.refine(ctx, p)
 	if p.state != Failed {
-		p.classify(v, w.cfg.Message)
+		p.classify(v, now, w.message(p))
 	}
 	p.event(w.cfg.Log.Info()).Msg("a new stop; rescheduled from its message")
 	p.logState(w.cfg.Log, prev)

@@ -95,6 +95,10 @@ type Config struct {
 	PID int
 	// Log receives the watcher's events; pane text only at debug level.
 	Log zerolog.Logger
+	// Policy says which stops are resumed by themselves; the zero Policy resumes every one.
+	Policy config.Policy
+	// Panes selects the panes supervised by session name; the zero Panes selects all.
+	Panes config.Panes
 	// Notify, when set, is told of each pane's stop, resume, hold, failure, skip and limit
 	// that holds again (see tell).
 	Notify Notifier
@@ -206,6 +210,10 @@ func (w *Watcher) apply(cfg Config) {
 		for _, p := range w.panes {
 			p.sched, p.slot = cfg.Schedule, time.Time{} // slots worked out again
 		}
+	}
+	w.cfg.Policy, w.cfg.Panes = cfg.Policy, cfg.Panes
+	for _, p := range w.panes {
+		p.pol, p.policy = cfg.Policy, decision{} // each stop is judged again
 	}
 	w.cfg.Log.Info().Dur("interval", w.cfg.Interval).Dur("margin", w.cfg.Schedule.Margin).Msg("configuration reloaded")
 }
@@ -425,6 +433,9 @@ func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 
 // visit identifies one listed pane and looks at it when it needs a look.
 func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) error {
+	if why := w.outOfScope(info); why != "" {
+		return w.leave(ctx, info, why)
+	}
 	p := w.panes[info.ID]
 	id, fresh := w.maybeClaude(ctx, info)
 	if !id.ok {
@@ -459,7 +470,7 @@ func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) e
 		if p != nil {
 			w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("a new claude session in the pane")
 		}
-		p = newPane(info, id, w.cfg.Schedule)
+		p = newPane(info, id, w.cfg.Schedule, w.cfg.Policy)
 		w.panes[info.ID] = p
 		w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Int("pid", id.PID).Str("how", id.how).Msg("supervising claude")
 		if r, ok := w.restore[info.ID]; ok {
@@ -501,7 +512,7 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 	if v.Limited {
 		w.refine(ctx, p)
 	}
-	p.observe(v, now, w.cfg.Message, w.cfg.Log)
+	p.observe(v, now, w.message(p), w.cfg.Log)
 	return nil
 }
 
