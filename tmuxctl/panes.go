@@ -47,7 +47,7 @@ type Pane struct {
 	// Ignore and Message are the user's pane options @cac_ignore and @cac_message as set
 	// (control characters as "?"), "" when unset.
 	Ignore, Message string
-	Title   string // pane_title, free text: last
+	Title           string // pane_title, free text: last
 }
 
 // Options are the pane user options cac-tmux publishes on a supervised pane (SPEC §6).
