@@ -45,6 +45,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cac-tmux/cac-tmux/notify"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 )
 
@@ -73,6 +74,7 @@ type Config struct {
 	Watch  Watch
 	Policy Policy
 	Panes  Panes
+	Notify notify.Settings
 }
 
 // Limits of the validation.
@@ -110,6 +112,7 @@ func Default() Config {
 			LogLevel:    "info",
 		},
 		Policy: defaultPolicy(),
+		Notify: notify.Default(),
 	}
 }
 

@@ -41,7 +41,7 @@ func checkTables(c *Config) *Error {
 }
 
 // tables are the tables of the file, in file order.
-var tables = []*table{&watchTable, &policyTable, &panesTable}
+var tables = []*table{&watchTable, &policyTable, &panesTable, &notifyTable}
 
 // setting is one key of a table, whatever the type of its value.
 type setting interface {

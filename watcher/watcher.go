@@ -212,6 +212,9 @@ func (w *Watcher) apply(cfg Config) {
 		}
 	}
 	w.cfg.Policy, w.cfg.Panes = cfg.Policy, cfg.Panes
+	if cfg.Notify != nil {
+		w.cfg.Notify = cfg.Notify
+	}
 	for _, p := range w.panes {
 		p.pol, p.policy = cfg.Policy, decision{} // each stop is judged again
 	}

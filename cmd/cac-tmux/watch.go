@@ -57,6 +57,8 @@ type watchOptions struct {
 	level  zerolog.Level
 	loaded loaded
 	flags  []config.Flag
+	// notify holds the notifier, replaced on SIGHUP.
+	notify *notifiers
 }
 
 func newWatch(std stdio) *cobra.Command {
@@ -171,7 +173,14 @@ func reload(ctx context.Context, o *watchOptions, w *watcher.Watcher, log zerolo
 	if lvl, _ := zerolog.ParseLevel(l.Config.Watch.LogLevel); lvl != o.level {
 		log.Warn().Str("log_level", l.Config.Watch.LogLevel).Msg("a new log level takes effect when the watcher restarts")
 	}
-	w.Reconfigure(settings(l.Config))
+	cfg := settings(l.Config)
+	n, err := o.notify.start(l.Config.Notify)
+	if err != nil {
+		log.Error().Err(err).Msg("notifications not reloaded; the previous ones go on")
+	} else {
+		cfg.Notify = n
+	}
+	w.Reconfigure(cfg)
 }
 
 // logConfig logs what the configuration was read from and the settings that are not the
@@ -216,6 +225,13 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		defer o.tmux.Close()
 	}
 	o.cfg.Server = st.Server
+	o.notify = &notifiers{log: log}
+	n, err := o.notify.start(o.loaded.Config.Notify)
+	if err != nil {
+		return usageErrorf("watch: %v", err)
+	}
+	defer o.notify.close()
+	o.cfg.Notify = n
 	w := watcher.New(o.tmux, &proc.Finder{}, o.cfg)
 	if o.once {
 		return watchOnce(ctx, w, std)
