@@ -50,6 +50,7 @@ type fakeTmux struct {
 	editorUnknown bool
 	down          bool // no server on the socket: every call fails
 	searches      []tmuxctl.Search
+	notify        notifier // the changes its control connection notifies (listing_test.go)
 	globals       map[string]string
 	// onKey, when set, runs before a key reaches a pane.
 	onKey func(id, key string)
