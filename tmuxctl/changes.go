@@ -138,10 +138,19 @@ const captureBatch = 32
 // Captures captures several panes as Capture does, one Screen per pane in order. Over a
 // control connection the captures go several to a command line (captureBatch), so that a
 // watcher starting on a server of many panes does not wait a round trip for each; by exec,
-// one tmux process each. A pane that is gone gets its own error (tmux ends the line there;
-// the rest go in the next line); a failure of the connection or the server is the error.
+// one tmux process each. A pane that is gone, or whose capture fails otherwise, gets its own
+// error (tmux ends a command line at a failed command: the rest go in the next line); the
+// error returned is one that ends them all (no server, ctx done), with the Screens so far.
 func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error) {
 	out := make([]Screen, 0, len(panes))
+	one := func(p string) error {
+		text, err := c.Capture(ctx, p)
+		if errors.Is(err, ErrNoServer) || ctx.Err() != nil {
+			return err
+		}
+		out = append(out, Screen{Pane: p, Text: text, Err: err})
+		return nil
+	}
 	for len(out) < len(panes) {
 		rest := panes[len(out):]
 		var k *Control
@@ -149,11 +158,9 @@ func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error)
 			k = c.conn.control(ctx)
 		}
 		if k == nil {
-			text, err := c.Capture(ctx, rest[0])
-			if err != nil && !errors.Is(err, ErrNoTarget) {
+			if err := one(rest[0]); err != nil {
 				return out, err
 			}
-			out = append(out, Screen{Pane: rest[0], Text: text, Err: err})
 			continue
 		}
 		batch := rest[:min(len(rest), captureBatch)]
@@ -172,22 +179,20 @@ func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error)
 		switch {
 		case err == nil && len(blocks) == len(batch):
 		case errors.As(err, &te) && te.ExitCode == 1 && len(blocks) < len(batch):
-			// The capture after the last block failed; tmux ran none after it.
+			// The capture after the last block failed, and tmux ran none after it.
 			failed := *te
 			failed.Args = []string{"capture-pane", "-p", "-J", "-t", batch[len(blocks)]}
-			out = append(out, Screen{Pane: batch[len(blocks)], Err: &failed})
-			if !errors.Is(err, ErrNoTarget) {
+			if errors.Is(err, ErrNoServer) {
 				return out, &failed
 			}
+			out = append(out, Screen{Pane: batch[len(blocks)], Err: &failed})
 		case errors.Is(err, errNotSent), errors.Is(err, ErrFraming):
 			// Not run, or a screen forged the end of its block: one at a time, which
 			// confines a forgery to its own pane.
 			for _, p := range batch {
-				text, err := c.Capture(ctx, p)
-				if err != nil && !errors.Is(err, ErrNoTarget) {
+				if err := one(p); err != nil {
 					return out, err
 				}
-				out = append(out, Screen{Pane: p, Text: text, Err: err})
 			}
 		case err != nil:
 			return out, err
