@@ -15,13 +15,10 @@ import (
 // notifications over the control connection say when a pane, window or session was made,
 // closed, moved, renamed or changed mode, and the next listing is a full one. A full listing
 // is also made at the first tick, after the connection is lost or made again, by exec, and
-// every resync, for what tmux 3.3a notifies no control client of (tmuxctl/changes.go: a pane
+// every Config.Resync (30 s), for what tmux 3.3a notifies no control client of (tmuxctl/changes.go: a pane
 // closed or moved in another session while not its window's active pane, windows renumbered,
 // select-pane -d, synchronize-panes, user options set by hand). None of those can send a key
 // astray: the gate before every key re-reads the pane (SPEC §5).
-
-// resync is the longest time between two full listings.
-const resync = 30 * time.Second
 
 // listing is what the watcher keeps between two listings of the server.
 type listing struct {
@@ -43,10 +40,10 @@ type screen struct {
 }
 
 // list lists the server's panes for this tick: every pane (full) at the first listing, after
-// a failed one and every resync, else what tmux says may have changed since the last listing.
+// a failed one and every Resync, else what tmux says may have changed since the last listing.
 func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool, error) {
 	since := w.listed.mark
-	if d := now.Sub(w.listed.fullAt); w.listed.fullAt.IsZero() || d < 0 || d >= resync {
+	if d := now.Sub(w.listed.fullAt); w.listed.fullAt.IsZero() || d < 0 || d >= w.cfg.Resync {
 		since = tmuxctl.Mark{}
 	}
 	list, full, mark, err := w.tmux.ListChanges(ctx, w.search(), since)

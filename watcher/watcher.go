@@ -84,6 +84,9 @@ type Config struct {
 	// Settle is how long after the keys the pane is looked at again for evidence; the check
 	// after a menu digit comes after Settle/3.
 	Settle time.Duration
+	// Resync is the longest time between two listings of every pane; between them a tick
+	// lists only what changed (see listing.go).
+	Resync time.Duration
 	// Clock tells the time, times the ticks and the pause between keys; nil is clock.Real.
 	// The watcher drops Go's monotonic reading: due instants are wall-clock instants, so after
 	// a suspend a pane wakes on the first tick after its due instant, not that much later.
@@ -106,6 +109,7 @@ var Defaults = Config{
 	Schedule: scheduler.Default,
 	Pause:    200 * time.Millisecond,
 	Settle:   3 * time.Second,
+	Resync:   30 * time.Second,
 }
 
 // Search is the server-side pre-filter of each listing: rows that any limit message, Claude
@@ -173,6 +177,9 @@ func New(t Tmux, f Finder, cfg Config) *Watcher {
 	}
 	if cfg.Settle <= 0 {
 		cfg.Settle = d.Settle
+	}
+	if cfg.Resync <= 0 {
+		cfg.Resync = d.Resync
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
