@@ -23,6 +23,7 @@ import (
 // listing is what the watcher keeps between two listings of the server.
 type listing struct {
 	mark   tmuxctl.Mark // of the last listing
+	at     time.Time    // when the last listing began (wall clock, as tmux stamps activity)
 	fullAt time.Time    // when every pane was last listed (watcher clock); zero: never
 	// spent is how long the last ticks took from the start of their listing to the end of
 	// their looks, newest at spent[n%len(spent)].
@@ -46,8 +47,9 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 	if d := now.Sub(w.listed.fullAt); w.listed.fullAt.IsZero() || d < 0 || d >= w.cfg.Resync {
 		since = tmuxctl.Mark{}
 	}
-	list, full, mark, err := w.tmux.ListChanges(ctx, w.search(), since)
-	w.listed.mark = mark
+	search, at := w.search(), clock.Real.Now()
+	list, full, mark, err := w.tmux.ListChanges(ctx, search, since)
+	w.listed.mark, w.listed.at = mark, at
 	if err != nil {
 		w.listed.mark = tmuxctl.Mark{}
 		return nil, false, err
@@ -96,8 +98,10 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, ids []ident
 	}
 }
 
-// looked records how long a tick took from the start of its listing to the end of its looks.
-// Times beyond the interval (a suspend, a clock set) are not a tick's work and are left out.
+// looked records how long a tick that listed what changed took from the start of its listing
+// to the end of its looks: the time a stop drawn just before the listing takes to be seen.
+// (A full listing takes longer, but comes once per Resync.) Times beyond the interval (a
+// suspend, a clock set) are not a tick's work and are left out.
 func (l *listing) looked(d, interval time.Duration) {
 	if d < 0 || d > interval {
 		return

@@ -152,8 +152,10 @@ func TestChangesBetweenFullListings(t *testing.T) {
 // a quiet running session closed so is forgotten at the next full listing, a Resync later.
 func TestResyncFindsWhatTmuxDoesNotNotify(t *testing.T) {
 	wd := newWorld(t, time.Minute)
-	wd.start(func(c *watcher.Config) { c.Resync = 3 * time.Second })
+	// Before the watcher's control client attaches: tmux 3.3a can crash when a session is
+	// made while a control client attaches.
 	wd.s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "120", "-y", "40")
+	wd.start(func(c *watcher.Config) { c.Resync = 3 * time.Second })
 	log := filepath.Join(wd.s.Dir, "idle.log")
 	out := wd.s.Tmux(t, "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "other:0", claudeBin, "--log", log, "--scenario", "idle")
 	pane := strings.TrimSpace(out)

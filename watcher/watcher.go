@@ -151,8 +151,7 @@ type Watcher struct {
 	down      int
 	announced bool
 	reconf    chan Config
-	// latest is the latest window_activity the listings showed: the server searches only
-	// windows active since then, and lists only those between two full listings.
+	// latest is the latest window_activity the listings showed (see search).
 	latest time.Time
 	// listed is what the watcher knows of the server's panes (see list in listing.go).
 	listed listing
@@ -365,10 +364,10 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 	}
 	requests, visitErrs := w.visitAll(ctx, list, full, now)
 	errs = append(errs, visitErrs...)
-	took := w.cfg.Clock.Now().Sub(start)
-	w.listed.looked(took, w.cfg.Interval)
-	if full {
+	if took := w.cfg.Clock.Now().Sub(start); full {
 		w.firstLook(took)
+	} else {
+		w.listed.looked(took, w.cfg.Interval)
 	}
 	for _, info := range requests {
 		errs = append(errs, w.answer(ctx, info))
@@ -389,18 +388,23 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 	return next, errors.Join(errs...)
 }
 
-// search is the pre-filter of the next listing. The server searches only the windows with
-// activity since the last listing: any later activity is stamped at or after the latest stamp
-// that listing showed (tmux's own clock, 1 s resolution). Never after the wall clock less a
-// second, should tmux's clock go back. The first listing searches nothing: every Claude pane
-// it shows is looked at anyway.
+// search is the pre-filter of the next listing, and what a listing of changes lists: the
+// windows with activity since the last listing. tmux stamps window_activity in whole seconds
+// of the system clock, so any activity after the last listing began is stamped at or after
+// that second; activity stamped before the latest stamp the listings showed was seen by them,
+// and so was all of the latest stamp's second once a listing began after it. Never after the
+// wall clock less a second, should tmux's clock go back. The first listing searches nothing:
+// every Claude pane it shows is looked at anyway.
 func (w *Watcher) search() tmuxctl.Search {
 	if w.latest.IsZero() {
 		return tmuxctl.Search{}
 	}
 	search := Search
-	search.Since = w.latest
-	if ceiling := clock.Real.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(w.latest) {
+	search.Since = w.latest.Add(time.Second)
+	if last := w.listed.at.Truncate(time.Second); last.Before(search.Since) {
+		search.Since = last
+	}
+	if ceiling := clock.Real.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(search.Since) {
 		search.Since = ceiling
 	}
 	return search
