@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -76,6 +77,9 @@ type Control struct {
 	stdin  *os.File
 	stderr bytes.Buffer // the tmux client's stderr, read after it exits
 
+	id      uint64        // unique among the connections of this process
+	changes atomic.Uint64 // notifications of a change to the listing read so far (see changeNotice)
+
 	events  chan event    // blocks and framing faults, from read
 	closing chan struct{} // closed by Close: read stops delivering
 	done    chan struct{} // closed when the client process is gone
@@ -117,6 +121,7 @@ func (c *Client) Dial(ctx context.Context) (*Control, error) {
 		return nil, fmt.Errorf("tmuxctl: control nonce: %w", err)
 	}
 	k := &Control{
+		id:      dials.Add(1),
 		client:  *c,
 		events:  make(chan event, 64),
 		closing: make(chan struct{}),
@@ -197,8 +202,9 @@ func (k *Control) stderrText() string {
 // byte; any other line inside is output. Output that forges that exact line ends the block
 // early; the real end line then follows between blocks, a second end of the block just
 // closed, unless the forgery goes on with a %begin reusing the same fields to swallow it.
-// Both are reported as misframed. (Lines between blocks are otherwise ignored: tmux prints
-// the output of a client-attached hook there.) A forgery of a %begin with other fields would
+// Both are reported as misframed. (Lines between blocks are otherwise ignored but for the
+// notifications changeNotice counts: tmux prints the output of a client-attached hook there
+// too, which at worst counts as a change.) A forgery of a %begin with other fields would
 // swallow the replies that follow: Run then times out, and the next Run closes the
 // connection.
 func (k *Control) read(out *os.File) {
@@ -255,6 +261,8 @@ func (k *Control) read(out *os.File) {
 			}
 		case line == lastEnd || line == lastErrEnd:
 			deliver(event{misframed: line})
+		case changeNotice(line):
+			k.changes.Add(1) // before any block read after it is delivered
 		}
 	}
 	out.Close()
@@ -330,9 +338,19 @@ func (k *Control) Close() error {
 // An argument with a NUL byte, or a command name with "=" (tmux would read an environment
 // assignment), is refused.
 func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
+	blocks, err := k.run(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(blocks, ""), nil
+}
+
+// run is Run with the output of each block of the reply apart, in order: one block for each
+// command the line ran (an error stops the line: no block for the commands after it).
+func (k *Control) run(ctx context.Context, args []string) ([]string, error) {
 	line, err := commandLine(args)
 	if err != nil {
-		return "", &Error{Args: args, ExitCode: -1, Err: err}
+		return nil, &Error{Args: args, ExitCode: -1, Err: err}
 	}
 	timeout := k.client.Timeout
 	if timeout <= 0 {
@@ -343,7 +361,7 @@ func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
 
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	fail := func(err error) (string, error) { return "", &Error{Args: args, ExitCode: -1, Err: err} }
+	fail := func(err error) ([]string, error) { return nil, &Error{Args: args, ExitCode: -1, Err: err} }
 	if err := k.Err(); err != nil {
 		return fail(fmt.Errorf("%w (%w)", err, errNotSent))
 	}
@@ -391,7 +409,7 @@ func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
 		return fail(fmt.Errorf("writing a command: %w (%w)", err, errNotSent))
 	}
 
-	out, failed, err := k.await(ctx, token)
+	blocks, failed, err := k.await(ctx, token)
 	if err != nil {
 		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFraming) {
 			k.pending = token
@@ -404,17 +422,17 @@ func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
 		return fail(err)
 	}
 	if failed != nil {
-		return "", &Error{Args: args, ExitCode: 1, Stderr: failed.body, Err: classify(failed.body)}
+		return blocks, &Error{Args: args, ExitCode: 1, Stderr: failed.body, Err: classify(failed.body)}
 	}
-	return out, nil
+	return blocks, nil
 }
 
-// await reads blocks up to the one printing token and returns the output of those before
-// it, the first that failed, ErrFraming if the reply was misframed, an ErrClosed error if
-// the connection ended first or ctx's error.
-func (k *Control) await(ctx context.Context, token string) (string, *event, error) {
+// await reads blocks up to the one printing token and returns the output of each of those
+// before it that succeeded, the first that failed, ErrFraming if the reply was misframed, an
+// ErrClosed error if the connection ended first or ctx's error.
+func (k *Control) await(ctx context.Context, token string) ([]string, *event, error) {
 	var (
-		out       strings.Builder
+		out       []string
 		failed    *event
 		misframed string
 	)
@@ -434,15 +452,15 @@ func (k *Control) await(ctx context.Context, token string) (string, *event, erro
 				failed = &e
 			}
 		default:
-			out.WriteString(e.body)
+			out = append(out, e.body)
 		}
 		return false
 	}
-	finish := func() (string, *event, error) {
+	finish := func() ([]string, *event, error) {
 		if misframed != "" {
-			return "", nil, fmt.Errorf("%w at %q", ErrFraming, misframed)
+			return nil, nil, fmt.Errorf("%w at %q", ErrFraming, misframed)
 		}
-		return out.String(), failed, nil
+		return out, failed, nil
 	}
 	for {
 		select {
@@ -458,11 +476,11 @@ func (k *Control) await(ctx context.Context, token string) (string, *event, erro
 						return finish()
 					}
 				default:
-					return "", nil, k.err
+					return nil, nil, k.err
 				}
 			}
 		case <-ctx.Done():
-			return "", nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 	}
 }

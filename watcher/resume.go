@@ -79,6 +79,10 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 	}
 	info.Match = p.info.Match
 	p.info = info
+	if why := w.outOfScope(info); why != "" {
+		// Set since the last listing (a listing of changes does not show option changes).
+		return l, false, w.leave(ctx, info, why)
+	}
 	if why := unsafe(info); why != "" {
 		p.note = why + "; nothing is sent until it is safe"
 		return l, false, nil

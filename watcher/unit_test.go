@@ -58,6 +58,7 @@ type fakeTmux struct {
 	editorUnknown bool
 	down          bool // no server on the socket: every call fails
 	searches      []tmuxctl.Search
+	notify        notifier // the changes its control connection notifies (listing_test.go)
 	globals       map[string]string
 	// onKey, when set, runs before a key reaches a pane.
 	onKey func(id, key string)
@@ -567,7 +568,8 @@ func TestUnitClosedPaneIsForgotten(t *testing.T) {
 }
 
 // The server searches only windows active since the latest activity the previous listing
-// showed (the fake reports the others quiet, as tmux does), and a stop drawn later is seen.
+// showed (the fake reports the others quiet, as tmux does): since the second after it, as
+// that listing began after that second; and a stop drawn later is seen.
 func TestUnitSearchSinceLatestActivity(t *testing.T) {
 	r := newRig(t, nil)
 	a := r.tmux.add("%1", 100, idle())
@@ -579,8 +581,8 @@ func TestUnitSearchSinceLatestActivity(t *testing.T) {
 	b.info.Match = 3
 	r.at(4 * time.Second)
 	s := r.tmux.searches
-	if len(s) != 3 || !s[0].Since.IsZero() || !s[1].Since.Equal(time.Unix(1, 0)) || !s[2].Since.Equal(a.info.WindowActivity) {
-		t.Errorf("searches since %v, %v, %v; want zero, %v, %v", s[0].Since, s[1].Since, s[2].Since, time.Unix(1, 0), a.info.WindowActivity)
+	if len(s) != 3 || !s[0].Since.IsZero() || !s[1].Since.Equal(time.Unix(2, 0)) || !s[2].Since.Equal(a.info.WindowActivity.Add(time.Second)) {
+		t.Errorf("searches since %v, %v, %v; want zero, %v, %v", s[0].Since, s[1].Since, s[2].Since, time.Unix(2, 0), a.info.WindowActivity.Add(time.Second))
 	}
 	if got := r.state("%2"); got != watcher.Waiting {
 		t.Errorf("state of the pane that stopped = %s, want waiting", got)

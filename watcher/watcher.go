@@ -36,9 +36,13 @@ import (
 
 // Tmux is what the watcher needs from a tmux server (tmuxctl.Client implements it).
 type Tmux interface {
-	ListPanes(ctx context.Context, s tmuxctl.Search) ([]tmuxctl.Pane, error)
+	// ListChanges lists every pane (full), or only the panes that may have changed since the
+	// listing that returned since (see tmuxctl.Client.ListChanges).
+	ListChanges(ctx context.Context, s tmuxctl.Search, since tmuxctl.Mark) (panes []tmuxctl.Pane, full bool, mark tmuxctl.Mark, err error)
 	PaneInfo(ctx context.Context, pane string) (tmuxctl.Pane, error)
 	Capture(ctx context.Context, pane string) (string, error)
+	// Captures captures several panes, in order; a pane that is gone has its own error.
+	Captures(ctx context.Context, panes []string) ([]tmuxctl.Screen, error)
 	SendLiteral(ctx context.Context, pane, text string) error
 	SendKey(ctx context.Context, pane, key string) error
 	SetPaneOptions(ctx context.Context, pane string, names, values []string) error
@@ -82,6 +86,9 @@ type Config struct {
 	// Settle is how long after the keys the pane is looked at again for evidence; the check
 	// after a menu digit comes after Settle/3.
 	Settle time.Duration
+	// Resync is the longest time between two listings of every pane; between them a tick
+	// lists only what changed (see listing.go).
+	Resync time.Duration
 	// Clock tells the time, times the ticks and the pause between keys; nil is clock.Real.
 	// The watcher drops Go's monotonic reading: due instants are wall-clock instants, so after
 	// a suspend a pane wakes on the first tick after its due instant, not that much later.
@@ -111,6 +118,7 @@ var Defaults = Config{
 	Schedule: scheduler.Default,
 	Pause:    200 * time.Millisecond,
 	Settle:   3 * time.Second,
+	Resync:   time.Minute,
 }
 
 // Search is the server-side pre-filter of each listing: rows that any limit message, Claude
@@ -152,9 +160,12 @@ type Watcher struct {
 	down      int
 	announced bool
 	reconf    chan Config
-	// latest is the latest window_activity of the last listing: the server searches only
-	// windows active since then.
+	// latest is the latest window_activity the listings showed (see search).
 	latest time.Time
+	// listed is what the watcher knows of the server's panes (see list in listing.go).
+	listed listing
+	// screens are the captures taken for this tick's looks, by pane id (see prefetch).
+	screens map[string]screen
 }
 
 // New returns a watcher of the server behind t. Zero fields of cfg take their Defaults.
@@ -174,6 +185,9 @@ func New(t Tmux, f Finder, cfg Config) *Watcher {
 	}
 	if cfg.Settle <= 0 {
 		cfg.Settle = d.Settle
+	}
+	if cfg.Resync <= 0 {
+		cfg.Resync = d.Resync
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real
@@ -338,10 +352,10 @@ func (w *Watcher) report(source string, err error) {
 // Tick lists the panes once, looks at the ones that need it, acts on the due ones and
 // publishes their state. It returns when it wants to run next.
 func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
-	now := w.now()
-	next := now.Add(w.cfg.Interval)
+	now, start := w.now(), w.cfg.Clock.Now()
+	next := now.Add(w.cfg.Interval - w.listed.lead(w.cfg.Interval))
 	w.load()
-	list, err := w.tmux.ListPanes(ctx, w.search())
+	list, full, err := w.list(ctx, now)
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoServer):
 		return w.gone(now, err), err
@@ -364,8 +378,13 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		w.announced = err == nil
 		errs = append(errs, err)
 	}
-	requests, visitErrs := w.visitAll(ctx, list, now)
+	requests, visitErrs := w.visitAll(ctx, list, full, now)
 	errs = append(errs, visitErrs...)
+	if took := w.cfg.Clock.Now().Sub(start); full {
+		w.firstLook(took)
+	} else {
+		w.listed.looked(took, w.cfg.Interval)
+	}
 	for _, info := range requests {
 		errs = append(errs, w.answer(ctx, info))
 	}
@@ -376,7 +395,9 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		}
 	}
 	for _, p := range w.panes {
-		errs = append(errs, w.publish(ctx, p))
+		if err := w.publish(ctx, p); err != nil {
+			errs = append(errs, err) // a thousand quiet panes append nothing
+		}
 		if t := p.wake(); !t.IsZero() && t.Before(next) {
 			next = t
 		}
@@ -385,35 +406,71 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 	return next, errors.Join(errs...)
 }
 
-// search is the pre-filter of the next listing. The server searches only the windows with
-// activity since the last listing: any later activity is stamped at or after the latest stamp
-// that listing showed (tmux's own clock, 1 s resolution). Never after the wall clock less a
-// second, should tmux's clock go back.
+// search is the pre-filter of the next listing, and what a listing of changes lists: the
+// windows with activity since the last listing. tmux stamps window_activity in whole seconds
+// of the system clock, so any activity after the last listing began is stamped at or after
+// that second; activity stamped before the latest stamp the listings showed was seen by them,
+// and so was all of the latest stamp's second once a listing began after it. Never after the
+// wall clock less a second, should tmux's clock go back. The first listing searches nothing:
+// every Claude pane it shows is looked at anyway.
 func (w *Watcher) search() tmuxctl.Search {
+	if w.latest.IsZero() {
+		return tmuxctl.Search{}
+	}
 	search := Search
-	if !w.latest.IsZero() {
-		search.Since = w.latest
-		if ceiling := clock.Real.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(w.latest) {
-			search.Since = ceiling
-		}
+	search.Since = w.latest.Add(time.Second)
+	if last := w.listed.at.Truncate(time.Second); last.Before(search.Since) {
+		search.Since = last
+	}
+	if ceiling := clock.Real.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(search.Since) {
+		search.Since = ceiling
 	}
 	return search
 }
 
-// visitAll visits every listed pane and forgets what the listing no longer shows: closed
-// panes, and stored waits whose session is gone. It returns the panes that carry a request.
-func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, now time.Time) (requests []tmuxctl.Pane, errs []error) {
+// visitAll visits every listed pane and, after a full listing, forgets what it no longer
+// shows: closed panes, and stored waits whose session is gone. After a listing of what changed
+// (full false) the supervised panes it does not show that are not running are visited with the
+// row they had, quiet (tmuxctl.Quiet): a stopped one is still looked at every revisit. It
+// returns the panes that carry a request.
+func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, full bool, now time.Time) (requests []tmuxctl.Pane, errs []error) {
 	seen := make(map[string]bool, len(list))
-	w.latest = time.Time{}
+	if full {
+		w.latest = time.Time{}
+	}
 	for _, info := range list {
 		seen[info.ID] = true
 		if info.WindowActivity.After(w.latest) {
 			w.latest = info.WindowActivity
 		}
-		errs = append(errs, w.visit(ctx, info, now))
+	}
+	if !full {
+		for id, p := range w.panes {
+			// A quiet running session needs no look (needsLook): only the others are visited.
+			if !seen[id] && p.state != Running {
+				info := p.info
+				info.Match = tmuxctl.Quiet
+				list = append(list, info)
+			}
+		}
+	}
+	ids := make([]identity, len(list))
+	fresh := make([]bool, len(list))
+	for i, info := range list {
+		ids[i], fresh[i] = w.maybeClaude(ctx, info)
+	}
+	w.prefetch(ctx, list, ids, fresh, now)
+	for i, info := range list {
+		if err := w.visitAs(ctx, info, ids[i], fresh[i], now); err != nil {
+			errs = append(errs, err)
+		}
 		if info.Request != "" && !w.cfg.DryRun {
 			requests = append(requests, info)
 		}
+	}
+	clear(w.screens) // a later look (before keys, for a request) captures afresh
+	if !full {
+		return requests, errs
 	}
 	for id := range w.restore {
 		// The session of the record no longer runs in its pane (closed, or another program).
@@ -436,11 +493,17 @@ func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 
 // visit identifies one listed pane and looks at it when it needs a look.
 func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) error {
+	id, fresh := w.maybeClaude(ctx, info)
+	return w.visitAs(ctx, info, id, fresh, now)
+}
+
+// visitAs is visit of a pane whose identity maybeClaude has just given (fresh: asked of the
+// process table).
+func (w *Watcher) visitAs(ctx context.Context, info tmuxctl.Pane, id identity, fresh bool, now time.Time) error {
 	if why := w.outOfScope(info); why != "" {
 		return w.leave(ctx, info, why)
 	}
 	p := w.panes[info.ID]
-	id, fresh := w.maybeClaude(ctx, info)
 	if !id.ok {
 		if p != nil {
 			w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("claude no longer runs in the pane")
@@ -522,24 +585,32 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 // read captures the pane's screen and runs the detector with the appearance instant of the
 // stop the pane is handling. ok is false when the screen could not be read; a pane that is
 // gone is forgotten without an error.
-func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (screen string, v detector.Verdict, ok bool, err error) {
-	screen, err = w.tmux.Capture(ctx, p.info.ID)
-	if errors.Is(err, tmuxctl.ErrNoTarget) {
+func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (text string, v detector.Verdict, ok bool, err error) {
+	s, ok := w.screens[p.info.ID]
+	delete(w.screens, p.info.ID)
+	if !ok {
+		s.taken = clock.Real.Now()
+		s.text, s.err = w.tmux.Capture(ctx, p.info.ID)
+	}
+	if errors.Is(s.err, tmuxctl.ErrNoTarget) {
 		delete(w.panes, p.info.ID)
 		return "", v, false, nil
 	}
-	if err != nil {
-		return "", v, false, err
+	if s.err != nil {
+		return "", v, false, s.err
 	}
-	return screen, w.detect(p, screen, now, p.appeared), true, nil
+	v = w.detect(p, s.text, now, p.appeared)
+	// tmux stamps window_activity with the system clock: lookedReal is read from it too, just
+	// before the capture, so that activity in the second of the capture counts as a change.
+	p.lookedReal = s.taken
+	return s.text, v, true, nil
 }
 
 // detect runs the detector on a pane's screen with the given appearance instant of its stop
 // and records the look.
 func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detector.Verdict {
 	v := detector.Detect(screen, detector.Facts{Now: now, Appeared: appeared, Zone: w.cfg.Zone})
-	// tmux stamps window_activity with the system clock: lookedReal is read from it too.
-	p.lookedAt, p.lookedReal, p.activity, p.match = now, clock.Real.Now(), p.info.WindowActivity, p.info.Match
+	p.lookedAt, p.activity, p.match = now, p.info.WindowActivity, p.info.Match
 	p.looks++
 	return v
 }

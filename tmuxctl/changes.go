@@ -1,0 +1,233 @@
+package tmuxctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// What changes without a pane's output, and what tmux 3.3a tells a control client of it.
+//
+// A listing of every pane costs the server a row per pane (about 50 µs at 1,000 panes on a
+// 2-core machine, most of it reading each pane's foreground program for
+// #{pane_current_command}). Between two listings, a pane's output is the only thing that
+// changes its screen, its program, its title or its process, and output stamps its window's
+// #{window_activity}. The rest of a row (which panes, windows and sessions exist, their names,
+// indexes and modes) changes by commands, and tmux 3.3a tells every control client of most of
+// those changes with a notification, even with no-output: %sessions-changed,
+// %session-renamed, %window-add and %window-close (and their %unlinked- forms, for windows of
+// other sessions), %window-pane-changed and %pane-mode-changed. %layout-change (a pane made,
+// closed or moved) and %session-changed are told only about the client's own session.
+//
+// Not told at all: a pane closed or moved in a window of another session while it is not that
+// window's active pane, windows renumbered, panes swapped inside a window, select-pane -d/-e,
+// synchronize-panes, user options set by hand, and a pane whose program exits without output
+// (remain-on-exit). A caller that lists only what changed (ListChanges) must still list every
+// pane now and then to see those.
+
+// changeNotices are the notifications (tmux 3.3a, control mode) that tell of a change to
+// what a listing shows other than a pane's output; each is followed by a blank or ends the
+// line. Left out as harmless to a listing: %window-renamed and %unlinked-window-renamed
+// (window names are not listed), %session-window-changed and %client-session-changed (which
+// window or session a client shows), %client-detached, %paste-buffer-changed and -deleted,
+// %subscription-changed, %message, %config-error and the output notifications.
+var changeNotices = []string{
+	"%sessions-changed", "%session-renamed", "%session-changed",
+	"%window-add", "%window-close", "%unlinked-window-add", "%unlinked-window-close",
+	"%layout-change", "%window-pane-changed", "%pane-mode-changed",
+}
+
+// changeNotice reports whether a line read between reply blocks is one of changeNotices.
+func changeNotice(line string) bool {
+	if !strings.HasPrefix(line, "%") {
+		return false
+	}
+	name, _, _ := strings.Cut(line, " ")
+	for _, n := range changeNotices {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// dials numbers the control connections of this process (Control.id), so that a Mark of one
+// is never taken for a Mark of the next.
+var dials atomic.Uint64
+
+// Mark stands for what one listing saw of a server: ListChanges returns one with its listing
+// and takes the last one back to tell whether anything but the panes' output can have changed
+// since. The zero Mark stands for nothing seen: the next listing lists every pane. Its fields
+// mean something only to the Client that made it (a fake server in a test makes its own).
+type Mark struct {
+	Conn     uint64 // the control connection the listing went over (numbered from 1)
+	Changes  uint64 // the change notifications it had read before the listing
+	Requests string // RequestsOption when it listed
+}
+
+// RequestsOption is the global option Request sets to each request it hands over: a listing
+// of changes reads it (one option, not one per pane) to know that a pane carries a new one.
+const RequestsOption = "@cac_requests"
+
+// Request hands a request to the running watcher: it sets the pane's RequestOption to value,
+// and RequestsOption to value too, in one tmux call. value should be unique (a nonce).
+func (c *Client) Request(ctx context.Context, pane, value string) error {
+	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, RequestOption, arg(value), ";", "set-option", "-g", RequestsOption, arg(value))
+	return err
+}
+
+// mark is the Mark of a listing made over k now, which read requests.
+func (k *Control) mark(requests string) Mark {
+	return Mark{Conn: k.id, Changes: k.changes.Load(), Requests: requests}
+}
+
+// ChangedFilter is the filter (list-panes -f) of a listing of what changed: the panes whose
+// window showed activity at or after since (window_activity, 1 s resolution). The comparison
+// is tmux's string one (#{>=:…}), a third cheaper than the arithmetic one and the same on two
+// 10-digit Unix times, which both are until the year 2286.
+func ChangedFilter(since time.Time) string {
+	return "#{>=:#{window_activity}," + strconv.FormatInt(since.Unix(), 10) + "}"
+}
+
+// listing runs a listing over k, followed in the same command line by a read of
+// RequestsOption, and returns its output and the option's value.
+func (k *Control) listing(ctx context.Context, args ...string) (out, requests string, err error) {
+	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", "#{"+RequestsOption+"}"))
+	if err != nil {
+		return "", "", err
+	}
+	if len(blocks) != 2 {
+		return "", "", &Error{Args: args, ExitCode: -1, Err: fmt.Errorf("%d replies to a listing and an option, want 2", len(blocks))}
+	}
+	return blocks[0], strings.TrimSuffix(blocks[1], "\n"), nil
+}
+
+// ListChanges lists the panes the way ListPanes does, or only what changed since the listing
+// that returned since: when that listing went over the control connection that is up now,
+// s.Since is set, tmux has sent none of the notifications of a change (see changeNotices)
+// since, before or while this listing ran, and no request was handed over since (Request), it
+// lists only the panes of windows with activity at or after s.Since, and full is false; every
+// other pane is as that listing showed it, but for what tmux does not notify (above).
+// Otherwise — the zero Mark, another connection or none (exec), a change notified, a new
+// request — it lists every pane and full is true. The Mark returned goes with this listing; it
+// is the zero Mark when the listing did not go over a control connection.
+//
+// A change that tmux notifies only after this listing ran, though it happened before, makes
+// the next call list every pane: so nothing is missed for longer than one more listing. A
+// request set by hand (without Request) is seen at the next full listing.
+func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes []Pane, full bool, mark Mark, err error) {
+	var k *Control
+	if c.conn != nil {
+		k = c.conn.control(ctx)
+	}
+	if k != nil && since != (Mark{}) && !s.Since.IsZero() && k.mark(since.Requests) == since {
+		out, requests, err := k.listing(ctx, "list-panes", "-a", "-f", ChangedFilter(s.Since), "-F", PaneFormat(s))
+		switch {
+		case err == nil && k.mark(requests) == since:
+			panes, err := ParsePanes(out)
+			return panes, false, since, err
+		case err != nil && !errors.Is(err, errNotSent):
+			return nil, false, Mark{}, err
+		}
+		// A change was notified or a request made while it ran, or the connection was
+		// found closed: all of it.
+	}
+	if k != nil && k.Err() == nil {
+		changes := k.changes.Load() // before the listing: a change notified meanwhile lists all again next time
+		out, requests, err := k.listing(ctx, "list-panes", "-a", "-F", PaneFormat(s))
+		if err == nil {
+			panes, err = ParsePanes(out)
+			return panes, true, Mark{Conn: k.id, Changes: changes, Requests: requests}, err
+		}
+		if !errors.Is(err, errNotSent) {
+			return nil, false, Mark{}, err
+		}
+	}
+	panes, err = c.ListPanes(ctx, s) // by exec: no control connection is up
+	return panes, true, Mark{}, err
+}
+
+// Screen is one pane's screen from Captures: the text Capture returns, or why there is none
+// (an error wrapping ErrNoTarget when the pane is gone).
+type Screen struct {
+	Pane string
+	Text string
+	Err  error
+}
+
+// captureBatch is how many captures go in one control-mode command line: about 6 ms of the
+// server's time (tmux 3.3a, 120x40 panes, 2-core machine), short enough that the user's own
+// clients are not kept waiting between two lines.
+const captureBatch = 32
+
+// Captures captures several panes as Capture does, one Screen per pane in order. Over a
+// control connection the captures go several to a command line (captureBatch), so that a
+// watcher starting on a server of many panes does not wait a round trip for each; by exec,
+// one tmux process each. A pane that is gone, or whose capture fails otherwise, gets its own
+// error (tmux ends a command line at a failed command: the rest go in the next line); the
+// error returned is one that ends them all (no server, ctx done), with the Screens so far.
+func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error) {
+	out := make([]Screen, 0, len(panes))
+	one := func(p string) error {
+		text, err := c.Capture(ctx, p)
+		if errors.Is(err, ErrNoServer) || ctx.Err() != nil {
+			return err
+		}
+		out = append(out, Screen{Pane: p, Text: text, Err: err})
+		return nil
+	}
+	for len(out) < len(panes) {
+		rest := panes[len(out):]
+		var k *Control
+		if c.conn != nil && len(rest) > 1 {
+			k = c.conn.control(ctx)
+		}
+		if k == nil {
+			if err := one(rest[0]); err != nil {
+				return out, err
+			}
+			continue
+		}
+		batch := rest[:min(len(rest), captureBatch)]
+		var args []string
+		for i, p := range batch {
+			if i > 0 {
+				args = append(args, ";")
+			}
+			args = append(args, "capture-pane", "-p", "-J", "-t", p)
+		}
+		blocks, err := k.run(ctx, args)
+		for i, b := range blocks[:min(len(blocks), len(batch))] {
+			out = append(out, Screen{Pane: batch[i], Text: b})
+		}
+		var te *Error
+		switch {
+		case err == nil && len(blocks) == len(batch):
+		case errors.As(err, &te) && te.ExitCode == 1 && len(blocks) < len(batch):
+			// The capture after the last block failed, and tmux ran none after it.
+			failed := *te
+			failed.Args = []string{"capture-pane", "-p", "-J", "-t", batch[len(blocks)]}
+			if errors.Is(err, ErrNoServer) {
+				return out, &failed
+			}
+			out = append(out, Screen{Pane: batch[len(blocks)], Err: &failed})
+		case errors.Is(err, errNotSent), errors.Is(err, ErrFraming):
+			// Not run, or a screen forged the end of its block: one at a time, which
+			// confines a forgery to its own pane.
+			for _, p := range batch {
+				if err := one(p); err != nil {
+					return out, err
+				}
+			}
+		case err != nil:
+			return out, err
+		default:
+			return out, &Error{Args: args, ExitCode: -1, Err: errors.New("fewer replies than captures")}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,239 @@
+package tmuxctl_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+// lister lists a server's panes with ListChanges as a watcher does: each listing takes the
+// Mark of the one before.
+type lister struct {
+	t    *testing.T
+	c    *tmuxctl.Client
+	mark tmuxctl.Mark
+}
+
+// list lists what changed since the last listing, searching windows active since since (a
+// zero since lists every pane), and returns the pane ids, sorted, and whether it was full.
+func (l *lister) list(since time.Time) (ids []string, full bool) {
+	l.t.Helper()
+	panes, full, mark, err := l.c.ListChanges(context.Background(), tmuxctl.Search{Pattern: "x", Since: since}, l.mark)
+	if err != nil {
+		l.t.Fatalf("ListChanges: %v", err)
+	}
+	l.mark = mark
+	for _, p := range panes {
+		ids = append(ids, p.ID)
+	}
+	slices.Sort(ids)
+	return ids, full
+}
+
+// quiet is a Since after every activity so far: the next whole second, once it has come.
+func quiet(t *testing.T) time.Time {
+	t.Helper()
+	since := time.Now().Truncate(time.Second).Add(time.Second)
+	tmuxtest.WaitFor(t, 3*time.Second, "the next second", func() bool { return !time.Now().Before(since) })
+	return since
+}
+
+// TestListChanges: over a control connection, a listing after one that saw the server lists
+// only the panes with output since, until a request is handed over or tmux notifies a change
+// of sessions, windows, layouts, active panes or modes; then every pane, once.
+func TestListChanges(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	s.Connect(t)
+	l := &lister{t: t, c: s.Client}
+	if ids, full := l.list(time.Time{}); !full || len(ids) != 1 || l.mark == (tmuxctl.Mark{}) {
+		t.Fatalf("first listing = %v, full %v, mark %+v; want %%0, full, a mark", ids, full, l.mark)
+	}
+	s.Tmux(t, "new-window", "-d", "-t", "main:1", "cat")
+	if ids, full := l.list(quiet(t)); !full || len(ids) != 2 {
+		t.Fatalf("after new-window: %v, full %v; want both panes, full", ids, full)
+	}
+	since := quiet(t)
+	if ids, full := l.list(since); full || len(ids) != 0 {
+		t.Fatalf("nothing changed: %v, full %v; want nothing, not full", ids, full)
+	}
+
+	// Output stamps the window's activity: that pane alone.
+	s.Tmux(t, "send-keys", "-t", "%1", "-l", "x")
+	s.WaitScreen(t, "%1", "x")
+	if ids, full := l.list(since); full || !slices.Equal(ids, []string{"%1"}) {
+		t.Errorf("after output in %%1: %v, full %v; want %%1 only", ids, full)
+	}
+	// A request handed over (Request) is no output: the next listing lists every pane, the
+	// request among them, the one after it what changed again.
+	if err := s.Client.Request(context.Background(), "%0", "resume 1"); err != nil {
+		t.Fatal(err)
+	}
+	panes, all, mark, err := s.Client.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(t)}, l.mark)
+	if err != nil || !all || len(panes) != 2 || panes[0].Request != "resume 1" {
+		t.Errorf("after a request on %%0: %+v, full %v, %v; want both panes, full, %%0's request", panes, all, err)
+	}
+	l.mark = mark
+	s.Tmux(t, "set-option", "-p", "-u", "-t", "%0", tmuxctl.RequestOption)
+	if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
+		t.Errorf("after the request was withdrawn: %v, full %v; want nothing, not full", ids, full)
+	}
+
+	// Changes tmux notifies: the next listing lists every pane, the one after it what changed.
+	s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "100", "-y", "30", "cat")
+	for _, c := range []struct {
+		what string
+		args [][]string
+	}{
+		{"a new session", nil}, // made above
+		{"a window in another session", [][]string{{"new-window", "-d", "-t", "other:", "cat"}}},
+		{"a session renamed", [][]string{{"rename-session", "-t", "other", "renamed"}}},
+		{"a pane split in the connection's session", [][]string{{"split-window", "-d", "-t", "main:0", "cat"}}},
+		{"a pane split and made active in another session", [][]string{{"split-window", "-t", "renamed:0", "cat"}}},
+		{"a pane moved to another window", [][]string{{"join-pane", "-d", "-s", "renamed:0.1", "-t", "main:1"}}},
+		{"a window linked into a second session", [][]string{{"link-window", "-d", "-s", "main:1", "-t", "renamed:7"}}},
+		{"a window unlinked", [][]string{{"unlink-window", "-t", "renamed:7"}}},
+		{"a pane in copy mode", [][]string{{"copy-mode", "-t", "%0"}}},
+		{"another active pane", [][]string{{"select-pane", "-t", "main:0.1"}}},
+		{"a session closed", [][]string{{"kill-session", "-t", "renamed"}}},
+	} {
+		for _, a := range c.args {
+			s.Tmux(t, a...)
+		}
+		want := strings.Fields(s.Tmux(t, "list-panes", "-a", "-F", "#{pane_id}"))
+		slices.Sort(want)
+		want = slices.Compact(want)
+		var ids []string
+		var full bool
+		tmuxtest.WaitFor(t, 5*time.Second, "a full listing after "+c.what, func() bool {
+			ids, full = l.list(quiet(t))
+			return full
+		})
+		if !slices.Equal(ids, want) {
+			t.Errorf("after %s: listed %v, want %v", c.what, ids, want)
+		}
+		if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
+			t.Errorf("after %s and a full listing: %v, full %v; want nothing, not full", c.what, ids, full)
+		}
+	}
+
+	// The connection dropped and made again: every pane, with the new connection's mark.
+	old := l.mark
+	s.Tmux(t, "detach-client", "-s", "main")
+	var full bool
+	tmuxtest.WaitFor(t, 5*time.Second, "a full listing over a new connection", func() bool {
+		_, full = l.list(quiet(t))
+		return full && l.mark != (tmuxctl.Mark{}) && l.mark.Conn != old.Conn
+	})
+	if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
+		t.Errorf("on the new connection: %v, full %v; want nothing, not full", ids, full)
+	}
+}
+
+// TestListChangesServerRestart: a server killed and started again on the same socket is
+// listed in full, and only what changes after that is listed then.
+func TestListChangesServerRestart(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	s.Connect(t)
+	l := &lister{t: t, c: s.Client}
+	l.list(time.Time{})
+	l.list(quiet(t))
+	s.Tmux(t, "kill-server")
+	if _, _, _, err := s.Client.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(t)}, l.mark); !errors.Is(err, tmuxctl.ErrNoServer) && !errors.Is(err, tmuxctl.ErrClosed) {
+		t.Fatalf("ListChanges with no server: %v, want ErrNoServer or ErrClosed", err)
+	}
+	conf := s.Dir + "/tmux.conf"
+	if _, err := (&tmuxctl.Client{SocketPath: s.Socket}).Run(context.Background(), "-f", conf, "new-session", "-d", "-s", "again", "cat"); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	var full bool
+	tmuxtest.WaitFor(t, 5*time.Second, "a full listing of the new server", func() bool {
+		panes, f, mark, err := s.Client.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(t)}, l.mark)
+		if err != nil {
+			return false
+		}
+		l.mark, full, ids = mark, f, nil
+		for _, p := range panes {
+			ids = append(ids, p.ID)
+		}
+		return full && mark != (tmuxctl.Mark{})
+	})
+	if len(ids) != 1 {
+		t.Errorf("the new server listed %v, want its one pane", ids)
+	}
+	if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
+		t.Errorf("the new server, quiet: %v, full %v; want nothing, not full", ids, full)
+	}
+}
+
+// TestListChangesExec: without a control connection nothing is notified: every listing is
+// full, with the zero Mark.
+func TestListChangesExec(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	l := &lister{t: t, c: s.Client}
+	for i := range 2 {
+		if ids, full := l.list(quiet(t)); !full || len(ids) != 1 || l.mark != (tmuxctl.Mark{}) {
+			t.Errorf("listing %d by exec: %v, full %v, mark %+v; want %%0, full, the zero mark", i, ids, full, l.mark)
+		}
+	}
+}
+
+// TestCaptures: several captures in one go give each pane's screen, as Capture does, in
+// order; a pane that is gone gets its own ErrNoTarget, and the panes after it are captured.
+// Over control mode (more than one command line: more panes than a line takes) and by exec.
+func TestCaptures(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{"control", "exec"} {
+		t.Run(transport, func(t *testing.T) {
+			s := tmuxtest.Start(t, 100, 30, "cat")
+			if transport == "control" {
+				s.Connect(t)
+			}
+			var panes []string
+			for i := range 40 {
+				out := s.Tmux(t, "new-window", "-d", "-P", "-F", "#{pane_id}", "cat")
+				id := strings.TrimSpace(out)
+				s.Tmux(t, "send-keys", "-t", id, "-l", fmt.Sprintf("screen %d %%end 1 2 3", i))
+				panes = append(panes, id)
+			}
+			s.Tmux(t, "kill-pane", "-t", panes[5])
+			s.Tmux(t, "kill-pane", "-t", panes[39])
+			ask := append(slices.Clone(panes), "%999")
+			for i, id := range panes {
+				if i != 5 && i != 39 {
+					s.WaitScreen(t, id, fmt.Sprintf("screen %d %%end 1 2 3", i))
+				}
+			}
+			got, err := s.Client.Captures(context.Background(), ask)
+			if err != nil || len(got) != len(ask) {
+				t.Fatalf("Captures = %d screens, %v; want %d", len(got), err, len(ask))
+			}
+			for i, sc := range got {
+				if sc.Pane != ask[i] {
+					t.Errorf("screen %d is of %s, want %s", i, sc.Pane, ask[i])
+					continue
+				}
+				if i == 5 || i >= 39 {
+					if !errors.Is(sc.Err, tmuxctl.ErrNoTarget) {
+						t.Errorf("screen of %s (gone) = %q, %v; want ErrNoTarget", sc.Pane, sc.Text, sc.Err)
+					}
+					continue
+				}
+				want, err := s.Client.Capture(context.Background(), sc.Pane)
+				if sc.Err != nil || err != nil || sc.Text != want {
+					t.Errorf("screen of %s = %q, %v; Capture says %q, %v", sc.Pane, sc.Text, sc.Err, want, err)
+				}
+			}
+		})
+	}
+}

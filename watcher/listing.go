@@ -1,0 +1,133 @@
+package watcher
+
+import (
+	"context"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+)
+
+// What a tick costs (issue 16). A listing of every pane costs the tmux server a row per pane
+// on every tick, idle or not. So a tick lists only what changed since the last listing
+// (tmuxctl.Client.ListChanges): the panes of windows with activity since then and the panes
+// that carry a request, which on a server of idle sessions is a handful of rows, while tmux's
+// notifications over the control connection say when a pane, window or session was made,
+// closed, moved, renamed or changed mode, and the next listing is a full one. A full listing
+// is also made at the first tick, after the connection is lost or made again, by exec, and
+// every Config.Resync (a minute), for what tmux 3.3a notifies no control client of (tmuxctl/changes.go: a pane
+// closed or moved in another session while not its window's active pane, windows renumbered,
+// select-pane -d, synchronize-panes, user options set by hand). None of those can send a key
+// astray: the gate before every key re-reads the pane (SPEC §5).
+
+// listing is what the watcher keeps between two listings of the server.
+type listing struct {
+	mark   tmuxctl.Mark // of the last listing
+	at     time.Time    // when the last listing began (wall clock, as tmux stamps activity)
+	fullAt time.Time    // when every pane was last listed (watcher clock); zero: never
+	// spent is how long the last ticks took from the start of their listing to the end of
+	// their looks, newest at spent[n%len(spent)].
+	spent [16]time.Duration
+	n     int
+	told  bool // the first look at every pane is logged
+}
+
+// screen is a capture taken for a look of this tick (prefetch), and the wall-clock instant
+// just before it was taken.
+type screen struct {
+	text  string
+	err   error
+	taken time.Time
+}
+
+// list lists the server's panes for this tick: every pane (full) at the first listing, after
+// a failed one and every Resync, else what tmux says may have changed since the last listing.
+func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool, error) {
+	since := w.listed.mark
+	if d := now.Sub(w.listed.fullAt); w.listed.fullAt.IsZero() || d < 0 || d >= w.cfg.Resync {
+		since = tmuxctl.Mark{}
+	}
+	search, at := w.search(), clock.Real.Now()
+	list, full, mark, err := w.tmux.ListChanges(ctx, search, since)
+	w.listed.mark, w.listed.at = mark, at
+	if err != nil {
+		w.listed.mark = tmuxctl.Mark{}
+		return nil, false, err
+	}
+	if full {
+		w.listed.fullAt = now
+	}
+	return list, full, nil
+}
+
+// prefetch captures the panes this tick's visits will look at, several to a tmux round trip
+// (tmuxctl.Client.Captures): a watcher starting on a server of a thousand Claude panes looks
+// at every one of them in its first tick. A pane it did not capture, or whose capture failed,
+// is captured by its look as before. ids and fresh are maybeClaude's answers for list.
+func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, ids []identity, fresh []bool, now time.Time) {
+	var want []string
+	for i, info := range list {
+		if !ids[i].ok {
+			continue
+		}
+		if p := w.panes[info.ID]; p != nil {
+			renewed := fresh[i] && (p.Identity != ids[i].Identity || p.unknown != ids[i].unknown)
+			kept := p.info
+			p.info = info // as visit will see it
+			look := renewed || p.needsLook(now)
+			p.info = kept
+			if !look {
+				continue
+			}
+		}
+		want = append(want, info.ID)
+	}
+	if len(want) < 2 {
+		return // a single look captures for itself
+	}
+	taken := clock.Real.Now()
+	screens, err := w.tmux.Captures(ctx, want)
+	if err != nil {
+		w.cfg.Log.Debug().Err(err).Int("panes", len(want)).Msg("captures cut short; the rest are captured one by one")
+	}
+	if w.screens == nil {
+		w.screens = make(map[string]screen, len(screens))
+	}
+	for _, s := range screens {
+		w.screens[s.Pane] = screen{text: s.Text, err: s.Err, taken: taken}
+	}
+}
+
+// looked records how long a tick that listed what changed took from the start of its listing
+// to the end of its looks: the time a stop drawn just before the listing takes to be seen.
+// (A full listing takes longer, but comes once per Resync.) Times beyond the interval (a
+// suspend, a clock set) are not a tick's work and are left out.
+func (l *listing) looked(d, interval time.Duration) {
+	if d < 0 || d > interval {
+		return
+	}
+	l.n++
+	l.spent[l.n%len(l.spent)] = d
+}
+
+// lead is how much earlier than one interval after this tick's start the next tick starts,
+// so that a screen drawn just after this tick's listing is seen (looked at, and its state
+// logged) within one interval (issue 16): twice the longest of the last ticks' listings and
+// looks, at most a quarter of the interval. On a manual clock it is 0.
+func (l *listing) lead(interval time.Duration) time.Duration {
+	var longest time.Duration
+	for _, d := range l.spent {
+		longest = max(longest, d)
+	}
+	return min(2*longest, interval/4)
+}
+
+// firstLook logs, once, that the watcher has looked at every pane of the server, and how
+// long the tick that did it took.
+func (w *Watcher) firstLook(took time.Duration) {
+	if w.listed.told {
+		return
+	}
+	w.listed.told = true
+	w.cfg.Log.Info().Int("claude_panes", len(w.panes)).Dur("took", took).Msg("looked at every pane")
+}
