@@ -56,9 +56,9 @@ func paneOf(t *testing.T, r doctor.Report, id string) doctor.Pane {
 // watcher's, exit 1, and the shell is explained.
 func TestDoctorWithoutClaude(t *testing.T) {
 	t.Parallel()
-	s := tmuxtest.Start(t, 100, 30)
+	s := tmuxtest.Start(t, 100, 30, "sh") // not a login shell, whose profile runs mesg in the foreground for a while
 	shell := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", "main:0.0", "#{pane_id}"))
-	tmuxtest.WaitFor(t, 10*time.Second, "the shell at its prompt", func() bool { // a login shell's profile runs mesg first
+	tmuxtest.WaitFor(t, 10*time.Second, "the shell at its prompt", func() bool {
 		return strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", shell, "#{pane_current_command}")) == "sh"
 	})
 	code, r, errOut := doctorJSON(t, s.Socket)
