@@ -96,11 +96,6 @@ type session struct {
 	judged time.Time // the usage-limit row last compared with the screen
 }
 
-// ticks is the /proc start of an identity, as the registry's procStart prints it.
-func ticks(id proc.Identity) (string, bool) {
-	return strings.CutPrefix(id.Start, "ticks:")
-}
-
 // records returns where the pane's claude process keeps its records; ok is false when its
 // environment cannot be read (the ps fallback, another user's process, a process gone).
 func (w *Watcher) recordsOf(ctx context.Context, p *pane) (records.Env, bool) {
@@ -118,7 +113,7 @@ func (w *Watcher) recordsOf(ctx context.Context, p *pane) (records.Env, bool) {
 // entry reads the pane's registry entry; ok is false when there is none for this process.
 func (w *Watcher) entry(ctx context.Context, p *pane) (records.Entry, bool) {
 	env, ok := w.recordsOf(ctx, p)
-	start, isTicks := ticks(p.Identity)
+	start, isTicks := p.Identity.ProcStart()
 	if !ok || !isTicks {
 		return records.Entry{}, false
 	}
@@ -159,7 +154,7 @@ func transcript(env records.Env, en records.Entry) ([]records.Row, error) {
 // usage-limit row of its transcript (Exact), for `inspect --pane`. Without records, or when
 // the row does not belong to the stop, r and kind come back with SourceScreen.
 func FromRecords(env records.Env, id proc.Identity, r detector.Reset, kind detector.Kind) (detector.Reset, detector.Kind, ResetSource) {
-	start, ok := ticks(id)
+	start, ok := id.ProcStart()
 	if !ok || !r.Known {
 		return r, kind, SourceScreen
 	}
