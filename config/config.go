@@ -55,6 +55,8 @@ type Watch struct {
 	Interval time.Duration
 	// Margin is the wait after the reset instant before acting.
 	Margin time.Duration
+	// ExactMargin replaces Margin for a reset known to the second (from the transcript).
+	ExactMargin time.Duration
 	// Message is the text typed into a pane to resume it: one line, not blank.
 	Message string
 	// NativeGrace is how long Claude Code's own auto-continue gets to fire first.
@@ -104,6 +106,7 @@ func Default() Config {
 		Watch: Watch{
 			Interval:    2 * time.Second,
 			Margin:      d.Margin,
+			ExactMargin: d.ExactMargin,
 			Message:     "continue",
 			NativeGrace: d.NativeGrace,
 			Stagger:     d.Stagger,

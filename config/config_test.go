@@ -25,6 +25,7 @@ func TestDefault(t *testing.T) {
 	want := Watch{
 		Interval:    2 * time.Second,
 		Margin:      60 * time.Second,
+		ExactMargin: 5 * time.Second,
 		Message:     "continue",
 		NativeGrace: 3 * time.Minute,
 		Stagger:     5 * time.Second,
@@ -41,7 +42,7 @@ func TestDefault(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	want := []string{"watch.interval", "watch.margin", "watch.message", "watch.native_grace",
+	want := []string{"watch.interval", "watch.margin", "watch.exact_margin", "watch.message", "watch.native_grace",
 		"watch.stagger", "watch.max_per_reset", "watch.max_attempts", "watch.log_level",
 		"policy.session", "policy.5-hour", "policy.weekly", "policy.opus", "policy.sonnet", "policy.usage",
 		"policy.extra-usage", "policy.usage-credits", "policy.spending-cap", "policy.team", "policy.legacy",
@@ -70,6 +71,7 @@ func TestParse(t *testing.T) {
 [watch]
 interval = "500ms"
 margin = "90s"
+exact_margin = "2s"
 message = "go on"
 native_grace = "0s"
 stagger = "1m30s"
@@ -80,6 +82,7 @@ log_level = "debug"
 	fullWant := Watch{
 		Interval:    500 * time.Millisecond,
 		Margin:      90 * time.Second,
+		ExactMargin: 2 * time.Second,
 		Message:     "go on",
 		NativeGrace: 0,
 		Stagger:     90 * time.Second,
@@ -194,11 +197,11 @@ func TestParseErrors(t *testing.T) {
 		{"[watch] x", `config: expected newline but got U+0078 'x' (cfg.toml line 1)`},
 		{"watch.margin = \"2m\"\n[watch]\n", `config: watch must be one table: write [watch] once, with every setting under it (cfg.toml line 2)`},
 		// keys
-		{"[watch]\nmarign = \"2m\"", `config: watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
-		{"[watch]\nmax-attempts = 3", `config: watch.max-attempts: unknown key (did you mean max_attempts?); the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
-		{"[watch]\ncolour = \"red\"", `config: watch.colour: unknown key; the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
-		{"[watch]\nwatch.margin = \"2m\"", `config: watch.watch.margin: unknown key; the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
-		{"watch.colour = 1", `config: watch.colour: unknown key; the known keys of [watch] are interval, margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 1)`},
+		{"[watch]\nmarign = \"2m\"", `config: watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
+		{"[watch]\nmax-attempts = 3", `config: watch.max-attempts: unknown key (did you mean max_attempts?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
+		{"[watch]\ncolour = \"red\"", `config: watch.colour: unknown key; the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
+		{"[watch]\nwatch.margin = \"2m\"", `config: watch.watch.margin: unknown key; the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
+		{"watch.colour = 1", `config: watch.colour: unknown key; the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 1)`},
 		{"margin = \"2m\"\n[watch]", `config: margin: is outside any table; put it under [watch] or write watch.margin (cfg.toml line 1)`},
 		{"colour = 1", `config: colour: unknown key outside any table; settings go under [watch], [policy], [panes], [notify] (cfg.toml line 1)`},
 		{"wach.margin = \"2m\"", `config: unknown table wach in the key wach.margin (did you mean watch?); the known tables are [watch], [policy], [panes], [notify] (cfg.toml line 1)`},

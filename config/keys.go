@@ -289,6 +289,8 @@ var watchTable = table{name: "watch", help: []string{"How `cac-tmux watch` looks
 		durationKind, func(w *Watch) *time.Duration { return &w.Interval }, func(d time.Duration) string { return atLeast(d, MinInterval) }),
 	watchKey("margin", wantDuration, "wait after the reset instant before resuming (the printed reset is truncated to the minute)", "--margin",
 		durationKind, func(w *Watch) *time.Duration { return &w.Margin }, notNegative),
+	watchKey("exact_margin", wantDuration, "wait after a reset Claude Code's transcript gives to the second, instead of margin", "",
+		durationKind, func(w *Watch) *time.Duration { return &w.ExactMargin }, notNegative),
 	watchKey("message", `a string like "continue"`, "what is typed into a stopped session (one line; Enter is sent separately)", "--message",
 		textKind, func(w *Watch) *string { return &w.Message }, CheckMessage),
 	watchKey("native_grace", wantDuration, "extra wait while Claude Code's own auto-continue is armed, so that it fires first", "",

@@ -155,6 +155,7 @@ func settings(c config.Config) watcher.Config {
 	cfg := watcher.Defaults
 	cfg.Interval, cfg.Message = w.Interval, w.Message
 	cfg.Schedule.Margin, cfg.Schedule.NativeGrace, cfg.Schedule.Stagger = w.Margin, w.NativeGrace, w.Stagger
+	cfg.Schedule.ExactMargin = w.ExactMargin
 	cfg.Schedule.MaxPerReset, cfg.Schedule.MaxAttempts = w.MaxPerReset, w.MaxAttempts
 	cfg.Policy, cfg.Panes = c.Policy, c.Panes
 	return cfg
