@@ -3,6 +3,7 @@ package tmuxctl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -63,56 +64,84 @@ var dials atomic.Uint64
 // since. The zero Mark stands for nothing seen: the next listing lists every pane. Its fields
 // mean something only to the Client that made it (a fake server in a test makes its own).
 type Mark struct {
-	Conn    uint64 // the control connection the listing went over (numbered from 1)
-	Changes uint64 // the change notifications it had read before the listing
+	Conn     uint64 // the control connection the listing went over (numbered from 1)
+	Changes  uint64 // the change notifications it had read before the listing
+	Requests string // RequestsOption when it listed
 }
 
-// mark is the Mark of a listing made over k now.
-func (k *Control) mark() Mark { return Mark{Conn: k.id, Changes: k.changes.Load()} }
+// RequestsOption is the global option Request sets to each request it hands over: a listing
+// of changes reads it (one option, not one per pane) to know that a pane carries a new one.
+const RequestsOption = "@cac_requests"
+
+// Request hands a request to the running watcher: it sets the pane's RequestOption to value,
+// and RequestsOption to value too, in one tmux call. value should be unique (a nonce).
+func (c *Client) Request(ctx context.Context, pane, value string) error {
+	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, RequestOption, arg(value), ";", "set-option", "-g", RequestsOption, arg(value))
+	return err
+}
+
+// mark is the Mark of a listing made over k now, which read requests.
+func (k *Control) mark(requests string) Mark {
+	return Mark{Conn: k.id, Changes: k.changes.Load(), Requests: requests}
+}
 
 // ChangedFilter is the filter (list-panes -f) of a listing of what changed: the panes whose
-// window showed activity at or after since (window_activity, 1 s resolution), and those that
-// carry a request (RequestOption), which a command sets without output. The comparison is
-// tmux's string one (#{>=:…}), a third cheaper than the arithmetic one and the same on
-// two 10-digit Unix times, which both are until the year 2286.
+// window showed activity at or after since (window_activity, 1 s resolution). The comparison
+// is tmux's string one (#{>=:…}), a third cheaper than the arithmetic one and the same on two
+// 10-digit Unix times, which both are until the year 2286.
 func ChangedFilter(since time.Time) string {
-	return "#{||:#{>=:#{window_activity}," + strconv.FormatInt(since.Unix(), 10) + "},#{" + RequestOption + "}}"
+	return "#{>=:#{window_activity}," + strconv.FormatInt(since.Unix(), 10) + "}"
+}
+
+// listing runs a listing over k, followed in the same command line by a read of
+// RequestsOption, and returns its output and the option's value.
+func (k *Control) listing(ctx context.Context, args ...string) (out, requests string, err error) {
+	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", "#{"+RequestsOption+"}"))
+	if err != nil {
+		return "", "", err
+	}
+	if len(blocks) != 2 {
+		return "", "", &Error{Args: args, ExitCode: -1, Err: fmt.Errorf("%d replies to a listing and an option, want 2", len(blocks))}
+	}
+	return blocks[0], strings.TrimSuffix(blocks[1], "\n"), nil
 }
 
 // ListChanges lists the panes the way ListPanes does, or only what changed since the listing
 // that returned since: when that listing went over the control connection that is up now,
-// s.Since is set, and tmux has sent none of the notifications of a change (see changeNotices)
-// since, before or while this listing ran, it lists only the panes of windows with activity
-// at or after s.Since and the panes that carry a request, and full is false; every other pane
-// is as that listing showed it, but for what tmux does not notify (above). Otherwise — the
-// zero Mark, another connection or none (exec), a change notified — it lists every pane and
-// full is true. The Mark returned goes with this listing; it is the zero Mark when the
-// listing did not go over a control connection.
+// s.Since is set, tmux has sent none of the notifications of a change (see changeNotices)
+// since, before or while this listing ran, and no request was handed over since (Request), it
+// lists only the panes of windows with activity at or after s.Since, and full is false; every
+// other pane is as that listing showed it, but for what tmux does not notify (above).
+// Otherwise — the zero Mark, another connection or none (exec), a change notified, a new
+// request — it lists every pane and full is true. The Mark returned goes with this listing; it
+// is the zero Mark when the listing did not go over a control connection.
 //
 // A change that tmux notifies only after this listing ran, though it happened before, makes
-// the next call list every pane: so nothing is missed for longer than one more listing.
+// the next call list every pane: so nothing is missed for longer than one more listing. A
+// request set by hand (without Request) is seen at the next full listing.
 func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes []Pane, full bool, mark Mark, err error) {
 	var k *Control
 	if c.conn != nil {
 		k = c.conn.control(ctx)
 	}
-	if k != nil && since != (Mark{}) && !s.Since.IsZero() && k.mark() == since {
-		blocks, err := k.run(ctx, []string{"list-panes", "-a", "-f", ChangedFilter(s.Since), "-F", PaneFormat(s)})
+	if k != nil && since != (Mark{}) && !s.Since.IsZero() && k.mark(since.Requests) == since {
+		out, requests, err := k.listing(ctx, "list-panes", "-a", "-f", ChangedFilter(s.Since), "-F", PaneFormat(s))
 		switch {
-		case err == nil && k.mark() == since:
-			panes, err := ParsePanes(strings.Join(blocks, ""))
+		case err == nil && k.mark(requests) == since:
+			panes, err := ParsePanes(out)
 			return panes, false, since, err
 		case err != nil && !errors.Is(err, errNotSent):
 			return nil, false, Mark{}, err
 		}
-		// A change was notified while it ran, or the connection was found closed: all of it.
+		// A change was notified or a request made while it ran, or the connection was
+		// found closed: all of it.
 	}
 	if k != nil && k.Err() == nil {
-		mark = k.mark() // before the listing: a change notified meanwhile lists all again next time
-		blocks, err := k.run(ctx, []string{"list-panes", "-a", "-F", PaneFormat(s)})
+		changes := k.changes.Load() // before the listing: a change notified meanwhile lists all again next time
+		out, requests, err := k.listing(ctx, "list-panes", "-a", "-F", PaneFormat(s))
 		if err == nil {
-			panes, err = ParsePanes(strings.Join(blocks, ""))
-			return panes, true, mark, err
+			panes, err = ParsePanes(out)
+			return panes, true, Mark{Conn: k.id, Changes: changes, Requests: requests}, err
 		}
 		if !errors.Is(err, errNotSent) {
 			return nil, false, Mark{}, err

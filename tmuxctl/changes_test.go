@@ -46,8 +46,8 @@ func quiet(t *testing.T) time.Time {
 }
 
 // TestListChanges: over a control connection, a listing after one that saw the server lists
-// only the panes with output since and those that carry a request, until tmux notifies a
-// change of sessions, windows, layouts, active panes or modes; then every pane, once.
+// only the panes with output since, until a request is handed over or tmux notifies a change
+// of sessions, windows, layouts, active panes or modes; then every pane, once.
 func TestListChanges(t *testing.T) {
 	t.Parallel()
 	s := tmuxtest.Start(t, 100, 30, "cat")
@@ -71,13 +71,20 @@ func TestListChanges(t *testing.T) {
 	if ids, full := l.list(since); full || !slices.Equal(ids, []string{"%1"}) {
 		t.Errorf("after output in %%1: %v, full %v; want %%1 only", ids, full)
 	}
-	// A request is set without output: listed while it is set.
-	s.Tmux(t, "set-option", "-p", "-t", "%0", tmuxctl.RequestOption, "resume 1")
-	since = quiet(t)
-	if ids, full := l.list(since); full || !slices.Equal(ids, []string{"%0"}) {
-		t.Errorf("with a request on %%0: %v, full %v; want %%0 only", ids, full)
+	// A request handed over (Request) is no output: the next listing lists every pane, the
+	// request among them, the one after it what changed again.
+	if err := s.Client.Request(context.Background(), "%0", "resume 1"); err != nil {
+		t.Fatal(err)
 	}
+	panes, all, mark, err := s.Client.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(t)}, l.mark)
+	if err != nil || !all || len(panes) != 2 || panes[0].Request != "resume 1" {
+		t.Errorf("after a request on %%0: %+v, full %v, %v; want both panes, full, %%0's request", panes, all, err)
+	}
+	l.mark = mark
 	s.Tmux(t, "set-option", "-p", "-u", "-t", "%0", tmuxctl.RequestOption)
+	if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
+		t.Errorf("after the request was withdrawn: %v, full %v; want nothing, not full", ids, full)
+	}
 
 	// Changes tmux notifies: the next listing lists every pane, the one after it what changed.
 	s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "100", "-y", "30", "cat")

@@ -128,7 +128,7 @@ var paneFields = append([]paneField{
 	text("#{pane_title}", func(p *Pane) *string { return &p.Title }))...)
 
 // RequestOption is the pane option through which a command hands an action to the running
-// watcher; ReplyOption is where the watcher answers it.
+// watcher (Client.Request); ReplyOption is where the watcher answers it.
 const (
 	RequestOption = "@cac_request"
 	ReplyOption   = "@cac_reply"

@@ -15,7 +15,7 @@ import (
 // notifications over the control connection say when a pane, window or session was made,
 // closed, moved, renamed or changed mode, and the next listing is a full one. A full listing
 // is also made at the first tick, after the connection is lost or made again, by exec, and
-// every Config.Resync (30 s), for what tmux 3.3a notifies no control client of (tmuxctl/changes.go: a pane
+// every Config.Resync (a minute), for what tmux 3.3a notifies no control client of (tmuxctl/changes.go: a pane
 // closed or moved in another session while not its window's active pane, windows renumbered,
 // select-pane -d, synchronize-panes, user options set by hand). None of those can send a key
 // astray: the gate before every key re-reads the pane (SPEC §5).

@@ -72,11 +72,11 @@ func TestUnitListingOfChanges(t *testing.T) {
 		p := r.tmux.add(fmt.Sprintf("%%%d", i), 100+i, idle())
 		p.info.Match = 0
 	}
-	for i := range 31 {
+	for i := range 61 {
 		r.at(time.Duration(i) * time.Second)
 	}
 	if got := r.tmux.notify.fulls; got != 2 {
-		t.Errorf("full listings over 31 ticks = %d, want 2 (the first, and 30 s later)", got)
+		t.Errorf("full listings over 61 ticks = %d, want 2 (the first, and a Resync later)", got)
 	}
 	for i := range 20 {
 		if id := fmt.Sprintf("%%%d", i); r.tmux.captures[id] != 1 || r.state(id) != watcher.Running {
@@ -85,7 +85,7 @@ func TestUnitListingOfChanges(t *testing.T) {
 	}
 	// A notified change lists every pane again, at the next tick.
 	r.tmux.panes["%3"].info.Session = "renamed"
-	r.at(31 * time.Second)
+	r.at(61 * time.Second)
 	if got := r.tmux.notify.fulls; got != 3 {
 		t.Errorf("full listings after a renamed session = %d, want 3", got)
 	}
@@ -113,7 +113,7 @@ func TestUnitStopBetweenFullListings(t *testing.T) {
 		r.at(time.Duration(i) * time.Second)
 	}
 	before := r.tmux.captures["%2"]
-	r.at(31 * time.Second)
+	r.at(31 * time.Second) // a revisit, between two full listings
 	if got := r.tmux.captures["%2"]; got != before+1 {
 		t.Errorf("captures of a quiet stopped pane at its revisit: %d, want %d", got, before+1)
 	}

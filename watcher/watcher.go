@@ -109,7 +109,7 @@ var Defaults = Config{
 	Schedule: scheduler.Default,
 	Pause:    200 * time.Millisecond,
 	Settle:   3 * time.Second,
-	Resync:   30 * time.Second,
+	Resync:   time.Minute,
 }
 
 // Search is the server-side pre-filter of each listing: rows that any limit message, Claude
@@ -379,7 +379,9 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		}
 	}
 	for _, p := range w.panes {
-		errs = append(errs, w.publish(ctx, p))
+		if err := w.publish(ctx, p); err != nil {
+			errs = append(errs, err) // a thousand quiet panes append nothing
+		}
 		if t := p.wake(); !t.IsZero() && t.Before(next) {
 			next = t
 		}
@@ -443,7 +445,9 @@ func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, full bool, 
 	}
 	w.prefetch(ctx, list, ids, fresh, now)
 	for i, info := range list {
-		errs = append(errs, w.visitAs(ctx, info, ids[i], fresh[i], now))
+		if err := w.visitAs(ctx, info, ids[i], fresh[i], now); err != nil {
+			errs = append(errs, err)
+		}
 		if info.Request != "" && !w.cfg.DryRun {
 			requests = append(requests, info)
 		}

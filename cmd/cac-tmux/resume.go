@@ -117,7 +117,7 @@ func paneID(ctx context.Context, tmux *tmuxctl.Client, target string) (string, e
 // waits for its answer in @cac_reply. Unanswered, the request is withdrawn.
 func handOver(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Action) (watcher.Outcome, error) {
 	nonce := strconv.FormatInt(clock.Real.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
-	if err := tmux.SetPaneOption(ctx, id, tmuxctl.RequestOption, string(a)+" "+nonce); err != nil {
+	if err := tmux.Request(ctx, id, string(a)+" "+nonce); err != nil {
 		return watcher.Outcome{}, err
 	}
 	deadline := clock.Real.Now().Add(answerWithin)
