@@ -5,7 +5,7 @@
 // The file is TOML, decoded by github.com/pelletier/go-toml/v2 in strict mode:
 //
 //	[watch]
-//	interval = "2s"        # durations are strings in Go's time.ParseDuration syntax
+//	interval = "1s"        # durations are strings in Go's time.ParseDuration syntax
 //	margin = "60s"
 //	message = "continue"
 //	native_grace = "3m"
@@ -82,7 +82,7 @@ func LogLevels() []string { return append([]string(nil), logLevels...) }
 func Default() Config {
 	d := scheduler.Default
 	return Config{Watch: Watch{
-		Interval:    2 * time.Second,
+		Interval:    time.Second,
 		Margin:      d.Margin,
 		Message:     "continue",
 		NativeGrace: d.NativeGrace,
