@@ -138,8 +138,8 @@ func (w *Watcher) keep(screens []tmuxctl.Screen, taken time.Time) {
 // (A full listing takes longer, but comes once per Resync.) Times beyond the interval (a
 // suspend, a clock set) are not a tick's work and are left out.
 func (l *listing) looked(d, interval time.Duration) {
-	if d < 0 || d > interval {
-		return
+	if d <= 0 || d > interval {
+		return // a manual clock, or not a tick's work
 	}
 	l.n++
 	l.spent[l.n%len(l.spent)] = d
@@ -148,14 +148,22 @@ func (l *listing) looked(d, interval time.Duration) {
 // lead is how much earlier than one interval after this tick's start the next tick starts,
 // so that a screen drawn just after this tick's listing is seen (looked at, and its state
 // logged) within one interval (issue 16): twice the longest of the last ticks' listings and
-// looks, at most a quarter of the interval. On a manual clock it is 0.
+// looks, and leadSlack for a timer that fires late, at most a quarter of the interval. On a
+// manual clock, before any tick was timed, it is 0.
 func (l *listing) lead(interval time.Duration) time.Duration {
+	if l.n == 0 {
+		return 0
+	}
 	var longest time.Duration
 	for _, d := range l.spent {
 		longest = max(longest, d)
 	}
-	return min(2*longest, interval/4)
+	return min(2*longest+leadSlack, interval/4)
 }
+
+// leadSlack is what lead adds for the wake-up of the next tick, which comes a little after
+// its timer on a busy machine.
+const leadSlack = 20 * time.Millisecond
 
 // firstLook logs, once, that the watcher has looked at every pane of the server, and how
 // long the tick that did it took.
