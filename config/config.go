@@ -9,7 +9,7 @@
 // The file is TOML, decoded by github.com/pelletier/go-toml/v2:
 //
 //	[watch]
-//	interval = "2s"        # durations are strings in Go's time.ParseDuration syntax
+//	interval = "1s"        # durations are strings in Go's time.ParseDuration syntax
 //	margin = "1m"
 //	message = "continue"
 //	native_grace = "3m"
@@ -95,7 +95,7 @@ var logLevels = []string{"debug", "info", "warn", "error"}
 // slice is the caller's to keep.
 func LogLevels() []string { return append([]string(nil), logLevels...) }
 
-// Default returns the built-in settings: [watch] 2s, 60s, "continue", 3m, 5s, 0, 3, "info";
+// Default returns the built-in settings: [watch] 1s, 60s, "continue", 3m, 5s, 0, 3, "info";
 // [policy] every kind resumed and no max_wait; [panes] every session. The interval, the
 // message, the log level, the policy and the panes are written here only (the command's flags
 // and the watcher take them from here); the schedule's are the scheduler's own
@@ -104,7 +104,7 @@ func Default() Config {
 	d := scheduler.Default
 	return Config{
 		Watch: Watch{
-			Interval:    2 * time.Second,
+			Interval:    time.Second,
 			Margin:      d.Margin,
 			ExactMargin: d.ExactMargin,
 			Message:     "continue",

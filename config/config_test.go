@@ -23,7 +23,7 @@ func with(f func(w *Watch)) Watch {
 
 func TestDefault(t *testing.T) {
 	want := Watch{
-		Interval:    2 * time.Second,
+		Interval:    time.Second,
 		Margin:      60 * time.Second,
 		ExactMargin: 5 * time.Second,
 		Message:     "continue",

@@ -221,7 +221,7 @@ func TestSettings(t *testing.T) {
 		t.Fatalf("Settings() keys = %q, want Keys()", keys)
 	}
 	want := map[string]Setting{
-		"watch.interval": {Key: "watch.interval", Option: "@cac-tmux-interval", Flag: "--interval", Value: `"2s"`},
+		"watch.interval": {Key: "watch.interval", Option: "@cac-tmux-interval", Flag: "--interval", Value: `"1s"`},
 		"watch.margin":   {Key: "watch.margin", Option: "@cac-tmux-margin", Flag: "--margin", Value: `"1m30s"`, Source: Source{Option: "@cac-tmux-margin"}},
 		"watch.message":  {Key: "watch.message", Option: "@cac-tmux-message", Flag: "--message", Value: `"go on"`, Source: Source{Flag: "--message"}},
 		"policy.weekly":  {Key: "policy.weekly", Option: "@cac-tmux-policy-weekly", Value: `"notify"`, Source: Source{Path: f.Path, Line: 2}},

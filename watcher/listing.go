@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"context"
+	"regexp"
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/clock"
@@ -62,12 +63,38 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 
 // prefetch captures the panes this tick's visits will look at, several to a tmux round trip
 // (tmuxctl.Client.Captures): a watcher starting on a server of a thousand Claude panes looks
-// at every one of them in its first tick. A pane it did not capture, or whose capture failed,
-// is captured by its look as before. ids and fresh are maybeClaude's answers for list.
-func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, ids []identity, fresh []bool, now time.Time) {
-	var want []string
+// at every one of them in its first tick. It starts with the new panes whose program may be
+// Claude Code (Search.Commands) while the process table tells which ones are (identify, which
+// runs meanwhile and returns maybeClaude's answers for list), then captures the rest it will
+// look at. A pane it did not capture, or whose capture failed, is captured by its look.
+func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Time, identify func() ([]identity, []bool)) ([]identity, []bool) {
+	var early []string
+	for _, info := range list {
+		if w.panes[info.ID] == nil && claudeCommand.MatchString(info.Command) {
+			early = append(early, info.ID)
+		}
+	}
+	if len(early) < 2 {
+		early = nil // a single look captures for itself
+	}
+	taken := clock.Real.Now()
+	done := make(chan []tmuxctl.Screen, 1)
+	go func() {
+		var screens []tmuxctl.Screen
+		if len(early) > 0 {
+			var err error
+			if screens, err = w.tmux.Captures(ctx, early); err != nil {
+				w.cfg.Log.Debug().Err(err).Int("panes", len(early)).Msg("captures cut short; the rest are captured one by one")
+			}
+		}
+		done <- screens
+	}()
+	ids, fresh := identify()
+	w.keep(<-done, taken)
+
+	var rest []string
 	for i, info := range list {
-		if !ids[i].ok {
+		if _, ok := w.screens[info.ID]; ok || !ids[i].ok {
 			continue
 		}
 		if p := w.panes[info.ID]; p != nil {
@@ -80,16 +107,24 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, ids []ident
 				continue
 			}
 		}
-		want = append(want, info.ID)
+		rest = append(rest, info.ID)
 	}
-	if len(want) < 2 {
-		return // a single look captures for itself
+	if len(rest) >= 2 {
+		taken = clock.Real.Now()
+		screens, err := w.tmux.Captures(ctx, rest)
+		if err != nil {
+			w.cfg.Log.Debug().Err(err).Int("panes", len(rest)).Msg("captures cut short; the rest are captured one by one")
+		}
+		w.keep(screens, taken)
 	}
-	taken := clock.Real.Now()
-	screens, err := w.tmux.Captures(ctx, want)
-	if err != nil {
-		w.cfg.Log.Debug().Err(err).Int("panes", len(want)).Msg("captures cut short; the rest are captured one by one")
-	}
+	return ids, fresh
+}
+
+// claudeCommand is Search.Commands, compiled.
+var claudeCommand = regexp.MustCompile(Search.Commands)
+
+// keep keeps captures taken at taken for this tick's looks.
+func (w *Watcher) keep(screens []tmuxctl.Screen, taken time.Time) {
 	if w.screens == nil {
 		w.screens = make(map[string]screen, len(screens))
 	}
@@ -103,8 +138,8 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, ids []ident
 // (A full listing takes longer, but comes once per Resync.) Times beyond the interval (a
 // suspend, a clock set) are not a tick's work and are left out.
 func (l *listing) looked(d, interval time.Duration) {
-	if d < 0 || d > interval {
-		return
+	if d <= 0 || d > interval {
+		return // a manual clock, or not a tick's work
 	}
 	l.n++
 	l.spent[l.n%len(l.spent)] = d
@@ -113,14 +148,22 @@ func (l *listing) looked(d, interval time.Duration) {
 // lead is how much earlier than one interval after this tick's start the next tick starts,
 // so that a screen drawn just after this tick's listing is seen (looked at, and its state
 // logged) within one interval (issue 16): twice the longest of the last ticks' listings and
-// looks, at most a quarter of the interval. On a manual clock it is 0.
+// looks, and leadSlack for a timer that fires late, at most a quarter of the interval. On a
+// manual clock, before any tick was timed, it is 0.
 func (l *listing) lead(interval time.Duration) time.Duration {
+	if l.n == 0 {
+		return 0
+	}
 	var longest time.Duration
 	for _, d := range l.spent {
 		longest = max(longest, d)
 	}
-	return min(2*longest, interval/4)
+	return min(2*longest+leadSlack, interval/4)
 }
+
+// leadSlack is what lead adds for the wake-up of the next tick, which comes a little after
+// its timer on a busy machine.
+const leadSlack = 20 * time.Millisecond
 
 // firstLook logs, once, that the watcher has looked at every pane of the server, and how
 // long the tick that did it took.

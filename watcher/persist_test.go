@@ -208,7 +208,9 @@ func TestPersistRecycledPane(t *testing.T) {
 func TestPersistServerGoneAndBack(t *testing.T) {
 	var logs bytes.Buffer
 	st := &memStore{}
-	r := newRig(t, func(c *watcher.Config) { c.Store, c.PID, c.Log = st, 4321, zerolog.New(&logs) })
+	r := newRig(t, func(c *watcher.Config) {
+		c.Store, c.PID, c.Log, c.Interval = st, 4321, zerolog.New(&logs), 2*time.Second
+	})
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	r.at(0)
 	if got := r.tmux.globals[watcher.WatcherOption]; got != "4321" {
@@ -263,8 +265,8 @@ func TestClockJumps(t *testing.T) {
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	r.clk.Set(t0)
 	next, err := r.w.Tick(context.Background())
-	if err != nil || next.Sub(t0) != 2*time.Second {
-		t.Fatalf("Tick() = %v, %v, want the next tick 2s later", next, err)
+	if err != nil || next.Sub(t0) != watcher.Defaults.Interval {
+		t.Fatalf("Tick() = %v, %v, want the next tick one interval (%s) later", next, err, watcher.Defaults.Interval)
 	}
 	r.at(3 * time.Hour) // asleep from 19:00 to 22:00
 	r.wantKeys(p, "continue", "Enter")

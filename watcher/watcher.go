@@ -454,12 +454,14 @@ func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, full bool, 
 			}
 		}
 	}
-	ids := make([]identity, len(list))
-	fresh := make([]bool, len(list))
-	for i, info := range list {
-		ids[i], fresh[i] = w.maybeClaude(ctx, info)
-	}
-	w.prefetch(ctx, list, ids, fresh, now)
+	ids, fresh := w.prefetch(ctx, list, now, func() ([]identity, []bool) {
+		ids := make([]identity, len(list))
+		fresh := make([]bool, len(list))
+		for i, info := range list {
+			ids[i], fresh[i] = w.maybeClaude(ctx, info)
+		}
+		return ids, fresh
+	})
 	for i, info := range list {
 		if err := w.visitAs(ctx, info, ids[i], fresh[i], now); err != nil {
 			errs = append(errs, err)

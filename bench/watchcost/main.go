@@ -1,32 +1,37 @@
 //go:build linux
 
 // Command watchcost measures what `cac-tmux watch` costs on a tmux server full of Claude Code
-// sessions and how punctually it reacts to a usage limit, next to a naive poller that
-// captures every pane every tick. It builds cac-tmux and the fake Claude Code
-// (internal/fakeclaude, installed as "claude") into a temporary directory, starts private tmux
-// servers there (tmux -S, TMUX_TMPDIR private, TMUX unset) and, for each N of -n and each of
-// -runs runs, on one server of N fake sessions (-busy of them animating a spinner, one stopped
-// at a limit an hour away, the rest idle):
+// sessions (its own CPU and the tmux server CPU it adds), how fast it starts and sees a usage
+// limit, and how punctually it resumes, next to a naive poller that captures every pane every
+// tick. It builds cac-tmux and the fake Claude Code (internal/fakeclaude, installed as
+// "claude") into a temporary directory, starts private tmux servers there (tmux -S,
+// TMUX_TMPDIR private, TMUX unset) and, for each N of -n and each of -runs runs, on one server
+// of N fake sessions (one stopped at a limit an hour away, -busy of them running a turn with
+// an animated spinner in the detection phases, the rest idle):
 //
 //  0. measures the tmux server's own CPU over -baseline-window with nothing watching (the
-//     baseline: the busy panes' redraws cost it even then), so that the server CPU each
-//     poller adds can be told from what the server spends anyway;
-//  1. runs the watcher (--interval -interval, --margin 5s, then -watch-args) and reads its CPU
-//     from /proc (utime+stime, cutime+cstime for the tmux clients it waited for, plus any live
-//     child), the tmux server's CPU and the watcher's VmHWM over a window of at least -window;
-//  2. with the same watcher, measures detection latency and resume punctuality on a probe
-//     pane (one of the N: an idle fake with --limit-at T --reset R) that hits the limit just
-//     after the window: latency is the watcher's "waiting" log line minus T, punctuality the
-//     fake's first read of its terminal minus the due instant R + margin;
+//     baseline), so that the server CPU each poller adds can be told from what the server
+//     spends anyway, and its latency to display-message;
+//  1. starts the watcher (--interval -interval, --margin 5s, then -watch-args), times its
+//     first look at every pane and the server's latency to display-message meanwhile, then
+//     reads its CPU from /proc (utime+stime, cutime+cstime for the tmux clients it waited for,
+//     plus any live child), the tmux server's CPU and the watcher's VmHWM over a window of at
+//     least -window, every pane idle;
+//  2. with the busy panes spinning and the same watcher, measures resume punctuality on a
+//     probe pane that hits a limit just after the window (the fake's first read of its
+//     terminal minus the due instant), and detection latency over -trials limits drawn at
+//     random points of the tick on idle panes (the watcher's "waiting" line minus the instant);
 //  3. runs a second watcher with a counting `tmux` wrapper first in its PATH and counts the
 //     tmux commands it runs per tick over -count-window (a separate phase: the wrapper's cost
 //     never reaches the CPU figures);
 //  4. runs the naive poller (capture-pane -p of every pane every -interval) on the same panes
 //     for -naive-window.
 //
-// It prints a markdown table per N (medians, min–max) and writes a CSV and a PNG plot (CPU %
-// vs N, log–log, drawn with a built-in 5×7 bitmap font) under -out. Every tmux server is
-// killed and the temporary directory removed at the end, on error and on SIGINT/SIGTERM/SIGHUP.
+// It prints a markdown table per N (medians, min–max), checks the targets of issues 5 and 16,
+// and writes a CSV and a PNG plot (CPU % vs N, log–log, drawn with a built-in 5×7 bitmap font)
+// under -out; -readme CSV prints the README's table from such a CSV. Every tmux server is
+// killed and the temporary directory removed at the end, on error and on
+// SIGINT/SIGTERM/SIGHUP.
 package main
 
 import (
@@ -63,6 +68,7 @@ type options struct {
 	baselineWindow           time.Duration
 	countWindow, naiveWindow time.Duration
 	latency, quick           bool
+	trials                   int      // detection trials per N and run
 	watchArgs                []string // -watch-args split on blanks: appended to every watch command line
 	out                      string
 	outDir                   string // out made absolute (relative paths are to the repository root)
@@ -87,8 +93,11 @@ var (
 
 func main() {
 	var n, watchArgs string
-	flag.StringVar(&n, "n", "10,100,500", "numbers of Claude panes per server, comma separated")
-	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner)")
+	var readme string
+	flag.StringVar(&n, "n", "10,100,1000", "numbers of Claude panes per server, comma separated")
+	flag.IntVar(&opt.trials, "trials", 20, "detection trials per N and run: limits drawn at random points of the tick on idle sessions (0: none)")
+	flag.StringVar(&readme, "readme", "", "print the README's table of what watching costs from this CSV of an earlier run, and exit")
+	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner) in the detection phases")
 	flag.DurationVar(&opt.interval, "interval", time.Second, "the watcher's --interval (its tick), also the naive poller's")
 	flag.IntVar(&opt.runs, "runs", 3, "repetitions of every measurement (a fresh server each)")
 	flag.DurationVar(&opt.window, "window", 60*time.Second, "minimum CPU window of the watcher (extended to the probe's limit instant, 0–60s more)")
@@ -99,16 +108,23 @@ func main() {
 	flag.StringVar(&watchArgs, "watch-args", "", "extra arguments appended to every `cac-tmux watch` command line, split on blanks (e.g. --transport=exec)")
 	flag.BoolVar(&opt.latency, "latency", true, "measure detection latency and resume punctuality (adds 0–60s per N and run: the probe's reset is a whole minute)")
 	flag.StringVar(&opt.out, "out", "results", "directory for the CSV and the PNG (relative: to the repository root)")
-	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s -baseline-window 5s (flags given win), 2–3 minutes")
+	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s -baseline-window 5s -trials 10 (flags given win), 2–3 minutes")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "watchcost: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
+	if readme != "" {
+		if err := readmeTable(os.Stdout, readme); err != nil {
+			fmt.Fprintln(os.Stderr, "watchcost:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if opt.quick {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for name, v := range map[string]string{"n": "10,50", "runs": "1", "window": "10s", "warmup": "3s", "count-window": "10s", "naive-window": "5s", "baseline-window": "5s"} {
+		for name, v := range map[string]string{"n": "10,50", "runs": "1", "window": "10s", "warmup": "3s", "count-window": "10s", "naive-window": "5s", "baseline-window": "5s", "trials": "10"} {
 			if !set[name] {
 				flag.Set(name, v)
 			}
@@ -126,8 +142,8 @@ func main() {
 		}
 		opt.ns = append(opt.ns, v)
 	}
-	if opt.runs < 1 || opt.window <= 0 || opt.warmup < 0 || opt.countWindow <= 0 || opt.naiveWindow <= 0 || opt.baselineWindow <= 0 || opt.busy < 0 || opt.interval < 100*time.Millisecond {
-		fmt.Fprintln(os.Stderr, "watchcost: -runs, -window, -count-window, -naive-window, -baseline-window must be positive, -warmup and -busy not negative, -interval ≥ 100ms")
+	if opt.runs < 1 || opt.window <= 0 || opt.warmup < 0 || opt.countWindow <= 0 || opt.naiveWindow <= 0 || opt.baselineWindow <= 0 || opt.busy < 0 || opt.trials < 0 || opt.interval < 100*time.Millisecond {
+		fmt.Fprintln(os.Stderr, "watchcost: -runs, -window, -count-window, -naive-window, -baseline-window must be positive, -warmup, -busy and -trials not negative, -interval ≥ 100ms")
 		os.Exit(2)
 	}
 	opt.watchArgs = strings.Fields(watchArgs)
@@ -230,9 +246,13 @@ func run() error {
 func estimate() time.Duration {
 	var d time.Duration
 	for _, n := range opt.ns {
-		perN := time.Duration(n) * 8 * time.Millisecond
-		d += time.Second + perN + settle + opt.baselineWindow // server, baseline
-		d += opt.warmup + opt.window                          // watcher
+		perN := time.Duration(n) * 20 * time.Millisecond
+		d += time.Second + perN + settle + opt.baselineWindow + pingWindow // server, baseline
+		d += opt.warmup + opt.window                                       // watcher
+		if opt.trials > 0 {
+			cycles := (opt.trials + trialPanes - 1) / trialPanes
+			d += time.Duration(cycles) * (4*opt.interval + time.Second)
+		}
 		if opt.latency {
 			d += 3*opt.interval + 30*time.Second + probeGap() + margin + 3*time.Second // the probe: its whole minute is 30s away on average
 		}
@@ -352,14 +372,15 @@ func tmuxCmd(sock string, args ...string) (string, error) {
 type server struct {
 	sock    string
 	pid     int
-	panes   int    // fake sessions made at the start
-	stopped string // the pane id of the session stopped at a limit
+	panes   int      // fake sessions made at the start
+	stopped string   // the pane id of the session stopped at a limit
+	busy    []string // the panes whose session runs a turn in the busy phases (spin)
 }
 
 // newServer starts a tmux server with n fake Claude Code sessions, one window (120x40) each in
-// one session: the first stopped at a limit an hour away (`--scenario plain`), the next
-// opt.busy animating a spinner (`--scenario idle --spinner`), the rest idle
-// (`--scenario idle`). It waits until every one has drawn its screen.
+// one session: the first stopped at a limit an hour away (`--scenario plain`), the rest idle
+// (`--scenario idle`), the next opt.busy of them named busy (spin makes them run a turn). It
+// waits until every one has drawn its screen.
 func newServer(n int) (*server, error) {
 	mu.Lock()
 	sockSeq++
@@ -387,11 +408,20 @@ func newServer(n int) (*server, error) {
 			}
 			args = append(args, "new-window", "-d", "-t", "bench:", claude, "--scenario", "idle")
 			if made <= opt.busy {
-				args = append(args, "--spinner")
+				args = append(args, "--name", "busy") // idle until spin
 			}
 		}
 		if _, err := tmuxCmd(s.sock, args...); err != nil {
 			return s, err
+		}
+	}
+	out, err = tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_id}\t#{pane_start_command}")
+	if err != nil {
+		return s, err
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if id, cmd, _ := strings.Cut(l, "\t"); strings.Contains(cmd, "--name busy") {
+			s.busy = append(s.busy, id)
 		}
 	}
 	out, err = tmuxCmd(s.sock, "display-message", "-p", "#{pid}")
@@ -435,6 +465,22 @@ func (s *server) drawn() (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// spin makes the busy panes' sessions run a turn with an animated spinner (--spinner,
+// redrawn every 100 ms), or idle again: each is replaced by a new fake (respawn-pane -k).
+func (s *server) spin(on bool) error {
+	claude := filepath.Join(bin, "claude")
+	for _, p := range s.busy {
+		args := []string{"respawn-pane", "-k", "-t", p, claude, "--scenario", "idle", "--name", "busy"}
+		if on {
+			args = append(args, "--spinner")
+		}
+		if _, err := tmuxCmd(s.sock, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *server) paneIDs() ([]string, error) {

@@ -19,9 +19,16 @@ type result struct {
 	// the watcher
 	watcherPct, clientsPct, serverPct, rssMB, startupS float64
 	warmup, window                                     time.Duration
+	// start-up: from exec to the log line of the first look at every pane, and the tmux
+	// server's latency to display-message meanwhile and before (ms)
+	startupWallS          float64
+	startPingMs, idlePing []float64
 	// the probe
 	latencyMs, delayMs []float64 // ms; empty when not measured
 	resumed            bool
+	// detection trials: limits drawn at random points of the tick (ms)
+	trialMs     []float64
+	trialMissed int
 	// the counting watcher
 	execs, control int            // tmux processes started, control-mode command lines, in the window
 	syncs          int            // control-mode sync lines (display-message -p cac-sync-…) in the window
@@ -46,6 +53,13 @@ func (r result) serverAddedPct() float64 { return r.serverPct - r.serverIdlePct 
 
 // naiveServerAddedPct is serverAddedPct for the naive poller.
 func (r result) naiveServerAddedPct() float64 { return r.naiveServerPct - r.serverIdlePct }
+
+// totalPct is what watching costs the machine: the watcher with its tmux clients, and the
+// tmux server CPU it adds.
+func (r result) totalPct() float64 { return r.watcherPct + r.serverAddedPct() }
+
+// naiveTotalPct is totalPct for the naive poller.
+func (r result) naiveTotalPct() float64 { return r.naivePct + r.naiveServerAddedPct() }
 
 var notes []string // problems met, printed under the tables
 
@@ -73,6 +87,7 @@ func measure(n, run int) (r result, err error) {
 	if err := watch(s, n, run, &r); err != nil {
 		return r, err
 	}
+
 	if err := count(s, n, run, &r); err != nil {
 		return r, err
 	}
@@ -90,43 +105,66 @@ func measure(n, run int) (r result, err error) {
 	if len(r.delayMs) > 0 {
 		del = fmt.Sprintf("%.0f ms", r.delayMs[0])
 	}
-	logf("run %d/%d N=%d: setup %s, warm-up %s, window %s: tmux server idle %.3f%%; watcher+clients %.3f%% (clients %.3f%%), tmux server %.3f%% (%+.3f%%), peak RSS %.1f MB; detection %s, keys %s after due; %.2f tmux commands/tick (+ %.2f sync lines); naive %.2f%% (server %.2f%% (%+.2f%%), pass %s)",
+	trials := summarize(r.trialMs)
+	logf("run %d/%d N=%d: setup %s, warm-up %s, window %s: tmux server idle %.3f%%; watcher+clients %.3f%% (clients %.3f%%), tmux server %.3f%% (%+.3f%%), total %.3f%%, peak RSS %.1f MB; first look %.2fs; detection %s (trials: median %.0f ms, max %.0f ms of %d, %d missed), keys %s after due; %.2f tmux commands/tick (+ %.2f sync lines); naive %.2f%% (server %.2f%% (%+.2f%%), pass %s)",
 		run, opt.runs, n, setup.Round(100*time.Millisecond), r.warmup.Round(100*time.Millisecond), r.window.Round(100*time.Millisecond),
-		r.serverIdlePct, r.watcherPct, r.clientsPct, r.serverPct, r.serverAddedPct(), r.rssMB, lat, del, r.cmdsPerTick(), float64(r.syncs)/r.ticks,
+		r.serverIdlePct, r.watcherPct, r.clientsPct, r.serverPct, r.serverAddedPct(), r.totalPct(), r.rssMB, r.startupWallS, lat, trials.med, trials.hi, trials.n, r.trialMissed, del, r.cmdsPerTick(), float64(r.syncs)/r.ticks,
 		r.naivePct, r.naiveServerPct, r.naiveServerAddedPct(), r.naivePass.Round(time.Millisecond))
 	return r, nil
 }
 
 // baseline measures the tmux server's own CPU over opt.baselineWindow with nothing watching
 // (after settle: the fakes have just drawn, and newServer polled the server until they had):
-// what it spends anyway on N panes, the busy ones redrawing their spinner. The probe pane is
-// not there yet; it is idle until its limit, after the watcher's window, and costs the server
-// next to nothing.
+// what it spends anyway on N idle panes (the busy ones spin only after the watcher's CPU
+// window). The probe pane is not there yet; it is idle until its limit, after the watcher's
+// window, and costs the server next to nothing. Then the server's latency to display-message,
+// with nothing watching.
 func baseline(s *server, r *result) error {
 	time.Sleep(settle)
+	pct, err := serverCPU(s, opt.baselineWindow)
+	if err != nil {
+		return err
+	}
+	r.serverIdlePct = pct
+	stop := ping(s.sock, &r.idlePing)
+	time.Sleep(pingWindow)
+	stop()
+	return nil
+}
+
+// serverCPU is the tmux server's CPU % over a window from now.
+func serverCPU(s *server, window time.Duration) (float64, error) {
 	a, err := readCPU(s.pid)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	t := time.Now()
-	time.Sleep(opt.baselineWindow)
+	time.Sleep(window)
 	b, err := readCPU(s.pid)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	r.serverIdlePct = (b.own - a.own) / clkTck / time.Since(t).Seconds() * 100
-	return nil
+	return (b.own - a.own) / clkTck / time.Since(t).Seconds() * 100, nil
 }
 
 // watch runs the watcher on the server: warm-up, the probe pane, the CPU window, and the
 // probe's detection and keys.
 func watch(s *server, n, run int, r *result) error {
+	stopPing := ping(s.sock, &r.startPingMs)
+	t0 := time.Now()
 	w, err := startWatcher(s.sock, false)
 	if err != nil {
+		stopPing()
 		return err
 	}
 	defer w.stop()
-	t0 := time.Now()
+	first, err := w.firstLook(t0.Add(2*time.Minute + time.Duration(s.panes)*50*time.Millisecond))
+	time.Sleep(pingWindow / 2) // and a little after it
+	stopPing()
+	if err != nil {
+		return err
+	}
+	r.startupWallS = first.Sub(t0).Seconds()
 	sleepUntil(t0.Add(opt.warmup))
 	if err := w.waitSupervised(s.panes, 2*time.Minute+time.Duration(s.panes)*50*time.Millisecond); err != nil {
 		return err
@@ -206,10 +244,23 @@ func watch(s *server, n, run int, r *result) error {
 	r.clientsPct = (b.children - a.children) / clkTck / el * 100
 	r.serverPct = (sb.own - sa.own) / clkTck / el * 100
 
+	// The busy panes run a turn from here to the end of the trials: the stops are seen among
+	// spinners.
+	if err := s.spin(true); err != nil {
+		return err
+	}
 	if opt.latency {
 		if err := detect(w, n, run, probe, fakeLog, T, R.Add(margin), r); err != nil {
 			return err
 		}
+	}
+	if opt.trials > 0 {
+		if err := trials(s, w, n, run, r); err != nil {
+			return err
+		}
+	}
+	if err := s.spin(false); err != nil {
+		return err
 	}
 	if _, problems, _ := w.supervised(); len(problems) > 0 {
 		note(n, run, "the watcher logged: %s", strings.Join(problems, "; "))
@@ -373,7 +424,9 @@ func controlLine(l string) (first string, sync bool) {
 
 // naive runs `tmux capture-pane -p -t %N` for every pane, a pass every opt.interval (back to
 // back when a pass takes longer), for opt.naiveWindow, and reads the CPU of those tmux clients
-// with getrusage(RUSAGE_CHILDREN): no other child of this process ends meanwhile.
+// with getrusage(RUSAGE_CHILDREN): no other child of this process ends meanwhile. A pass still
+// running at the end of the window stops there; the time of a pass is the time of its
+// captures times the panes.
 func naive(s *server, ids []string, r *result) error {
 	var ru0, ru1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
@@ -383,24 +436,29 @@ func naive(s *server, ids []string, r *result) error {
 	}
 	t0 := time.Now()
 	end := t0.Add(opt.naiveWindow)
-	passes, busy := 0, time.Duration(0)
+	captures, busy := 0, time.Duration(0)
 	for next := t0; next.Before(end); {
 		p := time.Now()
 		for _, id := range ids {
+			if time.Now().After(end) {
+				break
+			}
 			cmd := exec.Command(realTmux, "-S", s.sock, "capture-pane", "-p", "-t", id)
 			var out bytes.Buffer
 			cmd.Stdout = &out
 			if err := cmd.Run(); err != nil {
 				r.naiveFailed++
 			}
+			captures++
 		}
-		passes++
 		busy += time.Since(p)
 		next = next.Add(opt.interval)
 		if now := time.Now(); next.Before(now) {
 			next = now // overran: the next pass starts at once
 		}
-		sleepUntil(next)
+		if next.Before(end) {
+			sleepUntil(next)
+		}
 	}
 	sleepUntil(end)
 	el := time.Since(t0).Seconds()
@@ -414,7 +472,9 @@ func naive(s *server, ids []string, r *result) error {
 	}
 	r.naivePct = (cpu(ru1) - cpu(ru0)) / el * 100
 	r.naiveServerPct = (s1.own - s0.own) / clkTck / el * 100
-	r.naivePass = busy / time.Duration(passes)
+	if captures > 0 {
+		r.naivePass = busy / time.Duration(captures) * time.Duration(len(ids))
+	}
 	if r.naiveFailed > 0 {
 		logf("  warning: %d naive captures failed", r.naiveFailed)
 	}

@@ -55,11 +55,11 @@ func writePlot(path string, res map[int][]result) error {
 		return ps
 	}
 	ss := []series{
-		{"CAC-TMUX WATCH, WITH ITS TMUX CLIENTS", blue, true, mk("watcher_cpu_pct")},
-		{"NAIVE POLLER: CAPTURE-PANE OF EVERY PANE EVERY TICK", orange, false, mk("naive_cpu_pct")},
+		{"CAC-TMUX WATCH + THE TMUX SERVER CPU IT ADDS", blue, true, mk("total_cpu_pct")},
+		{"NAIVE POLLER (CAPTURE-PANE OF EVERY PANE EVERY TICK) + SERVER", orange, false, mk("naive_total_cpu_pct")},
 	}
 	ratios := map[float64]float64{}
-	rq := quantityByKey("ratio_cpu")
+	rq := quantityByKey("ratio_cpu_with_server")
 	for _, n := range ns {
 		if s := rq.of(res[n]); s.n > 0 {
 			ratios[float64(n)] = s.med

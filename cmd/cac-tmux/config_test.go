@@ -81,7 +81,7 @@ func TestConfigCheck(t *testing.T) {
 	}
 	rows := settingRows(out)
 	for key, want := range map[string][2]string{
-		"watch.interval": {`"2s"`, "default"},
+		"watch.interval": {`"1s"`, "default"},
 		"watch.margin":   {`"2m"`, "tmux option @cac-tmux-margin"},
 		"watch.stagger":  {`"9s"`, "file " + conf + ":3"},
 		"policy.weekly":  {`"notify"`, "file " + conf + ":5"},
