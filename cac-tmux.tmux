@@ -17,6 +17,15 @@
 #                                     when no watcher runs (default off)
 #   set -g @cac-tmux-bin PATH         the cac-tmux binary (default: cac-tmux on PATH)
 #
+# The settings of cac-tmux itself are tmux options too, read by `cac-tmux watch` at start and
+# on SIGHUP; they win over ~/.config/cac-tmux/config.toml (and the flags of watch over them):
+#   set -g @cac-tmux-margin 30s                  wait after the reset before resuming
+#   set -g @cac-tmux-message 'please continue'   what is typed into a stopped session
+#   set -g @cac-tmux-policy-weekly notify        hold weekly stops until cac-tmux resume
+#   set -g @cac-tmux-panes-exclude 'scratch, tmp-*'
+# `cac-tmux config example` lists every one, `cac-tmux config check` shows what is in effect
+# and where it came from, and `cac-tmux doctor` says why a pane is not supervised.
+#
 # The state of each pane on its border needs no plugin and no process, only the pane options
 # a watcher publishes:
 #   set -g pane-border-status top

@@ -1,12 +1,16 @@
-// Package config holds the settings of cac-tmux: where each user-facing default comes from, the
-// rules every value must follow (the command applies the same rules to its flags) and the
-// strict reading of the configuration file.
+// Package config holds the settings of cac-tmux: the default of each one, the rule every value
+// must follow, the strict reading of the configuration file, and the precedence of the four
+// places a setting can come from (Resolve): flags > tmux options > file > defaults.
 //
-// The file is TOML, decoded by github.com/pelletier/go-toml/v2 in strict mode:
+// Every setting is one key of one table, defined once in a registry (keys.go): its default
+// comes from Default, its rule applies to the file, to a tmux option @cac-tmux-… and to a
+// flag of `cac-tmux watch` alike, and Example writes the commented file of every key from it.
+//
+// The file is TOML, decoded by github.com/pelletier/go-toml/v2:
 //
 //	[watch]
 //	interval = "1s"        # durations are strings in Go's time.ParseDuration syntax
-//	margin = "60s"
+//	margin = "1m"
 //	message = "continue"
 //	native_grace = "3m"
 //	stagger = "5s"
@@ -14,14 +18,21 @@
 //	max_attempts = 3
 //	log_level = "info"     # debug, info, warn or error
 //
-// Any TOML syntax is accepted (dotted keys such as watch.margin = "60s", literal and
-// multi-line strings, hexadecimal integers). Unknown tables and keys, duplicates, values of
-// the wrong type and values that break a rule are rejected with an *Error that names the key,
-// the line and the fix.
+//	[policy]
+//	weekly = "notify"      # one key per kind of limit: resume, notify or never
+//	max_wait = "12h"       # a reset further away is held and notified; "0" means no limit
+//
+//	[panes]
+//	include = ["work*"]    # globs on the session name (path.Match); empty: every session
+//	exclude = ["scratch"]  # a session matching one is left out, even when included
+//
+// Any TOML syntax is accepted (dotted keys such as watch.margin = "60s", inline tables,
+// literal and multi-line strings, hexadecimal integers). Unknown tables and keys, duplicates,
+// values of the wrong type and values that break a rule are rejected with an *Error that names
+// the key, the line and the fix.
 package config
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -34,6 +45,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cac-tmux/cac-tmux/notify"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 )
 
@@ -43,6 +55,8 @@ type Watch struct {
 	Interval time.Duration
 	// Margin is the wait after the reset instant before acting.
 	Margin time.Duration
+	// ExactMargin replaces Margin for a reset known to the second (from the transcript).
+	ExactMargin time.Duration
 	// Message is the text typed into a pane to resume it: one line, not blank.
 	Message string
 	// NativeGrace is how long Claude Code's own auto-continue gets to fire first.
@@ -57,8 +71,13 @@ type Watch struct {
 	LogLevel string
 }
 
-// Config is the whole configuration file.
-type Config struct{ Watch Watch }
+// Config is the whole configuration: one field per table of the file.
+type Config struct {
+	Watch  Watch
+	Policy Policy
+	Panes  Panes
+	Notify notify.Settings
+}
 
 // Limits of the validation.
 const (
@@ -76,29 +95,38 @@ var logLevels = []string{"debug", "info", "warn", "error"}
 // slice is the caller's to keep.
 func LogLevels() []string { return append([]string(nil), logLevels...) }
 
-// Default returns the built-in settings: 2s, 60s, "continue", 3m, 5s, 0, 3, "info". The
-// interval, the message and the log level are written here only (the command's flags and the
-// watcher take them from here); the schedule's are the scheduler's own (scheduler.Default).
+// Default returns the built-in settings: [watch] 1s, 60s, "continue", 3m, 5s, 0, 3, "info";
+// [policy] every kind resumed and no max_wait; [panes] every session. The interval, the
+// message, the log level, the policy and the panes are written here only (the command's flags
+// and the watcher take them from here); the schedule's are the scheduler's own
+// (scheduler.Default). Each call returns a Config of its own (Policy.Actions is a new map).
 func Default() Config {
 	d := scheduler.Default
-	return Config{Watch: Watch{
-		Interval:    time.Second,
-		Margin:      d.Margin,
-		Message:     "continue",
-		NativeGrace: d.NativeGrace,
-		Stagger:     d.Stagger,
-		MaxPerReset: d.MaxPerReset,
-		MaxAttempts: d.MaxAttempts,
-		LogLevel:    "info",
-	}}
+	return Config{
+		Watch: Watch{
+			Interval:    time.Second,
+			Margin:      d.Margin,
+			ExactMargin: d.ExactMargin,
+			Message:     "continue",
+			NativeGrace: d.NativeGrace,
+			Stagger:     d.Stagger,
+			MaxPerReset: d.MaxPerReset,
+			MaxAttempts: d.MaxAttempts,
+			LogLevel:    "info",
+		},
+		Policy: defaultPolicy(),
+		Notify: notify.Default(),
+	}
 }
 
-// Keys returns the full names of the known keys in file order, such as "watch.margin". The
-// slice is the caller's to keep.
+// Keys returns the full names of the known keys, table by table in file order, such as
+// "watch.margin". The slice is the caller's to keep.
 func Keys() []string {
-	keys := make([]string, len(fields))
-	for i, f := range fields {
-		keys[i] = "watch." + f.name
+	var keys []string
+	for _, t := range tables {
+		for _, s := range t.keys {
+			keys = append(keys, s.base().key())
+		}
 	}
 	return keys
 }
@@ -121,33 +149,62 @@ func Path(getenv func(string) string) string {
 // error: it returns Default() and found=false. Any other problem returns an *Error and a zero
 // Config; found then reports whether the file exists.
 func Load(path string) (c Config, found bool, err error) {
+	f, err := ReadFile(path)
+	if err != nil {
+		return Config{}, f.Found, err
+	}
+	return f.Config, f.Found, nil
+}
+
+// File is a configuration file as read: its settings over the defaults and where each key it
+// sets is.
+type File struct {
+	Path   string
+	Found  bool // false: no file at Path (or no Path); Config is then Default()
+	Config Config
+	// Lines is the line of each key the file sets, by full key ("watch.margin").
+	Lines map[string]int
+}
+
+// ReadFile reads the file at path over Default(). A missing file (or an empty path) is not an
+// error: it returns Default() and Found=false. Any other problem returns an *Error; the File
+// then has only Path and Found.
+func ReadFile(path string) (File, error) {
+	f := File{Path: path, Config: Default()}
 	if path == "" {
-		return Default(), false, nil
+		return f, nil
 	}
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Default(), false, nil
+		return f, nil
 	}
+	f.Config = Config{}
 	if err != nil {
-		return Config{}, false, readError(path, err)
+		return f, readError(path, err)
 	}
+	f.Found = true
 	if !fi.Mode().IsRegular() && !fi.IsDir() { // a directory fails below, with the system's words
-		return Config{}, true, &Error{Path: path, Msg: "read", Err: errors.New("not a regular file")}
+		return f, &Error{Path: path, Msg: "read", Err: errors.New("not a regular file")}
 	}
-	f, err := os.Open(path)
+	file, err := os.Open(path)
 	if err != nil {
-		return Config{}, true, readError(path, err)
+		return f, readError(path, err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
 	if err != nil {
-		return Config{}, true, readError(path, err)
+		return f, readError(path, err)
 	}
 	if len(data) > MaxFileSize {
-		return Config{}, true, &Error{Path: path, Msg: "file is larger than 1 MiB; check that the path names the configuration file"}
+		return f, &Error{Path: path, Msg: "file is larger than 1 MiB; check that the path names the configuration file"}
 	}
-	c, err = Parse(path, data)
-	return c, true, err
+	c, lines, perr := parse(data)
+	if perr != nil {
+		perr.Path = path
+		return f, perr
+	}
+	f.Config, f.Lines = c, lines
+	return f, nil
 }
 
 // readError is the *Error of a failure to read path. The cause loses its *fs.PathError
@@ -165,8 +222,11 @@ type Error struct {
 	Path string // file name ("" when not from a file)
 	Line int    // 1-based, 0 when not about one line
 	Key  string // "watch.margin", "" when not about a key
-	Msg  string // what is wrong and the fix, e.g. `must be a duration like "90s"`
-	Got  string // the offending text as written, "" when none
+	// Option is the tmux option the value came from ("@cac-tmux-margin"), Flag the flag
+	// ("--margin"); "" when the value is not from one.
+	Option, Flag string
+	Msg          string // what is wrong and the fix, e.g. `must be a duration like "90s"`
+	Got          string // the offending text as written, "" when none
 	// Err is the cause when the file could not be read (Msg is then "read"), nil for a
 	// mistake in its text.
 	Err error
@@ -177,14 +237,21 @@ const maxGot = 60
 
 // Error reads like `config: watch.margin: must be a duration like "90s" (FILE line 4, got
 // "soon")`; without a key, `config: MSG (FILE line 2)`; a failure to read the file reads
-// `config: read FILE: CAUSE`.
+// `config: read FILE: CAUSE`. A value from a tmux option or a flag is named by it instead of
+// its key: `config: tmux option @cac-tmux-margin: must not be negative (got "-1s")`,
+// `config: --margin: …`.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return strings.Join(nonEmpty("config: "+e.Msg, e.Path), " ") + ": " + e.Err.Error()
 	}
 	var b strings.Builder
 	b.WriteString("config: ")
-	if e.Key != "" {
+	switch {
+	case e.Option != "":
+		b.WriteString("tmux option " + e.Option + ": ")
+	case e.Flag != "":
+		b.WriteString(e.Flag + ": ")
+	case e.Key != "":
 		b.WriteString(e.Key + ": ")
 	}
 	b.WriteString(e.Msg)
@@ -229,148 +296,13 @@ func nonEmpty(s ...string) []string {
 	return slices.DeleteFunc(s, func(x string) bool { return x == "" })
 }
 
-// Validate checks every setting of w by its rule (Check). It returns nil or the *Error of the
-// first key in file order that breaks its rule.
-func (w Watch) Validate() error {
-	for _, f := range fields {
-		if err := w.Check(f.name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Check applies the rule of one key of [watch] ("margin") to its value in w, the rule that
-// applies to the file and to the flag of the same name alike. It returns nil or an *Error
-// with Key ("watch.margin"), Msg and Got (the value as it would be written in the file) set,
-// and no Path or Line; a name that is not a key of [watch] is an *Error too.
-func (w Watch) Check(name string) error {
-	f := lookup(name)
-	if f == nil {
-		return &Error{Key: "watch." + name, Msg: "unknown key; the known keys of [watch] are " + strings.Join(names(), ", ")}
-	}
-	if msg := f.rule(&w); msg != "" {
-		return &Error{Key: "watch." + f.name, Msg: msg, Got: f.format(&w)}
-	}
-	return nil
-}
-
-// field is one key of [watch]: where its value goes, what it must be and its rule. Exactly
-// one of dur, num and str is set.
-type field struct {
-	name string
-	want string // what the value must be, after "must be "
-	dur  func(*Watch) *time.Duration
-	num  func(*Watch) *int
-	str  func(*Watch) *string
-	rule func(*Watch) string // what is wrong with the value and the fix, "" when nothing
-}
-
-const wantDuration = `a duration like "90s"`
-
-// fields are the keys of [watch] in file order.
-var fields = []field{
-	{name: "interval", want: wantDuration, dur: func(w *Watch) *time.Duration { return &w.Interval },
-		rule: func(w *Watch) string { return atLeast(w.Interval, MinInterval) }},
-	{name: "margin", want: wantDuration, dur: func(w *Watch) *time.Duration { return &w.Margin },
-		rule: func(w *Watch) string { return notNegative(w.Margin) }},
-	{name: "message", want: `a string like "continue"`, str: func(w *Watch) *string { return &w.Message },
-		rule: func(w *Watch) string { return checkMessage(w.Message) }},
-	{name: "native_grace", want: wantDuration, dur: func(w *Watch) *time.Duration { return &w.NativeGrace },
-		rule: func(w *Watch) string { return notNegative(w.NativeGrace) }},
-	{name: "stagger", want: wantDuration, dur: func(w *Watch) *time.Duration { return &w.Stagger },
-		rule: func(w *Watch) string { return notNegative(w.Stagger) }},
-	{name: "max_per_reset", want: "an integer like 2", num: func(w *Watch) *int { return &w.MaxPerReset },
-		rule: func(w *Watch) string {
-			if w.MaxPerReset < 0 {
-				return "must not be negative; 0 means no cap"
-			}
-			return ""
-		}},
-	{name: "max_attempts", want: "an integer like 3", num: func(w *Watch) *int { return &w.MaxAttempts },
-		rule: func(w *Watch) string {
-			if w.MaxAttempts < 1 || w.MaxAttempts > MaxAttempts {
-				return "must be from 1 to 100"
-			}
-			return ""
-		}},
-	{name: "log_level", want: `one of "debug", "info", "warn", "error"`, str: func(w *Watch) *string { return &w.LogLevel },
-		rule: func(w *Watch) string {
-			for _, l := range logLevels {
-				if w.LogLevel == l {
-					return ""
-				}
-			}
-			return "must be one of debug, info, warn, error"
-		}},
-}
-
-func atLeast(d, least time.Duration) string {
-	if d < least {
-		return "must be at least " + least.String()
-	}
-	return ""
-}
-
-func notNegative(d time.Duration) string {
-	if d < 0 {
-		return "must not be negative"
-	}
-	return ""
-}
-
-func checkMessage(m string) string {
-	switch {
-	case strings.TrimSpace(m) == "":
-		return `must not be blank; it is the text typed to resume, like "continue"`
-	case !utf8.ValidString(m):
-		return "must be UTF-8 text"
-	case strings.ContainsAny(m, "\n\r\u0085\u2028\u2029"):
-		return "must be one line"
-	case strings.ContainsFunc(m, unicode.IsControl):
-		return "must not contain control characters"
-	}
-	return ""
-}
-
-// format returns f's value in w as it would be written in the file.
-func (f *field) format(w *Watch) string {
-	switch {
-	case f.dur != nil:
-		return strconv.Quote(f.dur(w).String())
-	case f.num != nil:
-		return strconv.Itoa(*f.num(w))
-	default:
-		return strconv.Quote(*f.str(w))
-	}
-}
-
-func lookup(name string) *field {
-	for i := range fields {
-		if fields[i].name == name {
-			return &fields[i]
-		}
-	}
-	return nil
-}
-
 // Parse parses data (named name in errors) over Default(). A UTF-8 byte order mark at the
 // start is accepted. On error it returns a zero Config and an *Error.
 func Parse(name string, data []byte) (Config, error) {
-	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
-		return Config{}, &Error{Path: name, Line: 1, Msg: "the file is UTF-16 text; save it as UTF-8"}
-	}
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	var doc document
-	if err := decode(data, &doc); err != nil {
-		err.Path = name
-		return Config{}, err
-	}
-	at, _ := locate(data)
-	w, err := doc.Watch.apply(Default().Watch, at)
+	c, _, err := parse(data)
 	if err != nil {
 		err.Path = name
 		return Config{}, err
 	}
-	return Config{Watch: w}, nil
+	return c, nil
 }

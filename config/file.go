@@ -2,32 +2,14 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
-	"math"
-	"strconv"
+	"slices"
 	"strings"
-	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
-
-// document is the shape of the configuration file, as go-toml decodes it.
-type document struct {
-	Watch fileWatch `toml:"watch"`
-}
-
-// fileWatch is [watch] as written: durations are strings ("90s"); nil is a key not set.
-type fileWatch struct {
-	Interval    *string `toml:"interval"`
-	Margin      *string `toml:"margin"`
-	Message     *string `toml:"message"`
-	NativeGrace *string `toml:"native_grace"`
-	Stagger     *string `toml:"stagger"`
-	MaxPerReset *int    `toml:"max_per_reset"`
-	MaxAttempts *int    `toml:"max_attempts"`
-	LogLevel    *string `toml:"log_level"`
-}
 
 // spot is where a key's value is in the file: its line and its text as written.
 type spot struct {
@@ -35,39 +17,173 @@ type spot struct {
 	got  string
 }
 
-// decode decodes data into doc, in strict mode: an unknown table or key is an error. A
-// mistake becomes an *Error with the line, and the key when the mistake is about one.
-func decode(data []byte, doc *document) *Error {
-	err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(doc)
-	if err == nil {
-		return nil
+// parse reads a file over Default(): go-toml decodes it (a syntax error stops there), then
+// every key is checked against the registry (tables) in file order. It returns the first
+// mistake by line, and the line of each key the file sets.
+func parse(data []byte) (Config, map[string]int, *Error) {
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+		return Config{}, nil, &Error{Line: 1, Msg: "the file is UTF-16 text; save it as UTF-8"}
 	}
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) && len(strict.Errors) > 0 {
-		return unknown(&strict.Errors[0])
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		return Config{}, nil, decodeError(data, err)
 	}
+	r := reader{c: Default(), lines: map[string]int{}}
+	r.at, r.headers, _ = locate(data)
+	r.table(doc, nil)
+	if len(r.errs) == 0 {
+		if e := checkTables(&r.c); e != nil {
+			e.Line, e.Got = r.at[e.Key].line, cmp.Or(r.at[e.Key].got, e.Got)
+			r.fail(e)
+		}
+	}
+	if len(r.errs) > 0 {
+		return Config{}, nil, slices.MinFunc(r.errs, func(a, b *Error) int { // the same line: by key
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Msg, b.Msg))
+		})
+	}
+	return r.c, r.lines, nil
+}
+
+// reader walks a decoded file.
+type reader struct {
+	c       Config
+	lines   map[string]int
+	at      map[string]spot // each key's value
+	headers map[string]int  // each [table] and [[table]] header's line
+	errs    []*Error
+}
+
+// table reads the keys of m, the table at path (nil: the top of the file).
+func (r *reader) table(m map[string]any, path []string) {
+	t := lookupTable(strings.Join(path, "."))
+	for k, v := range m {
+		p := append(path[:len(path):len(path)], k)
+		full := strings.Join(p, ".")
+		_, isMap := v.(map[string]any)
+		_, header := r.headers[full]
+		switch {
+		case header && lookupTable(full) == nil && !hasTableUnder(full): // [policy.weekly]
+			r.fail(r.unknown(t, p, true))
+		case t != nil && t.key(k) != nil:
+			r.value(t.key(k), v, full)
+		case lookupTable(full) != nil && isMap:
+			r.table(v.(map[string]any), p)
+		case lookupTable(full) != nil:
+			r.fail(&Error{Line: r.line(full), Msg: full + " must be one table: write [" + full + "] once, with every setting under it"})
+		case isMap && hasTableUnder(full):
+			r.table(v.(map[string]any), p)
+		default:
+			r.fail(r.unknown(t, p, isMap))
+		}
+	}
+}
+
+// value reads one key's value and checks its rule.
+func (r *reader) value(s setting, v any, full string) {
+	where := r.at[full]
+	if hint, ok := s.fromTOML(&r.c, v); !ok {
+		r.fail(&Error{Line: where.line, Key: full, Msg: "must be " + s.base().want + hint, Got: where.got})
+		return
+	}
+	if msg := s.check(&r.c); msg != "" {
+		r.fail(&Error{Line: where.line, Key: full, Msg: msg, Got: where.got})
+		return
+	}
+	r.lines[full] = where.line
+}
+
+func (r *reader) fail(e *Error) { r.errs = append(r.errs, e) }
+
+// line is where the key or table full is: its value, its header, or the first key under it
+// (a table made by dotted keys or an inline table).
+func (r *reader) line(full string) int {
+	if s, ok := r.at[full]; ok {
+		return s.line
+	}
+	if l, ok := r.headers[full]; ok {
+		return l
+	}
+	return r.at[r.firstUnder(full)].line
+}
+
+// firstUnder is the key under the table full that comes first in the file.
+func (r *reader) firstUnder(full string) string {
+	first := ""
+	for k, s := range r.at {
+		if strings.HasPrefix(k, full+".") && (first == "" || s.line < r.at[first].line || s.line == r.at[first].line && k < first) {
+			first = k
+		}
+	}
+	return first
+}
+
+// hasTableUnder reports whether a known table's name starts with prefix and a dot ("notify"
+// for a table [notify.hook]).
+func hasTableUnder(prefix string) bool {
+	for _, t := range tables {
+		if strings.HasPrefix(t.name, prefix+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// unknown is the *Error of a key or table that is not cac-tmux's: p is its path, t the known
+// table it is in (nil: none), isMap whether it is a table.
+func (r *reader) unknown(t *table, p []string, isMap bool) *Error {
+	full := strings.Join(p, ".")
+	_, header := r.headers[full]
+	switch {
+	case isMap && header:
+		return &Error{Line: r.headers[full], Msg: "unknown table [" + full + "]" + didYouMean(suggestTable(full), "[", "]") + "; the known tables are " + tableNames()}
+	case isMap && t == nil:
+		key := r.firstUnder(full)
+		return &Error{Line: r.at[key].line, Msg: "unknown table " + full + " in the key " + key + didYouMean(suggestTable(full), "", "") + "; the known tables are " + tableNames()}
+	case isMap: // a dotted key under a known table: name its first key
+		key := r.firstUnder(full)
+		return &Error{Line: r.at[key].line, Key: key, Msg: "unknown key; the known keys of [" + t.name + "] are " + strings.Join(t.names(), ", ")}
+	case t == nil && len(p) == 1:
+		if in := tablesWith(full); len(in) > 0 {
+			return &Error{Line: r.line(full), Key: full, Msg: "is outside any table; put it under [" + in[0] + "] or write " + in[0] + "." + full}
+		}
+		return &Error{Line: r.line(full), Key: full, Msg: "unknown key outside any table; settings go under " + tableNames()}
+	case t == nil:
+		return &Error{Line: r.line(full), Msg: "unknown table " + strings.Join(p[:len(p)-1], ".") + " in the key " + full + "; the known tables are " + tableNames()}
+	}
+	return &Error{Line: r.line(full), Key: full, Msg: "unknown key" + didYouMean(suggestKey(t, p[len(p)-1]), "", "") +
+		"; the known keys of [" + t.name + "] are " + strings.Join(t.names(), ", ")}
+}
+
+func didYouMean(s, before, after string) string {
+	if s == "" {
+		return ""
+	}
+	return " (did you mean " + before + s + after + "?)"
+}
+
+// tablesWith are the tables that have a key named name.
+func tablesWith(name string) []string {
+	var in []string
+	for _, t := range tables {
+		if t.key(name) != nil {
+			in = append(in, t.name)
+		}
+	}
+	return in
+}
+
+// decodeError is the *Error of a file go-toml cannot decode.
+func decodeError(data []byte, err error) *Error {
 	var de *toml.DecodeError
 	if !errors.As(err, &de) {
 		return &Error{Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 	}
 	line, _ := de.Position()
 	msg := strings.TrimPrefix(de.Error(), "toml: ")
-	key := []string(de.Key())
-	name, inWatch := strings.CutPrefix(strings.Join(key, "."), "watch.")
-	f := lookup(name)
-	switch {
-	case len(key) == 1 && key[0] == "watch":
-		return &Error{Line: line, Msg: "watch must be one table: write [watch] once, with every setting under it"}
-	case !inWatch || f == nil:
-		return syntax(data, line, msg)
-	case strings.HasPrefix(msg, "cannot decode TOML"):
-		at, _ := locate(data)
-		got := at["watch."+name].got
-		return &Error{Line: line, Key: "watch." + name, Msg: "must be " + f.want + unquote(f, got), Got: got}
-	case f.num != nil && (strings.Contains(msg, "too large") || strings.Contains(msg, "cannot be stored")):
-		at, _ := locate(data)
-		got := at["watch."+name].got
-		return &Error{Line: line, Key: "watch." + name, Msg: outOfRange(f, got), Got: got}
+	if full := strings.Join(de.Key(), "."); lookupTable(full) != nil && strings.Contains(msg, "already exists") {
+		return &Error{Line: line, Msg: full + " must be one table: write [" + full + "] once, with every setting under it"}
 	}
 	return syntax(data, line, msg)
 }
@@ -84,105 +200,27 @@ func syntax(data []byte, line int, msg string) *Error {
 	if !ok {
 		return e
 	}
-	_, table := locate(data)
+	_, _, table := locate(data)
 	key := strings.Join(append(table, strings.Split(strings.ReplaceAll(k, " ", ""), ".")...), ".")
-	name, inWatch := strings.CutPrefix(key, "watch.")
-	f := lookup(name)
+	s := lookupKey(key)
+	got := strings.TrimSpace(strings.TrimSuffix(v, "\r"))
 	switch {
-	case !inWatch || f == nil:
+	case s == nil:
 		return e
 	case strings.HasSuffix(msg, "already defined"):
 		return &Error{Line: line, Key: key, Msg: "duplicate key; keep one"}
+	case strings.Contains(msg, "too large"):
+		return &Error{Line: line, Key: key, Msg: s.outOfRange(strings.HasPrefix(got, "-")), Got: got}
 	}
-	return &Error{Line: line, Key: key, Msg: "must be " + f.want + "; " + msg, Got: strings.TrimSpace(strings.TrimSuffix(v, "\r"))}
-}
-
-// unquote is the hint for a number written as a string.
-func unquote(f *field, got string) string {
-	if s, err := strconv.Unquote(got); f.num != nil && err == nil {
-		if _, err := strconv.Atoi(s); err == nil {
-			return ", without quotes"
-		}
-	}
-	return ""
-}
-
-// outOfRange says what is wrong with an integer too large for an int: the rule's words when
-// the rule refuses it anyway.
-func outOfRange(f *field, got string) string {
-	w := Default().Watch
-	*f.num(&w) = math.MaxInt
-	if strings.HasPrefix(got, "-") {
-		*f.num(&w) = math.MinInt
-	}
-	if msg := f.rule(&w); msg != "" {
-		return msg
-	}
-	return "is too large"
-}
-
-// unknown is the *Error of a table or key that is not cac-tmux's.
-func unknown(de *toml.DecodeError) *Error {
-	line, _ := de.Position()
-	key := []string(de.Key())
-	full := strings.Join(key, ".")
-	table := strings.HasSuffix(de.Error(), "missing table")
-	switch {
-	case table:
-		return &Error{Line: line, Msg: "unknown table [" + full + "]; the known table is [watch]"}
-	case len(key) == 1 && lookup(full) != nil:
-		return &Error{Line: line, Key: full, Msg: "is outside any table; put it under [watch] or write watch." + full}
-	case len(key) == 1:
-		return &Error{Line: line, Key: full, Msg: "unknown key outside any table; settings go under [watch]"}
-	case key[0] != "watch":
-		return &Error{Line: line, Msg: "unknown table " + key[0] + " in the key " + full + "; the known table is [watch]"}
-	}
-	hint := ""
-	if s := suggest(strings.Join(key[1:], ".")); s != "" {
-		hint = " (did you mean " + s + "?)"
-	}
-	return &Error{Line: line, Key: full, Msg: "unknown key" + hint + "; the known keys of [watch] are " + strings.Join(names(), ", ")}
-}
-
-// apply puts the values of the file over w, then checks every rule. at says where each key
-// is, for the errors.
-func (fw *fileWatch) apply(w Watch, at map[string]spot) (Watch, *Error) {
-	text := map[string]*string{"interval": fw.Interval, "margin": fw.Margin, "message": fw.Message,
-		"native_grace": fw.NativeGrace, "stagger": fw.Stagger, "log_level": fw.LogLevel}
-	ints := map[string]*int{"max_per_reset": fw.MaxPerReset, "max_attempts": fw.MaxAttempts}
-	for i := range fields {
-		f := &fields[i]
-		s := text[f.name]
-		switch {
-		case f.num != nil && ints[f.name] != nil:
-			*f.num(&w) = *ints[f.name]
-		case s == nil:
-		case f.dur != nil:
-			d, err := time.ParseDuration(*s)
-			if err != nil {
-				where := at["watch."+f.name]
-				return Watch{}, &Error{Line: where.line, Key: "watch." + f.name, Msg: "must be " + f.want, Got: where.got}
-			}
-			*f.dur(&w) = d
-		default:
-			*f.str(&w) = *s
-		}
-	}
-	if err := w.Validate(); err != nil {
-		e := err.(*Error)
-		if where, ok := at[e.Key]; ok {
-			e.Line, e.Got = where.line, where.got
-		}
-		return Watch{}, e
-	}
-	return w, nil
+	return &Error{Line: line, Key: key, Msg: "must be " + s.base().want + "; " + msg, Got: got}
 }
 
 // locate finds where each key's value is in a document: "watch.margin" → its line and its
-// text as written (without a trailing comment). In a document go-toml cannot parse, it finds
-// the keys before the mistake; table is then the table the mistake is in.
-func locate(data []byte) (at map[string]spot, table []string) {
-	at = map[string]spot{}
+// text as written (without a trailing comment), the keys of inline tables included; and the
+// line of each table header. In a document go-toml cannot parse, it finds what is before the
+// mistake; table is then the table the mistake is in.
+func locate(data []byte) (at map[string]spot, headers map[string]int, table []string) {
+	at, headers = map[string]spot{}, map[string]int{}
 	var p unstable.Parser
 	p.Reset(data)
 	for p.NextExpression() {
@@ -190,17 +228,33 @@ func locate(data []byte) (at map[string]spot, table []string) {
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
 			table = keyOf(e.Key())
+			it := e.Key()
+			it.Next() // a header's own Raw is empty: its first key part's is where it is
+			headers[strings.Join(table, ".")] = p.Shape(it.Node().Raw).Start.Line
 		case unstable.KeyValue:
-			key := strings.Join(append(append([]string(nil), table...), keyOf(e.Key())...), ".")
-			v := e.Value()
-			got := string(p.Raw(v.Raw))
-			if v.Raw.Length == 0 || v.Kind == unstable.InlineTable { // arrays and inline tables: all after the =
-				_, got, _ = strings.Cut(string(p.Raw(e.Raw)), "=")
-			}
-			at[key] = spot{line: p.Shape(e.Raw).Start.Line, got: strings.TrimSpace(got)}
+			locateValue(&p, e, p.Shape(e.Raw).Start.Line, table, at)
 		}
 	}
-	return at, table
+	return at, headers, table
+}
+
+// locateValue records a key-value e under the table path, and the keys of an inline table
+// value, all on line (the line of the expression).
+func locateValue(p *unstable.Parser, e *unstable.Node, line int, path []string, at map[string]spot) {
+	key := append(slices.Clone(path), keyOf(e.Key())...)
+	v := e.Value()
+	got := string(p.Raw(v.Raw))
+	if v.Raw.Length == 0 || v.Kind == unstable.InlineTable { // arrays and inline tables: all after the =
+		_, got, _ = strings.Cut(string(p.Raw(e.Raw)), "=")
+	}
+	at[strings.Join(key, ".")] = spot{line: line, got: strings.TrimSpace(got)}
+	if v.Kind == unstable.InlineTable {
+		for it := v.Children(); it.Next(); {
+			if kv := it.Node(); kv.Kind == unstable.KeyValue {
+				locateValue(p, kv, line, key, at)
+			}
+		}
+	}
 }
 
 func keyOf(it unstable.Iterator) []string {
@@ -211,24 +265,36 @@ func keyOf(it unstable.Iterator) []string {
 	return parts
 }
 
-func names() []string {
-	s := make([]string, len(fields))
-	for i, f := range fields {
-		s[i] = f.name
+// suggestKey returns the key of t closest to name, or "" when none is close.
+func suggestKey(t *table, name string) string {
+	if t == &policyTable {
+		if k := suggestKind(name); k != "" {
+			return k
+		}
 	}
-	return s
+	return closest(name, t.names())
 }
 
-// suggest returns the known key closest to k, or "" when none is close.
-func suggest(k string) string {
-	if len(k) > 20 {
+// suggestTable returns the known table closest to name, or "" when none is close.
+func suggestTable(name string) string {
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.name
+	}
+	return closest(name, names)
+}
+
+// closest returns the candidate closest to s (case, "-" and "_" aside) within two edits, or
+// "" when none is.
+func closest(s string, candidates []string) string {
+	if len(s) > 30 {
 		return ""
 	}
-	k = strings.ReplaceAll(strings.ToLower(k), "-", "_")
+	norm := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "-", "_") }
 	best, bestD := "", 3
-	for _, f := range fields {
-		if d := distance(k, f.name); d < bestD {
-			best, bestD = f.name, d
+	for _, c := range candidates {
+		if d := distance(norm(s), norm(c)); d < bestD {
+			best, bestD = c, d
 		}
 	}
 	return best

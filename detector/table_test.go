@@ -1013,4 +1013,12 @@ func TestParseKind(t *testing.T) {
 			t.Errorf("ParseKind(%q): no error", s)
 		}
 	}
+	got := Kinds()
+	if !slices.Equal(got, kinds[1:]) || slices.Contains(got, KindNone) {
+		t.Errorf("Kinds() = %q, want %q without KindNone", got, kinds)
+	}
+	got[0] = "changed"
+	if Kinds()[0] != KindSession {
+		t.Errorf("Kinds() shares its slice with callers")
+	}
 }

@@ -53,6 +53,10 @@ const (
 var kinds = []Kind{KindNone, KindSession, KindFiveHour, KindWeekly, KindOpus, KindSonnet, KindUsage,
 	KindExtraUsage, KindUsageCredits, KindSpendingCap, KindTeam, KindLegacy, KindUnknown}
 
+// Kinds returns the kinds a stop can have, KindNone left out, in the order above. The slice is
+// the caller's to keep.
+func Kinds() []Kind { return slices.Clone(kinds[1:]) }
+
 // ParseKind reads a kind as published (pane options, the state file); "" is KindNone and
 // anything but a known kind is an error.
 func ParseKind(s string) (Kind, error) {

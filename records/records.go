@@ -72,7 +72,31 @@ type Entry struct {
 	ProcStart string `json:"procStart"` // field 22 of /proc/PID/stat: clock ticks since boot
 	Version   string `json:"version"`
 	Kind      string `json:"kind"`
-	Status    string `json:"status"`
+	Cwd       string `json:"cwd"`
+	// Status is "busy" while a turn runs, "idle" or "waiting" (a dialog is open) otherwise.
+	Status string `json:"status"`
+}
+
+// Busy reports whether the entry says a turn is running.
+func (en Entry) Busy() bool { return en.Status == "busy" }
+
+// Session reads the registry entry of the claude process pid whose start (field 22 of
+// /proc/PID/stat) is procStart; an entry left by an earlier process with the same pid is
+// ErrNoRecord.
+func (e Env) Session(pid int, procStart string) (Entry, error) {
+	en, err := e.ReadEntry(pid)
+	if err != nil {
+		return Entry{}, err
+	}
+	if en.ProcStart != procStart {
+		return Entry{}, fmt.Errorf("records: session of pid %d: %w (the entry is of another process, started at %q)", pid, ErrNoRecord, en.ProcStart)
+	}
+	return en, nil
+}
+
+// Transcript is the path of the entry's transcript (see TranscriptPath).
+func (e Env) Transcript(en Entry) (string, error) {
+	return TranscriptPath(e.Dir(), en.Cwd, en.SessionID)
 }
 
 // ErrNoRecord means the record does not exist (no such file, or no location known).

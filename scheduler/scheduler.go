@@ -18,14 +18,17 @@ type Config struct {
 	// Margin is the wait after the reset instant before acting. The printed reset is
 	// truncated to the minute, so the true reset can be up to 59 s later (SPEC §4.3).
 	Margin time.Duration
+	// ExactMargin replaces Margin for a reset known to the second (Claude Code's transcript
+	// records it): it only covers the difference between this host's clock and the API's.
+	ExactMargin time.Duration
 	// NativeGrace is how long after reset+Margin Claude Code's own auto-continue gets to fire
 	// before the watcher takes over. It fires 30–90 s after the reset (measured, 2.1.250–2.1.315).
 	NativeGrace time.Duration
-	// Stagger separates panes that wake at the same reset (one account, one limit).
+	// Stagger separates panes of one account that wake at the same reset.
 	Stagger time.Duration
 	// SameReset is how close two resets must be to count as the same limit.
 	SameReset time.Duration
-	// MaxPerReset caps how many panes wake per reset; 0 means no cap.
+	// MaxPerReset caps how many panes of one account wake per reset; 0 means no cap.
 	MaxPerReset int
 	// RetryBase is the wait before the first retry; each further retry doubles it, up to
 	// RetryMax.
@@ -37,6 +40,7 @@ type Config struct {
 // Default is the configuration of SPEC §2 and §5.
 var Default = Config{
 	Margin:      60 * time.Second,
+	ExactMargin: 5 * time.Second,
 	NativeGrace: 3 * time.Minute,
 	Stagger:     5 * time.Second,
 	SameReset:   time.Minute,
@@ -48,8 +52,13 @@ var Default = Config{
 // Wait is one stopped pane waiting for its reset.
 type Wait struct {
 	Pane string
-	// Reset is the instant the limit lifts.
+	// Account groups the panes that share limits (Claude Code's config directory): the
+	// stagger and the cap apply within an account, and one account's waits never delay
+	// another's. "" is an account too (panes whose config directory is unknown).
+	Account string
+	// Reset is the instant the limit lifts; Exact says it is known to the second.
 	Reset time.Time
+	Exact bool
 	// Stopped is when the stop was first seen; panes due together wake in this order.
 	Stopped time.Time
 	// Native is true while Claude Code's own auto-continue is armed: it goes first.
@@ -71,33 +80,37 @@ type Slot struct {
 	Capped bool
 }
 
-// Due is the instant a pane stopped until reset may be acted on: reset + Margin, plus
-// NativeGrace when Claude Code's own auto-continue is armed.
-func (c Config) Due(reset time.Time, native bool) time.Time {
-	d := reset.Add(c.Margin)
+// Due is the instant a pane stopped until reset may be acted on: reset + Margin (ExactMargin
+// for an exact reset), plus NativeGrace when Claude Code's own auto-continue is armed.
+func (c Config) Due(reset time.Time, exact, native bool) time.Time {
+	m := c.Margin
+	if exact {
+		m = c.ExactMargin
+	}
+	d := reset.Add(m)
 	if native {
 		d = d.Add(c.NativeGrace)
 	}
 	return d
 }
 
-// Schedule returns one slot per wait, in the order the panes wake. Waits whose resets are
-// within SameReset of each other form one group (ordered by reset, then by when they
-// stopped, then by pane): the first slot is the group's first due instant, each next one
+// Schedule returns one slot per wait, in the order the panes wake. Waits of one account
+// whose resets are within SameReset of each other form one group (ordered by reset, then by
+// when they stopped, then by pane): the first slot is the group's first due instant, each next one
 // Stagger later, a pane is due at its slot or its own due instant, whichever is later, and
 // panes past MaxPerReset are capped. A pane keeps the slot an earlier Schedule gave it
 // (Wait.Kept); a new one comes Stagger after the latest slot before it.
 func (c Config) Schedule(waits []Wait) []Slot {
 	ws := slices.Clone(waits)
 	slices.SortStableFunc(ws, func(a, b Wait) int {
-		return cmp.Or(a.Reset.Compare(b.Reset), a.Stopped.Compare(b.Stopped), cmp.Compare(a.Pane, b.Pane))
+		return cmp.Or(cmp.Compare(a.Account, b.Account), a.Reset.Compare(b.Reset), a.Stopped.Compare(b.Stopped), cmp.Compare(a.Pane, b.Pane))
 	})
 	slots := make([]Slot, 0, len(ws))
 	var groupReset, last time.Time
 	n := 0
 	for i, w := range ws {
-		slot := c.Due(w.Reset, false)
-		if i == 0 || w.Reset.Sub(groupReset) > c.SameReset {
+		slot := c.Due(w.Reset, w.Exact, false)
+		if i == 0 || w.Account != ws[i-1].Account || w.Reset.Sub(groupReset) > c.SameReset {
 			groupReset, n, last = w.Reset, 0, time.Time{}
 		} else {
 			slot = last.Add(c.Stagger)
@@ -106,7 +119,7 @@ func (c Config) Schedule(waits []Wait) []Slot {
 			slot = w.Kept
 		}
 		last = later(last, slot)
-		due := later(slot, c.Due(w.Reset, w.Native))
+		due := later(slot, c.Due(w.Reset, w.Exact, w.Native))
 		slots = append(slots, Slot{Pane: w.Pane, Due: due, Slot: slot, Capped: c.MaxPerReset > 0 && n >= c.MaxPerReset})
 		n++
 	}

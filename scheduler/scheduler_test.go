@@ -11,14 +11,16 @@ var t0 = time.Date(2026, 11, 21, 0, 50, 0, 0, time.UTC)
 func TestDue(t *testing.T) {
 	c := Default
 	for _, tc := range []struct {
-		native bool
-		want   time.Time
+		exact, native bool
+		want          time.Time
 	}{
-		{false, t0.Add(time.Minute)},
-		{true, t0.Add(4 * time.Minute)},
+		{false, false, t0.Add(time.Minute)},
+		{false, true, t0.Add(4 * time.Minute)},
+		{true, false, t0.Add(5 * time.Second)},
+		{true, true, t0.Add(3*time.Minute + 5*time.Second)},
 	} {
-		if got := c.Due(t0, tc.native); !got.Equal(tc.want) {
-			t.Errorf("Due(%v, native=%v) = %v, want %v", t0, tc.native, got, tc.want)
+		if got := c.Due(t0, tc.exact, tc.native); !got.Equal(tc.want) {
+			t.Errorf("Due(%v, exact=%v, native=%v) = %v, want %v", t0, tc.exact, tc.native, got, tc.want)
 		}
 	}
 }
@@ -77,6 +79,30 @@ func TestScheduleKeepsSlots(t *testing.T) {
 	}
 }
 
+// Accounts are scheduled apart: the stagger and the cap count within an account, and one
+// account's waits never delay another's, even at the same reset.
+func TestScheduleAccounts(t *testing.T) {
+	c := Default
+	c.MaxPerReset = 1
+	exact := t0.Add(17 * time.Second) // 0:50:17, printed "12:50am"
+	got := c.Schedule([]Wait{
+		{Pane: "%1", Account: "/home/u/.claude", Reset: t0, Stopped: t0.Add(-3 * time.Hour)},
+		{Pane: "%2", Account: "/home/u/.claude", Reset: t0, Stopped: t0.Add(-2 * time.Hour)},
+		{Pane: "%3", Account: "/srv/work", Reset: exact, Exact: true, Stopped: t0.Add(-time.Hour)},
+		{Pane: "%4", Account: "/srv/work", Reset: exact, Exact: true, Stopped: t0.Add(-time.Minute)},
+	})
+	due, work := t0.Add(time.Minute), exact.Add(5*time.Second)
+	want := []Slot{
+		{Pane: "%3", Due: work, Slot: work},
+		{Pane: "%4", Due: work.Add(5 * time.Second), Slot: work.Add(5 * time.Second), Capped: true},
+		{Pane: "%1", Due: due, Slot: due},
+		{Pane: "%2", Due: due.Add(5 * time.Second), Slot: due.Add(5 * time.Second), Capped: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Schedule of two accounts =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
 func TestScheduleEmpty(t *testing.T) {
 	if got := Default.Schedule(nil); len(got) != 0 {
 		t.Errorf("Schedule(nil) = %+v, want none", got)
@@ -107,7 +133,7 @@ func TestRetry(t *testing.T) {
 // jumps forward (suspend, NTP) makes a past due instant due on the next tick, and one that
 // jumps back delays it.
 func TestIsDueClockJump(t *testing.T) {
-	due := Default.Due(t0, false)
+	due := Default.Due(t0, false, false)
 	clock := []struct {
 		now  time.Time
 		want bool

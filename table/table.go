@@ -4,6 +4,8 @@ package table
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,13 +14,24 @@ import (
 )
 
 // Columns are the columns of `watch` and `list`, in order; the note is last and gives way
-// first when the terminal is narrow.
+// first when the terminal is narrow. ACCOUNT is shown only when the rows span more than one
+// account (Claude Code config directory), before the note.
 var Columns = []string{"PANE", "TARGET", "STATE", "RESET", "IN", "KIND", "NOTE"}
 
 // Cells formats rows as the cells of Columns at now.
 func Cells(rows []watcher.Row, now time.Time) [][]string {
+	accounts := map[string]bool{}
+	for _, r := range rows {
+		accounts[r.Account] = true
+	}
+	many := len(accounts) > 1
+	home, _ := os.UserHomeDir()
+	head := Columns
+	if many {
+		head = slices.Insert(slices.Clone(Columns), len(Columns)-1, "ACCOUNT")
+	}
 	cells := make([][]string, 0, len(rows)+1)
-	cells = append(cells, Columns)
+	cells = append(cells, head)
 	for _, r := range rows {
 		in := ""
 		switch {
@@ -27,21 +40,43 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 		case r.Reset.After(now):
 			in = Countdown(r.Reset.Sub(now))
 		}
-		cells = append(cells, []string{r.Pane, r.Target, string(r.State), ResetText(r.Reset, r.Zone, now), in, r.Kind, r.Note})
+		row := []string{r.Pane, r.Target, string(r.State), ResetText(r.Reset, r.Zone, r.Source == watcher.SourceTranscript, now), in, r.Kind}
+		if many {
+			row = append(row, Account(r.Account, home))
+		}
+		cells = append(cells, append(row, r.Note))
 	}
 	return cells
 }
 
+// Account shows a config directory short: under home as "~/…", "-" when unknown.
+func Account(dir, home string) string {
+	switch {
+	case dir == "":
+		return "-"
+	case home != "" && dir == home:
+		return "~"
+	case home != "" && strings.HasPrefix(dir, strings.TrimSuffix(home, "/")+"/"):
+		return "~" + dir[len(strings.TrimSuffix(home, "/")):]
+	}
+	return dir
+}
+
 // ResetText shows a reset in the zone it was printed in: "19:30 Asia/Nicosia", with the
-// date when it is not today there.
-func ResetText(t time.Time, zone string, now time.Time) string {
+// date when it is not today there, and the seconds when the reset is exact (Claude Code's
+// transcript gave it).
+func ResetText(t time.Time, zone string, exact bool, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	s := t.Format("15:04")
-	if y, m, d := t.Date(); now.In(t.Location()).Format("2006-01-02") != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
-		s = t.Format("Jan 2 15:04")
+	layout := "15:04"
+	if exact {
+		layout = "15:04:05"
 	}
+	if y, m, d := t.Date(); now.In(t.Location()).Format("2006-01-02") != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
+		layout = "Jan 2 " + layout
+	}
+	s := t.Format(layout)
 	if zone != "" {
 		s += " " + zone
 	}

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -55,6 +56,37 @@ func TestCountdown(t *testing.T) {
 	} {
 		if got := Countdown(tc.d); got != tc.want {
 			t.Errorf("Countdown(%s) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+// Panes of two accounts: an ACCOUNT column, home shortened; an exact reset shows its seconds.
+func TestCellsAccountsAndExactReset(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		t.Skip("no home directory to shorten")
+	}
+	now := time.Date(2026, 11, 20, 19, 0, 0, 0, time.UTC)
+	reset := time.Date(2026, 11, 20, 19, 30, 17, 0, time.UTC)
+	rows := []watcher.Row{
+		{Pane: "%1", Target: "a:0.0", State: watcher.Waiting, Kind: "session", Reset: reset, Zone: "UTC", Source: watcher.SourceTranscript, Account: home + "/.claude"},
+		{Pane: "%2", Target: "b:0.0", State: watcher.Waiting, Kind: "session", Reset: reset.Truncate(time.Minute), Zone: "UTC", Source: watcher.SourceScreen, Account: "/srv/work"},
+	}
+	want := []string{
+		"PANE  TARGET  STATE    RESET         IN      KIND     ACCOUNT    NOTE",
+		"%1    a:0.0   waiting  19:30:17 UTC  30m17s  session  ~/.claude",
+		"%2    b:0.0   waiting  19:30 UTC     30m00s  session  /srv/work",
+	}
+	if got := Format(Cells(rows, now), 0); !slices.Equal(got, want) {
+		t.Errorf("Format =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	rows[1].Account = rows[0].Account
+	if got := Format(Cells(rows, now), 0); strings.Contains(got[0], "ACCOUNT") {
+		t.Errorf("one account: header %q, want no ACCOUNT column", got[0])
+	}
+	for dir, want := range map[string]string{"": "-", "/home/u": "~", "/home/u/.claude": "~/.claude", "/home/uv/.claude": "/home/uv/.claude", "/srv/a": "/srv/a"} {
+		if got := Account(dir, "/home/u"); got != want {
+			t.Errorf("Account(%q) = %q, want %q", dir, got, want)
 		}
 	}
 }

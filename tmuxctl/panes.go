@@ -44,17 +44,22 @@ type Pane struct {
 	// Request is the pane option @cac_request: an action a command hands to the running
 	// watcher ("resume NONCE"), "" when none.
 	Request string
-	Title   string // pane_title, free text: last
+	// Ignore and Message are the user's pane options @cac_ignore and @cac_message as set
+	// (control characters as "?"), "" when unset.
+	Ignore, Message string
+	Title           string // pane_title, free text: last
 }
 
 // Options are the pane user options cac-tmux publishes on a supervised pane (SPEC §6).
 // Reset and Due are RFC3339 instants; Zone is the IANA zone the reset was printed in.
+// Source says where Reset comes from ("screen" or "transcript"); Account is the claude
+// process's config directory, which stands for its account.
 type Options struct {
-	State, Reset, Due, Kind, Zone, Note string
+	State, Reset, Due, Kind, Zone, Note, Source, Account string
 }
 
 // OptionNames are the tmux names of Options' fields, in field order.
-var OptionNames = []string{"@cac_state", "@cac_reset", "@cac_due", "@cac_kind", "@cac_zone", "@cac_note"}
+var OptionNames = []string{"@cac_state", "@cac_reset", "@cac_due", "@cac_kind", "@cac_zone", "@cac_note", "@cac_source", "@cac_account"}
 
 // Values returns the options in OptionNames order.
 func (o Options) Values() []string {
@@ -125,6 +130,8 @@ var paneFields = append([]paneField{
 	text(clean("pane_current_command"), func(p *Pane) *string { return &p.Command }),
 }, append(optionFields(),
 	text(clean(RequestOption), func(p *Pane) *string { return &p.Request }),
+	text(clean(IgnoreOption), func(p *Pane) *string { return &p.Ignore }),
+	text(clean(MessageOption), func(p *Pane) *string { return &p.Message }),
 	text("#{pane_title}", func(p *Pane) *string { return &p.Title }))...)
 
 // RequestOption is the pane option through which a command hands an action to the running
@@ -132,6 +139,13 @@ var paneFields = append([]paneField{
 const (
 	RequestOption = "@cac_request"
 	ReplyOption   = "@cac_reply"
+)
+
+// IgnoreOption and MessageOption are pane options a user sets: "@cac_ignore on" keeps the
+// watcher's hands off a pane; @cac_message replaces the message typed into it.
+const (
+	IgnoreOption  = "@cac_ignore"
+	MessageOption = "@cac_message"
 )
 
 func text(format string, at func(*Pane) *string) paneField {
@@ -157,7 +171,7 @@ func optionFields() []paneField {
 
 // field is the option of OptionNames[i].
 func (o *Options) field(i int) *string {
-	return []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note}[i]
+	return []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note, &o.Source, &o.Account}[i]
 }
 
 // PaneFormat returns the list-panes format for a search.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -68,6 +69,7 @@ type pane struct {
 	appeared time.Time // when the stop appeared; zero when unknown
 	stopped  time.Time // when the watcher first saw it
 	reset    detector.Reset
+	source   ResetSource // where reset comes from
 	kind     detector.Kind
 	due      time.Time // from the scheduler
 	slot     time.Time // the pane's place in its group's stagger, kept once given
@@ -94,11 +96,24 @@ type pane struct {
 	activity   time.Time // window_activity at the last look
 	match      int       // the pre-filter's row at the last look
 
+	// recs locates Claude Code's records of the process.
+	recs session
+	// again counts the times the limit was found to hold after keys for this stop; told is
+	// what the last event said; silent keeps a hold from being told (policy "never").
+	again  int
+	told   told
+	silent bool
+	// pol is the watcher's [policy]; policy what it said of this stop.
+	pol    config.Policy
+	policy decision
+	// badMessage is the invalid @cac_message last warned about.
+	badMessage string
+
 	published tmuxctl.Options
 }
 
-func newPane(info tmuxctl.Pane, id identity, sched scheduler.Config) *pane {
-	return &pane{info: info, Identity: id.Identity, unknown: id.unknown, sched: sched, state: Running, published: info.Options}
+func newPane(info tmuxctl.Pane, id identity, sched scheduler.Config, pol config.Policy) *pane {
+	return &pane{info: info, Identity: id.Identity, unknown: id.unknown, sched: sched, pol: pol, state: Running, told: told{state: Running}, published: info.Options}
 }
 
 // needsLook says whether the pane is captured on this tick: a running session when its
@@ -127,21 +142,23 @@ func (p *pane) needsLook(now time.Time) bool {
 // limit still holds: its attempts carry on and it waits for the backoff, so "continue" never
 // loops (issue 11, finding 4).
 func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
-	old, hadKeys := p.reset, !p.sent.IsZero()
-	p.stop, p.appeared, p.stopped, p.reset, p.kind = v.Message, appeared, now, v.Reset, v.Kind
+	old, oldSource, hadKeys := p.reset, p.source, !p.sent.IsZero()
+	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
+	p.recs.judged, p.recs.id = time.Time{}, "" // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
-	p.manual, p.slot = false, time.Time{}
+	p.manual, p.slot, p.policy, p.silent = false, time.Time{}, decision{}, false
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
 	}
 	if holds, today := stillHolds(old, v, now, p.sched.SameReset); hadKeys && holds {
 		if today {
-			p.reset = old
+			p.reset, p.source = old, oldSource
 		}
+		p.again++
 		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
 		return
 	}
-	p.attempts, p.sent = 0, time.Time{}
+	p.attempts, p.sent, p.again = 0, time.Time{}, 0
 }
 
 // stillHolds says whether a stop that came back after keys for a stop with reset old is the
@@ -181,7 +198,7 @@ func (p *pane) observe(v detector.Verdict, now time.Time, message string, log ze
 		p.toRunning()
 		return
 	}
-	p.classify(v, message)
+	p.classify(v, now, message)
 	if p.state != prev || p.note != prevNote {
 		p.logState(log, prev)
 	}
@@ -198,8 +215,9 @@ func whole(v detector.Verdict) bool {
 
 // classify sets the state of a pane stopped at p.stop from what is on screen now. A draft
 // is checked before anything that leads to a key, a bare Enter included (issue 11, finding 1).
-func (p *pane) classify(v detector.Verdict, message string) {
+func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message
+	held, why := p.byPolicy()
 	switch {
 	case !v.Waitable:
 		p.set(Unwaitable, "waiting cannot clear this limit ("+string(v.Kind)+"); nothing will be typed")
@@ -213,6 +231,8 @@ func (p *pane) classify(v detector.Verdict, message string) {
 		p.set(Held, "the options menu has no row with a known Stop label; nothing will be pressed")
 	case !v.Menu.Open && !v.Input.Visible:
 		p.set(Held, "no input box on screen; nothing will be typed")
+	case held:
+		p.set(Held, why)
 	case v.Native == detector.NativePressEnter:
 		p.pressEnter = true
 		if p.due.IsZero() {
@@ -242,7 +262,7 @@ func (p *pane) retry(now time.Time, why string) {
 		p.retryAt = time.Time{}
 		return
 	}
-	if due := p.sched.Due(p.reset.At, false); p.reset.Known && due.After(at) {
+	if due := p.sched.Due(p.reset.At, p.exact(), false); p.reset.Known && due.After(at) {
 		at = due
 	}
 	p.retryAt = at
@@ -250,7 +270,7 @@ func (p *pane) retry(now time.Time, why string) {
 }
 
 func (p *pane) toRunning() {
-	*p = pane{info: p.info, Identity: p.Identity, unknown: p.unknown, sched: p.sched, state: Running,
+	*p = pane{info: p.info, Identity: p.Identity, unknown: p.unknown, sched: p.sched, pol: p.pol, state: Running, recs: p.recs, told: p.told, badMessage: p.badMessage,
 		looks: p.looks, lookedAt: p.lookedAt, lookedReal: p.lookedReal, activity: p.activity, match: p.match, published: p.published}
 }
 
@@ -279,9 +299,9 @@ func (p *pane) options() tmuxctl.Options {
 	if !p.state.Paused() {
 		return tmuxctl.Options{}
 	}
-	o := tmuxctl.Options{State: string(p.state), Kind: string(p.kind), Note: oneLine(p.note)}
+	o := tmuxctl.Options{State: string(p.state), Kind: string(p.kind), Note: oneLine(p.note), Account: p.account()}
 	if p.reset.Known {
-		o.Reset, o.Zone = p.reset.At.Format(time.RFC3339), p.reset.Zone
+		o.Reset, o.Zone, o.Source = p.reset.At.Format(time.RFC3339), p.reset.Zone, string(p.source)
 	}
 	if d := p.dueAt(); !d.IsZero() {
 		o.Due = d.In(p.reset.At.Location()).Format(time.RFC3339)
@@ -299,7 +319,7 @@ func (p *pane) record() (r store.Pane, ok bool) {
 		Appeared: p.appeared, Stopped: p.stopped, Kind: string(p.kind), Due: p.due, RetryAt: p.retryAt,
 		Attempts: p.attempts, Sent: p.sent, Typed: p.typed, PressEnter: p.pressEnter, Above: p.pre, Sticky: p.sticky}
 	if p.reset.Known {
-		r.Reset, r.ResetHow, r.ResetZone = p.reset.At, p.reset.How, p.reset.Zone
+		r.Reset, r.ResetHow, r.ResetZone, r.ResetSource = p.reset.At, p.reset.How, p.reset.Zone, string(p.source)
 	}
 	return r, true
 }
@@ -317,17 +337,28 @@ func (p *pane) restore(r store.Pane) error {
 	if err != nil {
 		return err
 	}
+	source, err := ParseResetSource(r.ResetSource)
+	if err != nil {
+		return err
+	}
 	p.state, p.note, p.stop, p.appeared, p.stopped, p.kind = state, r.Note, r.Stop, r.Appeared, r.Stopped, kind
+	p.told = told{state: state, kind: kind} // told by the watcher that stored it
 	p.due, p.retryAt, p.attempts, p.sent, p.typed, p.pressEnter, p.pre, p.sticky = r.Due, r.RetryAt, r.Attempts, r.Sent, r.Typed, r.PressEnter, r.Above, r.Sticky
 	if !r.Reset.IsZero() {
 		at := r.Reset
 		if loc, err := time.LoadLocation(r.ResetZone); err == nil {
 			at = at.In(loc) // the printed zone, not just its offset
 		}
-		p.reset = detector.Reset{Known: true, At: at, How: r.ResetHow, Zone: r.ResetZone}
+		p.reset, p.source = detector.Reset{Known: true, At: at, How: r.ResetHow, Zone: r.ResetZone}, source
 	}
 	return nil
 }
+
+// exact says the reset is known to the second (from the transcript).
+func (p *pane) exact() bool { return p.source == SourceTranscript }
+
+// account is the claude process's config directory, "" when unknown.
+func (p *pane) account() string { return p.recs.env.Dir() }
 
 // digest stands for screen text that is compared later but never stored.
 func digest(s string) string {
@@ -348,7 +379,7 @@ func (p *pane) logState(log zerolog.Logger, prev State) {
 	}
 	e = p.event(e).Str("state", string(p.state)).Str("was", string(prev)).Str("kind", string(p.kind))
 	if p.reset.Known {
-		e = e.Time("reset", p.reset.At).Str("reset_how", p.reset.How)
+		e = e.Time("reset", p.reset.At).Str("reset_source", string(p.source)).Str("reset_how", p.reset.How)
 	}
 	if d := p.dueAt(); !d.IsZero() {
 		e = e.Time("due", d)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
@@ -78,6 +79,10 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 	}
 	info.Match = p.info.Match
 	p.info = info
+	if why := w.outOfScope(info); why != "" {
+		// Set since the last listing (a listing of changes does not show option changes).
+		return l, false, w.leave(ctx, info, why)
+	}
 	if why := unsafe(info); why != "" {
 		p.note = why + "; nothing is sent until it is safe"
 		return l, false, nil
@@ -93,6 +98,9 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 		delete(w.idents, id)
 		return l, false, nil
 	}
+	if !w.registryAllows(ctx, p) {
+		return l, false, nil
+	}
 	screen, v, read, err := w.read(ctx, p, now)
 	if !read {
 		return l, false, err
@@ -100,17 +108,17 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 	l = look{screen, v}
 	switch {
 	case !v.Limited:
-		p.observe(v, now, w.cfg.Message, log) // resumed by someone else
+		p.observe(v, now, w.message(p), log) // resumed by someone else
 		return l, false, nil
 	case v.Message != p.stop:
-		w.restop(p, screen, now, now)
+		w.restop(ctx, p, screen, now, now)
 		return l, false, nil
 	}
-	p.classify(v, w.cfg.Message)
+	p.classify(v, now, w.message(p))
 	switch {
 	case p.state != Waiting && p.state != Native:
 		return l, false, nil
-	case v.Native == detector.NativeArmed && !scheduler.IsDue(w.cfg.Schedule.Due(p.reset.At, true), now):
+	case v.Native == detector.NativeArmed && !scheduler.IsDue(w.cfg.Schedule.Due(p.reset.At, p.exact(), true), now):
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
 		return l, false, nil
 	}
@@ -152,7 +160,7 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 	if !ok || !scheduler.IsDue(p.dueAt(), now) {
 		return err
 	}
-	s, what := p.plan(l.v, w.cfg.Message)
+	s, what := p.plan(l.v, w.message(p))
 	if w.cfg.DryRun {
 		if !p.dryRun {
 			p.dryRun = true
@@ -197,7 +205,7 @@ func (w *Watcher) send(ctx context.Context, p *pane, l look, s step, now time.Ti
 // every gate: in vim mode's NORMAL mode it first presses i and waits to see INSERT; the
 // Enter goes out only when the input box holds exactly the message.
 func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict) error {
-	id, msg := p.info.ID, w.cfg.Message
+	id, msg := p.info.ID, w.message(p)
 	if !v.Input.VimInsert && w.vimMode(ctx, p) {
 		if err := w.tmux.SendLiteral(ctx, id, "i"); err != nil {
 			return err
@@ -238,7 +246,8 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 // editorMode "vim"). When that cannot be read the answer is no: the look before Enter still
 // finds a message that NORMAL mode ate.
 func (w *Watcher) vimMode(ctx context.Context, p *pane) bool {
-	mode, err := w.finder.EditorMode(ctx, p.Identity)
+	env, _ := w.recordsOf(ctx, p)
+	mode, err := env.EditorMode()
 	if err != nil {
 		p.event(w.cfg.Log.Debug()).Err(err).Msg("editor mode unknown")
 	}
@@ -332,20 +341,27 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	if !ok {
 		return err
 	}
-	prev := p.state
+	prev, proof := p.state, w.proof(ctx, p)
 	switch {
+	case !v.Limited && proof == records.LimitAgain:
+		p.again++
+		p.retry(now, "the limit still holds: the transcript has a new usage-limit row")
 	case !v.Limited && !whole(v) && now.Before(p.sent.Add(2*w.cfg.Settle)):
 		p.checkAt = now.Add(w.cfg.Pause) // part of a frame: look again
 		return nil
 	case !v.Limited:
-		p.event(w.cfg.Log.Info()).Int("attempts", p.attempts).Bool("evidence", v.Resumed || v.Busy).Msg("resumed")
+		p.event(w.cfg.Log.Info()).Int("attempts", p.attempts).Bool("evidence", v.Resumed || v.Busy).
+			Bool("transcript", proof == records.Resumed).Msg("resumed")
 		p.toRunning()
 		return nil
 	case v.Message != p.stop || digest(above(screen, v.Line)) != p.pre:
-		w.restop(p, screen, now, p.sent)
+		w.restop(ctx, p, screen, now, p.sent)
 		return nil
-	case p.typed && strings.TrimSpace(v.Input.Draft) == w.cfg.Message:
+	case p.typed && strings.TrimSpace(v.Input.Draft) == w.message(p):
 		p.retry(now, "the message is still in the input box")
+	case proof == records.LimitAgain:
+		p.again++
+		p.retry(now, "the limit still holds: the transcript has a new usage-limit row")
 	default:
 		p.retry(now, "no sign of a resumed turn")
 	}
@@ -357,7 +373,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 // at appeared: it is scheduled from its own message. After keys went out, a time-only reset
 // is read from just before the old reset, not from the keys: the same printed time is the
 // same instant (the limit still holds), never the next day's (issue 11, finding 4).
-func (w *Watcher) restop(p *pane, screen string, now, appeared time.Time) {
+func (w *Watcher) restop(ctx context.Context, p *pane, screen string, now, appeared time.Time) {
 	prev := p.state
 	if !p.sent.IsZero() && p.reset.Known {
 		if before := p.reset.At.Add(-time.Minute); before.Before(appeared) {
@@ -366,8 +382,9 @@ func (w *Watcher) restop(p *pane, screen string, now, appeared time.Time) {
 	}
 	v := w.detect(p, screen, now, appeared)
 	p.newStop(v, appeared, now)
+	w.refine(ctx, p)
 	if p.state != Failed {
-		p.classify(v, w.cfg.Message)
+		p.classify(v, now, w.message(p))
 	}
 	p.event(w.cfg.Log.Info()).Msg("a new stop; rescheduled from its message")
 	p.logState(w.cfg.Log, prev)
@@ -382,6 +399,7 @@ func above(screen string, line int) string {
 
 // publish sets the pane's options when its state changed since they were last set.
 func (w *Watcher) publish(ctx context.Context, p *pane) error {
+	w.tell(p)
 	o := p.options()
 	if o == p.published || w.cfg.DryRun {
 		return nil

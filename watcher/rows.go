@@ -18,6 +18,10 @@ type Row struct {
 	// Reset is the instant the limit lifts, in the zone it was printed in; zero when unknown.
 	Reset time.Time
 	Zone  string // the IANA zone of Reset as printed or assumed
+	// Source says where Reset comes from; "" when Reset is unknown.
+	Source ResetSource
+	// Account is the claude process's config directory, "" when unknown.
+	Account string
 	// Due is when the watcher acts, zero when it will not.
 	Due  time.Time
 	Note string
@@ -28,9 +32,9 @@ type Row struct {
 func (w *Watcher) Rows() []Row {
 	rows := make([]Row, 0, len(w.panes))
 	for _, p := range w.panes {
-		r := Row{Pane: p.info.ID, Target: p.info.Target(), State: p.state, Kind: string(p.kind), Due: p.dueAt(), Note: p.note}
+		r := Row{Pane: p.info.ID, Target: p.info.Target(), State: p.state, Kind: string(p.kind), Due: p.dueAt(), Note: p.note, Account: p.account()}
 		if p.state.Paused() && p.reset.Known {
-			r.Reset, r.Zone = p.reset.At, p.reset.Zone
+			r.Reset, r.Zone, r.Source = p.reset.At, p.reset.Zone, p.source
 		}
 		if !p.state.Paused() {
 			r.Kind = ""
@@ -46,7 +50,7 @@ func (w *Watcher) Rows() []Row {
 // version published it, or someone set the option by hand) is an error.
 func RowOf(info tmuxctl.Pane) (Row, error) {
 	o := info.Options
-	r := Row{Pane: info.ID, Target: info.Target(), State: Running, Kind: o.Kind, Zone: o.Zone, Note: o.Note}
+	r := Row{Pane: info.ID, Target: info.Target(), State: Running, Kind: o.Kind, Zone: o.Zone, Note: o.Note, Account: o.Account}
 	if o.State != "" {
 		st, err := ParseState(o.State)
 		if err != nil {
@@ -58,6 +62,13 @@ func RowOf(info tmuxctl.Pane) (Row, error) {
 		return Row{}, fmt.Errorf("watcher: pane %s: @cac_kind: %w", info.ID, err)
 	}
 	r.Reset = parseInstant(o.Reset, o.Zone)
+	if !r.Reset.IsZero() {
+		src, err := ParseResetSource(o.Source)
+		if err != nil {
+			return Row{}, fmt.Errorf("watcher: pane %s: @cac_source: %w", info.ID, err)
+		}
+		r.Source = src
+	}
 	r.Due = parseInstant(o.Due, o.Zone)
 	return r, nil
 }

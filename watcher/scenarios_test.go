@@ -61,7 +61,8 @@ func TestPlainStopResumedOnceAfterReset(t *testing.T) {
 		t.Errorf("row while waiting = %+v, want reset %s, kind session, due reset + margin", r, wd.reset)
 	}
 	got := wd.options(f.pane)
-	want := tmuxctl.Options{State: "waiting", Reset: wd.reset.Format(time.RFC3339), Due: wd.reset.Add(testSchedule.Margin).Format(time.RFC3339), Kind: "session", Zone: "UTC"}
+	want := tmuxctl.Options{State: "waiting", Reset: wd.reset.Format(time.RFC3339), Due: wd.reset.Add(testSchedule.Margin).Format(time.RFC3339), Kind: "session", Zone: "UTC",
+		Source: "screen", Account: wd.s.ClaudeDir} // the fake keeps no records: the reset is the screen's
 	if got != want {
 		t.Errorf("pane options while waiting = %+v, want %+v", got, want)
 	}
@@ -75,6 +76,31 @@ func TestPlainStopResumedOnceAfterReset(t *testing.T) {
 	if !wd.tmux.Connected() {
 		t.Errorf("the watcher's tmux commands did not go over a control-mode client")
 	}
+}
+
+// Claude Code's records, kept by the fake as 2.1.330 does (--records, under the server's
+// CLAUDE_CONFIG_DIR): the limit lifts 2 s after the printed minute; the watcher finds the
+// process's config directory in /proc/PID/environ, its registry entry by pid and start, and
+// the usage-limit row in its transcript, and acts at the exact reset plus ExactMargin, after
+// the screen's reset plus its margin would have let it.
+func TestExactResetFromClaudeCodesRecords(t *testing.T) {
+	wd := newWorld(t, 2*time.Second)
+	exact := wd.reset.Add(2 * time.Second)
+	f := wd.claude(false, "--records", "--reset", exact.Format(time.RFC3339), "--limit-until", wd.real(exact).Format(time.RFC3339Nano))
+	wd.start(func(c *watcher.Config) { c.Schedule.ExactMargin = 1500 * time.Millisecond })
+
+	r := wd.waitState(f.pane, watcher.Waiting)
+	due := exact.Add(1500 * time.Millisecond)
+	if !r.Reset.Equal(exact) || r.Source != watcher.SourceTranscript || !r.Due.Equal(due) || r.Account != wd.s.ClaudeDir {
+		t.Errorf("row while waiting = %+v, want reset %s from the transcript, due %s, account %s", r, exact, due, wd.s.ClaudeDir)
+	}
+	if got := wd.options(f.pane); got.Source != "transcript" || got.Reset != exact.Format(time.RFC3339) {
+		t.Errorf("pane options while waiting = %+v, want the exact reset from the transcript", got)
+	}
+	f.reached("resumed")
+	wd.waitState(f.pane, watcher.Running)
+	f.wantInputs(resumeKeys)
+	f.keysNotBefore(due)
 }
 
 func TestMenuWithStopLastPressesOnlyItsDigit(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
+	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -38,6 +41,9 @@ type fakePane struct {
 	// vim is "" (vim mode off), "normal" (typed text is eaten, i enters INSERT mode),
 	// "insert" (the footer says -- INSERT --) or "stuck" (vim mode on, every key eaten).
 	vim string
+	// account names the claude's config directory (fakeTmux.Env); sessionID is its
+	// registry's session id, "" until session writes it.
+	account, sessionID string
 }
 
 // fakeTmux is a tmux server whose panes a test edits between ticks.
@@ -46,6 +52,8 @@ type fakeTmux struct {
 	panes    map[string]*fakePane
 	captures map[string]int
 	noProc   bool // the process table is unreadable
+	// dir holds the claude processes' config directories; "" when no process has records.
+	dir string
 	// editorUnknown: Claude Code's settings cannot be read.
 	editorUnknown bool
 	down          bool // no server on the socket: every call fails
@@ -212,24 +220,90 @@ func (f *fakeTmux) SetPaneOptions(_ context.Context, id string, names, values []
 	}
 	o := &p.info.Options
 	at := map[string]*string{"@cac_state": &o.State, "@cac_reset": &o.Reset, "@cac_due": &o.Due, "@cac_kind": &o.Kind,
-		"@cac_zone": &o.Zone, "@cac_note": &o.Note, tmuxctl.RequestOption: &p.info.Request, tmuxctl.ReplyOption: &p.reply}
+		"@cac_zone": &o.Zone, "@cac_note": &o.Note, "@cac_source": &o.Source, "@cac_account": &o.Account, tmuxctl.RequestOption: &p.info.Request, tmuxctl.ReplyOption: &p.reply}
 	for i, n := range names {
 		*at[n] = values[i]
 	}
 	return nil
 }
 
-// EditorMode implements watcher.Finder: "vim" for panes whose claude has vim mode on.
-func (f *fakeTmux) EditorMode(_ context.Context, id proc.Identity) (string, error) {
-	if f.editorUnknown {
-		return "", errors.New("proc: editor mode: no settings file")
+// Env implements watcher.Finder: each pane's claude keeps its records (its config directory)
+// in its own directory under the rig's, the one of its account (p.account, "" for the
+// default). The settings file says editorMode "vim" while the pane's vim mode is on.
+func (f *fakeTmux) Env(_ context.Context, id proc.Identity) (records.Env, error) {
+	if f.editorUnknown || f.dir == "" {
+		return records.Env{}, errors.New("proc: environment: unreadable")
 	}
 	for _, p := range f.panes {
-		if p.claude == id && p.vim != "" {
-			return "vim", nil
+		if p.claude != id {
+			continue
 		}
+		env := p.env()
+		settings := `{"editorMode":"normal"}`
+		if p.vim != "" {
+			settings = `{"editorMode":"vim"}`
+		}
+		if err := putFile(filepath.Join(env.Dir(), ".claude.json"), settings); err != nil {
+			return records.Env{}, err
+		}
+		return env, nil
 	}
-	return "", nil
+	return records.Env{}, errors.New("proc: environment: the process is gone")
+}
+
+// env is where the pane's claude keeps its records.
+func (p *fakePane) env() records.Env {
+	return records.Env{ConfigDir: filepath.Join(p.srv.dir, "account"+p.account)}
+}
+
+func putFile(path, text string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(text), 0o600)
+}
+
+// session writes the pane's registry entry, as Claude Code 2.1.330 does, with the given
+// session id and status.
+func (p *fakePane) session(t *testing.T, id, status string) {
+	t.Helper()
+	entry := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/work/p%d","procStart":%q,"version":"2.1.330","kind":"interactive","status":%q}`,
+		p.claude.PID, id, p.claude.PID, strings.TrimPrefix(p.claude.Start, "ticks:"), status)
+	if err := putFile(filepath.Join(p.env().Dir(), "sessions", fmt.Sprint(p.claude.PID)+".json"), entry); err != nil {
+		t.Fatal(err)
+	}
+	p.sessionID = id
+}
+
+// row appends a row to the transcript of the pane's session.
+func (p *fakePane) row(t *testing.T, line string) {
+	t.Helper()
+	path := filepath.Join(p.env().Dir(), "projects", fmt.Sprintf("-work-p%d", p.claude.PID), p.sessionID+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Rows as Claude Code 2.1.330 writes them (records/testdata/transcript-2.1.330.jsonl).
+func userLine(at time.Time, text string) string {
+	return fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q},"timestamp":%q}`, text, at.UTC().Format(time.RFC3339Nano))
+}
+
+func limitLine(at, reset time.Time, typ string) string {
+	return fmt.Sprintf(`{"type":"assistant","message":{"content":[{"type":"text","text":"You've hit your limit"}]},"apiError":"usage_limit_reached","quotaLimits":{"status":"rejected","resetsAt":%d,"rateLimitType":%q},"error":"rate_limit","isApiErrorMessage":true,"apiErrorStatus":429,"timestamp":%q}`,
+		reset.Unix(), typ, at.UTC().Format(time.RFC3339Nano))
+}
+
+func replyLine(at time.Time) string {
+	return fmt.Sprintf(`{"type":"assistant","message":{"content":[{"type":"text","text":"ok"}]},"timestamp":%q}`, at.UTC().Format(time.RFC3339Nano))
 }
 
 // Find implements watcher.Finder from the panes' claude identities.
@@ -283,6 +357,7 @@ type rig struct {
 
 func newRig(t *testing.T, mod func(*watcher.Config)) *rig {
 	r := &rig{t: t, tmux: newFakeTmux(), clk: clocktest.New(t0)}
+	r.tmux.dir = t.TempDir()
 	r.clk.AutoSleep = true // the pause between keys passes on the rig's clock, in Tick
 	cfg := watcher.Config{Schedule: scheduler.Default, Clock: r.clk, Log: zerolog.Nop()}
 	if mod != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
@@ -63,8 +64,9 @@ const WatcherOption = "@cac_watcher"
 // implements it).
 type Finder interface {
 	Find(ctx context.Context, panePID int) (proc.Found, bool, error)
-	// EditorMode is the process's Claude Code "editorMode" setting ("vim" for vim mode).
-	EditorMode(ctx context.Context, id proc.Identity) (string, error)
+	// Env is the part of the process's environment that locates Claude Code's records (its
+	// config directory, settings, registry entry and transcripts).
+	Env(ctx context.Context, id proc.Identity) (records.Env, error)
 }
 
 // Config holds the watcher's settings.
@@ -100,6 +102,13 @@ type Config struct {
 	PID int
 	// Log receives the watcher's events; pane text only at debug level.
 	Log zerolog.Logger
+	// Policy says which stops are resumed by themselves; the zero Policy resumes every one.
+	Policy config.Policy
+	// Panes selects the panes supervised by session name; the zero Panes selects all.
+	Panes config.Panes
+	// Notify, when set, is told of each pane's stop, resume, hold, failure, skip and limit
+	// that holds again (see tell).
+	Notify Notifier
 }
 
 // Defaults are the settings of `cac-tmux watch` without flags.
@@ -215,6 +224,13 @@ func (w *Watcher) apply(cfg Config) {
 		for _, p := range w.panes {
 			p.sched, p.slot = cfg.Schedule, time.Time{} // slots worked out again
 		}
+	}
+	w.cfg.Policy, w.cfg.Panes = cfg.Policy, cfg.Panes
+	if cfg.Notify != nil {
+		w.cfg.Notify = cfg.Notify
+	}
+	for _, p := range w.panes {
+		p.pol, p.policy = cfg.Policy, decision{} // each stop is judged again
 	}
 	w.cfg.Log.Info().Dur("interval", w.cfg.Interval).Dur("margin", w.cfg.Schedule.Margin).Msg("configuration reloaded")
 }
@@ -486,6 +502,9 @@ func (w *Watcher) visit(ctx context.Context, info tmuxctl.Pane, now time.Time) e
 // visitAs is visit of a pane whose identity maybeClaude has just given (fresh: asked of the
 // process table).
 func (w *Watcher) visitAs(ctx context.Context, info tmuxctl.Pane, id identity, fresh bool, now time.Time) error {
+	if why := w.outOfScope(info); why != "" {
+		return w.leave(ctx, info, why)
+	}
 	p := w.panes[info.ID]
 	if !id.ok {
 		if p != nil {
@@ -519,7 +538,7 @@ func (w *Watcher) visitAs(ctx context.Context, info tmuxctl.Pane, id identity, f
 		if p != nil {
 			w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("a new claude session in the pane")
 		}
-		p = newPane(info, id, w.cfg.Schedule)
+		p = newPane(info, id, w.cfg.Schedule, w.cfg.Policy)
 		w.panes[info.ID] = p
 		w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Int("pid", id.PID).Str("how", id.how).Msg("supervising claude")
 		if r, ok := w.restore[info.ID]; ok {
@@ -558,7 +577,10 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 		v = w.detect(p, screen, now, appeared)
 		p.newStop(v, appeared, now)
 	}
-	p.observe(v, now, w.cfg.Message, w.cfg.Log)
+	if v.Limited {
+		w.refine(ctx, p)
+	}
+	p.observe(v, now, w.message(p), w.cfg.Log)
 	return nil
 }
 
@@ -596,18 +618,21 @@ func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detect
 }
 
 // schedule gives every waiting pane its due instant: reset + margin, staggered between panes
-// due at the same reset, later for panes whose own auto-continue goes first. A pane keeps its
-// place in the stagger until its stop changes.
+// of one account due at the same reset, later for panes whose own auto-continue goes first. A
+// pane keeps its place in the stagger, and a capped pane its cap, until its stop changes.
 func (w *Watcher) schedule() {
 	var waits []scheduler.Wait
 	for id, p := range w.panes {
 		if (p.state == Waiting || p.state == Native) && p.retryAt.IsZero() && !p.pressEnter {
-			waits = append(waits, scheduler.Wait{Pane: id, Reset: p.reset.At, Stopped: p.stopped, Native: p.state == Native, Kept: p.slot})
+			waits = append(waits, scheduler.Wait{Pane: id, Account: p.account(), Reset: p.reset.At, Exact: p.exact(),
+				Stopped: p.stopped, Native: p.state == Native, Kept: p.slot})
 		}
 	}
 	for _, s := range w.cfg.Schedule.Schedule(waits) {
 		p := w.panes[s.Pane]
-		p.due, p.slot, p.capped = s.Due, s.Slot, s.Capped
+		// A capped pane stays capped for its stop: the panes before it wake and leave the
+		// group, which would otherwise bring it under the cap.
+		p.due, p.slot, p.capped = s.Due, s.Slot, p.capped || s.Capped
 	}
 }
 

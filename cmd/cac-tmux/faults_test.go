@@ -408,20 +408,24 @@ func TestFaultCorruptStateFile(t *testing.T) {
 	}
 }
 
-// SIGHUP reloads the configuration file: a good one takes effect (here the message typed),
-// a broken one is reported and changes nothing, and with no file the watcher says so; it
-// never ends the watcher. This watcher runs every tmux command as a process (--transport
-// exec); the others use the default control-mode client.
+// SIGHUP reads the configuration file and the tmux options again (the flags stay): a good
+// change takes effect (here the message typed: from the file, then from a tmux option once the
+// file is gone), a mistake in the file or in an option is reported and changes nothing; it
+// never ends the watcher. Each step waits for its log line. This watcher runs every tmux
+// command as a process (--transport exec); the others use the default control-mode client.
 func TestFaultSIGHUP(t *testing.T) {
 	t.Parallel()
-	reset := nextReset(15 * time.Second)
+	reset := nextReset(20 * time.Second)
 	s := tmuxtest.Start(t, 120, 30)
 	conf := filepath.Join(s.Dir, "config.toml")
 	if err := os.WriteFile(conf, []byte("[watch]\nmessage = \"first\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	flags := "watch.interval: flag --interval watch.margin: flag --margin "
 	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339), "--again", "0")
 	w := startWatch(t, s.Socket, "--config", conf, "--transport", "exec")
+	w.waitLog(t, 10*time.Second, map[string]string{"message": "configuration read", "config": conf, "tmux_options_read": "true",
+		"settings": "[" + flags + "watch.message: file " + conf + ":2]"})
 	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
 	if got := s.Tmux(t, "list-clients"); got != "" {
 		t.Errorf("clients of a watcher with --transport exec: %q, want none", got)
@@ -432,12 +436,19 @@ func TestFaultSIGHUP(t *testing.T) {
 	w.waitLog(t, 5*time.Second, map[string]string{"message": "configuration reloaded"})
 	os.WriteFile(conf, []byte("[watch]\nmargin = \"soon\"\n"), 0o600)
 	w.cmd.Process.Signal(syscall.SIGHUP)
-	w.waitLog(t, 5*time.Second, map[string]string{"level": "error", "message": "configuration not reloaded; the watcher goes on with its settings"})
+	w.waitLog(t, 5*time.Second, map[string]string{"level": "error", "message": "configuration not reloaded; the watcher goes on with its settings",
+		"error": `config: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")`})
 	os.Remove(conf)
+	s.Tmux(t, "set-option", "-g", "@cac-tmux-message", "from tmux")
 	w.cmd.Process.Signal(syscall.SIGHUP)
-	w.waitLog(t, 5*time.Second, map[string]string{"message": "SIGHUP: there is no configuration file; nothing to reload"})
+	w.waitLog(t, 5*time.Second, map[string]string{"message": "SIGHUP: configuration read", "config": "",
+		"settings": "[" + flags + "watch.message: tmux option @cac-tmux-message]"})
+	s.Tmux(t, "set-option", "-g", "@cac-tmux-margn", "10s")
+	w.cmd.Process.Signal(syscall.SIGHUP)
+	w.waitLog(t, 5*time.Second, map[string]string{"level": "error", "message": "configuration not reloaded; the watcher goes on with its settings",
+		"error": "config: tmux option @cac-tmux-margn: unknown option (did you mean @cac-tmux-margin?); rename it, or unset it with: tmux set-option -gu @cac-tmux-margn"})
 
-	waitResumed(t, log, "go on", time.Until(reset)+30*time.Second)
+	waitResumed(t, log, "from tmux", time.Until(reset)+30*time.Second)
 	select {
 	case <-w.done:
 		t.Errorf("the watcher exited (%d) after SIGHUP", w.code)

@@ -17,6 +17,8 @@ import (
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // maxScreen bounds what inspect reads: a 500×200 pane is 100 kB of text even with wide runes
@@ -104,10 +106,14 @@ func runInspect(ctx context.Context, o *inspectOptions, std stdio) error {
 		facts.Now = clock.Real.Now()
 	}
 	v := detector.Detect(cleanScreen(raw), facts)
+	var rec recorded
+	if o.pane != "" {
+		v, rec = fromRecords(ctx, o, v)
+	}
 	if o.json {
 		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(newVerdictJSON(v, facts.Now)); err != nil {
+		if err := enc.Encode(newVerdictJSON(v, rec, facts.Now)); err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("inspect: write: %w", err)}
 		}
 	} else {
@@ -117,6 +123,36 @@ func runInspect(ctx context.Context, o *inspectOptions, std stdio) error {
 		return notLimited{}
 	}
 	return nil
+}
+
+// recorded is what Claude Code's records added to a live pane's verdict.
+type recorded struct {
+	source  watcher.ResetSource // "" for a file
+	account string              // the claude process's config directory, "" when unknown
+}
+
+// fromRecords refines the verdict of a live pane with its claude process's records: the
+// transcript's reset to the second when it matches the screen (watcher.FromRecords).
+func fromRecords(ctx context.Context, o *inspectOptions, v detector.Verdict) (detector.Verdict, recorded) {
+	rec := recorded{source: watcher.SourceScreen}
+	info, err := o.tmux.PaneInfo(ctx, o.pane)
+	if err != nil {
+		return v, rec
+	}
+	finder := &proc.Finder{}
+	found, ok, err := finder.Find(ctx, info.PID)
+	if err != nil || !ok {
+		return v, rec
+	}
+	env, err := finder.Env(ctx, found.Identity)
+	if err != nil {
+		return v, rec
+	}
+	rec.account = env.Dir()
+	if v.Limited {
+		v.Reset, v.Kind, rec.source = watcher.FromRecords(env, found.Identity, v.Reset, v.Kind)
+	}
+	return v, rec
 }
 
 // inspectInput reads the screen: the live pane, the file or stdin.
@@ -186,7 +222,9 @@ type verdictJSON struct {
 	Waitable       bool      `json:"waitable"`
 	ResetKnown     bool      `json:"reset_known"`
 	ResetPrinted   string    `json:"reset_printed,omitempty"`
+	ResetForm      string    `json:"reset_form,omitempty"`
 	ResetSource    string    `json:"reset_source,omitempty"`
+	Account        string    `json:"account,omitempty"`
 	ResetZone      string    `json:"reset_zone,omitempty"`
 	ZonePrinted    bool      `json:"zone_printed"`
 	ResetAnchor    string    `json:"reset_anchor,omitempty"`
@@ -214,13 +252,13 @@ type inputJSON struct {
 	Draft   string `json:"draft"`
 }
 
-func newVerdictJSON(v detector.Verdict, now time.Time) verdictJSON {
+func newVerdictJSON(v detector.Verdict, rec recorded, now time.Time) verdictJSON {
 	j := verdictJSON{
 		Limited:        v.Limited,
 		Waitable:       v.Waitable,
 		ResetKnown:     v.Reset.Known,
 		ResetPrinted:   v.Reset.Printed,
-		ResetSource:    string(v.Reset.Source),
+		ResetForm:      string(v.Reset.Source),
 		ResetZone:      v.Reset.Zone,
 		ZonePrinted:    v.Reset.ZonePrinted,
 		ResetAnchor:    string(v.Reset.Anchor),
@@ -250,8 +288,12 @@ func newVerdictJSON(v detector.Verdict, now time.Time) verdictJSON {
 	}
 	if v.Limited && v.Reset.Known {
 		r := v.Reset.At.Format(time.RFC3339)
-		j.Reset = &r
+		j.Reset, j.ResetSource = &r, string(watcher.SourceScreen)
+		if rec.source != "" {
+			j.ResetSource = string(rec.source)
+		}
 	}
+	j.Account = rec.account
 	return j
 }
 

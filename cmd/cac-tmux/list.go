@@ -30,8 +30,12 @@ type listJSON struct {
 	Reset  *string `json:"reset"` // RFC3339 in the printed zone's offset, null when unknown
 	Due    *string `json:"due"`   // when the watcher acts, null when it will not
 	Zone   string  `json:"zone,omitempty"`
-	Kind   string  `json:"kind"`
-	Note   string  `json:"note,omitempty"`
+	// ResetSource is "transcript" (Claude Code's record, to the second) or "screen" (the
+	// printed time); omitted when the reset is unknown.
+	ResetSource string `json:"reset_source,omitempty"`
+	Kind        string `json:"kind"`
+	Account     string `json:"account,omitempty"` // the claude process's config directory
+	Note        string `json:"note,omitempty"`
 }
 
 func newList(std stdio) *cobra.Command {
@@ -65,7 +69,7 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, asJSON, all bool, std st
 		out := make([]listJSON, 0, len(rows))
 		for _, r := range rows {
 			out = append(out, listJSON{Pane: r.Pane, Target: r.Target, State: string(r.State), Reset: instant(r.Reset),
-				Due: instant(r.Due), Zone: r.Zone, Kind: r.Kind, Note: r.Note})
+				Due: instant(r.Due), Zone: r.Zone, ResetSource: string(r.Source), Kind: r.Kind, Account: r.Account, Note: r.Note})
 		}
 		enc := json.NewEncoder(std.out)
 		enc.SetIndent("", "  ")

@@ -152,8 +152,10 @@ func newRoot(std stdio) *cobra.Command {
 	})
 	root.AddCommand(newDemo(std), newWatch(std), newList(std), newPopup(std), newStatus(std),
 		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newInspect(std), newVersion(std), newSimClaude())
+	root.AddCommand(newConfig(std), newDoctor(std))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	root.AddCommand(newService(std))
 	for _, c := range append(root.Commands(), root) {
 		if c.HasSubCommands() {
 			c.Args, c.RunE, c.SuggestionsMinimumDistance = needCommand, needCommand, 2

@@ -139,17 +139,17 @@ func handOver(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Ac
 }
 
 // actHere carries out the action without a watcher, holding its lock: the watcher's own code,
-// with the configuration file's settings and the state file.
+// with the settings of the configuration file and the tmux options, and the state file.
 func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a watcher.Action, logTo io.Writer) (watcher.Outcome, error) {
-	w, _, err := loadWatch(config.Path(os.Getenv), func(*config.Watch) {})
+	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
 	if err != nil {
-		return watcher.Outcome{}, &UsageError{Err: err}
+		return watcher.Outcome{}, err
 	}
 	stateDir, err := store.StateDir(os.Getenv)
 	if err != nil {
 		return watcher.Outcome{}, err
 	}
-	cfg := settings(w)
+	cfg := settings(l.Config)
 	cfg.Store = store.New(stateDir, server)
 	cfg.Server = server
 	cfg.Log = zerolog.New(logTo).Level(zerolog.WarnLevel)

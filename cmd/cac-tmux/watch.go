@@ -33,7 +33,8 @@ const (
 )
 
 // watchKeyFlags are the flags of `watch` that set a key of [watch] in the configuration file
-// (--log-level sets log_level): the same rule checks both, and the flag wins.
+// (--log-level sets log_level): the same rule checks both, and the flag wins over the file and
+// the tmux option.
 var watchKeyFlags = []string{"interval", "margin", "message", "log-level"}
 
 // watchOptions are the settings of `cac-tmux watch`: the configuration file, with the flags
@@ -49,13 +50,15 @@ type watchOptions struct {
 	// given.
 	configPath string
 
-	// Set by finish: the watcher's settings, the log level, whether the file exists, and
-	// flags, which puts the flags given on the command line over a configuration (at start
-	// and on SIGHUP).
-	cfg   watcher.Config
-	level zerolog.Level
-	found bool
-	flags func(*config.Watch)
+	// Set by finish: the watcher's settings, the log level, the configuration as read, and
+	// the flags given on the command line, which win over the file and the tmux options (at
+	// start and on SIGHUP).
+	cfg    watcher.Config
+	level  zerolog.Level
+	loaded loaded
+	flags  []config.Flag
+	// notify holds the notifier, replaced on SIGHUP.
+	notify *notifiers
 }
 
 func newWatch(std stdio) *cobra.Command {
@@ -64,8 +67,9 @@ func newWatch(std stdio) *cobra.Command {
 		Use:   "watch [-L NAME|-S PATH]",
 		Short: "supervise every Claude Code pane and resume it after its reset",
 		Long: `Supervise every Claude Code pane on the tmux server: wait for each usage-limit reset and
-resume the session. Ctrl-C or SIGTERM stops it (the state is saved); SIGHUP reloads the
-configuration file, unless it is the hang-up of the watcher's own terminal, which stops it.`,
+resume the session. Ctrl-C or SIGTERM stops it (the state is saved); SIGHUP reads the
+configuration file and the tmux options @cac-tmux-* again, unless it is the hang-up of the
+watcher's own terminal, which stops it.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.finish(c.Flags()); err != nil {
@@ -82,7 +86,7 @@ configuration file, unless it is the hang-up of the watcher's own terminal, whic
 func (o *watchOptions) bind(fs *pflag.FlagSet) {
 	d := config.Default().Watch
 	o.tmux = socketFlags(fs)
-	fs.StringVar(&o.configPath, "config", config.Path(os.Getenv), "configuration file (TOML, [watch] table); flags win over it")
+	fs.StringVar(&o.configPath, "config", config.Path(os.Getenv), "configuration file (TOML; cac-tmux config example prints one); tmux options @cac-tmux-* win over it, flags over both")
 	fs.DurationVar(&o.fl.Interval, "interval", d.Interval, fmt.Sprintf("time between two looks at the server (at least %s)", config.MinInterval))
 	fs.DurationVar(&o.fl.Margin, "margin", d.Margin, "wait after the reset instant before resuming (the printed reset is truncated to the minute)")
 	fs.StringVar(&o.fl.Message, "message", d.Message, "what to type into a stopped session (one line; Enter is sent separately)")
@@ -110,40 +114,25 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 	if o.transport != "control" && o.transport != "exec" {
 		return usageErrorf("watch: --transport: must be control or exec (got %q)", o.transport)
 	}
-	o.flags = func(w *config.Watch) {
-		for _, name := range watchKeyFlags {
-			if fs.Changed(name) {
-				setKey(w, name, o.fl)
-			}
+	o.flags = nil
+	for _, name := range watchKeyFlags {
+		if fs.Changed(name) {
+			o.flags = append(o.flags, config.Flag{Name: "--" + name, Key: "watch." + strings.ReplaceAll(name, "-", "_"), Value: fs.Lookup(name).Value.String()})
 		}
 	}
 	// A file named on the command line must exist; the default one may not.
-	w, found, err := loadWatch(o.configPath, o.flags)
+	l, err := loadSettings(context.Background(), o.tmux, o.configPath, o.flags)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("watch: %w", err)}
+		return fmt.Errorf("watch: %w", err)
 	}
-	if fs.Changed("config") && !found {
+	if fs.Changed("config") && !l.file.Found {
 		return usageErrorf("watch: --config: %s does not exist (without --config, %s is read when it exists)", o.configPath, config.Path(os.Getenv))
 	}
-	o.found = found
-	o.cfg = settings(w)
+	o.loaded = l
+	o.cfg = settings(l.Config)
 	o.cfg.DryRun = o.dryRun
-	o.level, _ = zerolog.ParseLevel(w.LogLevel)
+	o.level, _ = zerolog.ParseLevel(l.Config.Watch.LogLevel)
 	return nil
-}
-
-// setKey copies the setting of one of watchKeyFlags from fl to w.
-func setKey(w *config.Watch, flag string, fl config.Watch) {
-	switch flag {
-	case "interval":
-		w.Interval = fl.Interval
-	case "margin":
-		w.Margin = fl.Margin
-	case "message":
-		w.Message = fl.Message
-	case "log-level":
-		w.LogLevel = fl.LogLevel
-	}
 }
 
 // flagRuleError is the usage error of a flag that breaks the rule of its key: the rule's own
@@ -160,40 +149,49 @@ func flagRuleError(f *pflag.Flag, err error) error {
 	return usageErrorf("watch: --%s: %s (got %s)", f.Name, e.Msg, config.Shorten(got))
 }
 
-// loadWatch reads the configuration file and puts the command line's flags over it.
-func loadWatch(path string, flags func(*config.Watch)) (config.Watch, bool, error) {
-	c, found, err := config.Load(path)
-	if err != nil {
-		return config.Watch{}, found, err
-	}
-	flags(&c.Watch)
-	return c.Watch, found, nil
-}
-
 // settings are the watcher's settings for a configuration.
-func settings(w config.Watch) watcher.Config {
+func settings(c config.Config) watcher.Config {
+	w := c.Watch
 	cfg := watcher.Defaults
 	cfg.Interval, cfg.Message = w.Interval, w.Message
 	cfg.Schedule.Margin, cfg.Schedule.NativeGrace, cfg.Schedule.Stagger = w.Margin, w.NativeGrace, w.Stagger
+	cfg.Schedule.ExactMargin = w.ExactMargin
 	cfg.Schedule.MaxPerReset, cfg.Schedule.MaxAttempts = w.MaxPerReset, w.MaxAttempts
+	cfg.Policy, cfg.Panes = c.Policy, c.Panes
 	return cfg
 }
 
-// reload reads the configuration file again on SIGHUP and hands it to the running watcher;
-// a file with a mistake is reported and the settings stay as they were.
-func reload(o *watchOptions, w *watcher.Watcher, log zerolog.Logger) {
-	c, found, err := loadWatch(o.configPath, o.flags)
-	switch {
-	case err != nil:
+// reload reads the configuration file and the tmux options again on SIGHUP (the flags stay)
+// and hands the result to the running watcher; a mistake in either is reported and the
+// settings stay as they were.
+func reload(ctx context.Context, o *watchOptions, w *watcher.Watcher, log zerolog.Logger) {
+	l, err := loadSettings(ctx, o.tmux, o.configPath, o.flags)
+	if err != nil {
 		log.Error().Err(err).Msg("configuration not reloaded; the watcher goes on with its settings")
-	case !found:
-		log.Info().Str("config", o.configPath).Msg("SIGHUP: there is no configuration file; nothing to reload")
-	default:
-		if lvl, _ := zerolog.ParseLevel(c.LogLevel); lvl != o.level {
-			log.Warn().Str("log_level", c.LogLevel).Msg("a new log level takes effect when the watcher restarts")
-		}
-		w.Reconfigure(settings(c))
+		return
 	}
+	logConfig(log, l, "SIGHUP: configuration read")
+	if lvl, _ := zerolog.ParseLevel(l.Config.Watch.LogLevel); lvl != o.level {
+		log.Warn().Str("log_level", l.Config.Watch.LogLevel).Msg("a new log level takes effect when the watcher restarts")
+	}
+	cfg := settings(l.Config)
+	n, err := o.notify.start(l.Config.Notify)
+	if err != nil {
+		log.Error().Err(err).Msg("notifications not reloaded; the previous ones go on")
+	} else {
+		cfg.Notify = n
+	}
+	w.Reconfigure(cfg)
+}
+
+// logConfig logs what the configuration was read from and the settings that are not the
+// defaults, with where each came from.
+func logConfig(log zerolog.Logger, l loaded, msg string) {
+	file := l.file.Path
+	if !l.file.Found {
+		file = "" // none
+	}
+	log.Info().Str("config", file).Bool("tmux_options_read", l.served).Strs("settings", l.fromElsewhere()).Msg(msg)
 }
 
 // runWatch runs the watcher until Ctrl-C, SIGTERM or the hang-up of its terminal, or, with
@@ -228,14 +226,19 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		defer o.tmux.Close()
 	}
 	o.cfg.Server = st.Server
+	o.notify = &notifiers{log: log}
+	n, err := o.notify.start(o.loaded.Config.Notify)
+	if err != nil {
+		return usageErrorf("watch: %v", err)
+	}
+	defer o.notify.close()
+	o.cfg.Notify = n
 	w := watcher.New(o.tmux, &proc.Finder{}, o.cfg)
 	if o.once {
 		return watchOnce(ctx, w, std)
 	}
 
-	if o.found {
-		log.Info().Str("config", o.configPath).Msg("configuration read")
-	}
+	logConfig(log, o.loaded, "configuration read")
 	log.Info().Str("server", serverName(o.tmux)).Str("socket", st.Server).Str("state", st.Path).Dur("interval", o.cfg.Interval).
 		Dur("margin", o.cfg.Schedule.Margin).Bool("dry_run", o.cfg.DryRun).Msg("watching every Claude Code pane")
 	var onTick func([]watcher.Row)
@@ -245,7 +248,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
 		onTick = s.draw
 	}
-	go onHangUp(ctx, hup, std.hungUp, func() { reload(o, w, log) }, func() {
+	go onHangUp(ctx, hup, std.hungUp, func() { reload(ctx, o, w, log) }, func() {
 		log.Info().Msg("the terminal hung up (SIGHUP): stopping")
 		cancel()
 	})

@@ -74,6 +74,7 @@ func (f *fake) session() error {
 	defer func() {
 		io.WriteString(f.out, "\x1b[?25h\r\n") // the shell's prompt goes below the last screen
 		restore()
+		f.rec.close()
 	}()
 	f.resize()
 	input := make(chan chunk)
@@ -111,6 +112,8 @@ func (f *fake) session() error {
 		case <-t.hit:
 			f.busy, f.limited = false, true
 			f.add("❯ keep going", f.stopRow, hint)
+			f.rec.prompt("keep going")
+			f.rec.limit(f.reset)
 			f.setState("limit-hit")
 		case <-t.exit:
 			f.setState("exit")
@@ -125,6 +128,8 @@ func (f *fake) fired() {
 	if f.armed {
 		f.armed, f.limited, f.busy = false, false, true
 		f.add("● Usage limit reset · Continuing automatically")
+		f.rec.prompt("Your claude.ai usage limit has reset. Continue where you left off.")
+		f.rec.reply("Resuming the task…")
 		f.setState("native-fired")
 	}
 }
@@ -227,19 +232,23 @@ func (f *fake) submit() {
 	}
 	f.draft = nil
 	echo := "❯ " + strings.ReplaceAll(text, "\n", "\n  ")
+	f.rec.prompt(text)
 	switch {
 	case f.limited && (f.again > 0 || f.again < 0 && clock.Real.Now().Before(f.limitUntil)):
 		f.again--
 		f.add(echo, f.nextRow, hint)
+		f.rec.limit(f.next)
 		f.setState("limited-again")
 	case f.limited:
 		f.limited, f.busy = false, true
 		f.add(echo)
 		f.add("● Resuming the task…")
+		f.rec.reply("Resuming the task…")
 		f.setState("resumed")
 	default:
 		f.add(echo)
 		f.add("● Got it: " + strings.ReplaceAll(text, "\n", " "))
+		f.rec.reply("Got it")
 		f.setState("replied")
 	}
 }

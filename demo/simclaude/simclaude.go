@@ -50,6 +50,11 @@
 // --draw-delay DURATION draws what an input changed that much later, as a busy Claude Code
 // does.
 //
+// --records keeps Claude Code's records as 2.1.330 does, under $CLAUDE_CONFIG_DIR (required):
+// the registry entry sessions/<pid>.json while it runs, and the transcript's rows: each prompt,
+// each reply, and a usage-limit row whose quotaLimits.resetsAt is --reset (--next-reset for a
+// stop again) to the second, rateLimitType --limit-type.
+//
 // --add "row\nrow" adds rows after the scenario's own (a quoted message, tool output).
 // --exit-after DURATION exits (state exit) leaving the last screen in the pane. --spinner
 // makes idle sessions run a turn and animates the working spinner every 100 ms. --name
@@ -93,6 +98,10 @@ type fake struct {
 	vim                        string   // "" (off), "normal", "insert" or "stuck"
 	drawDelay                  time.Duration
 	out                        io.Writer // the terminal
+	// reset and next are the exact instants of the stop and of a stop again; rec writes
+	// them to Claude Code's records (--records), nil without.
+	reset, next time.Time
+	rec         *recorder
 }
 
 const (
@@ -113,6 +122,8 @@ func banner(name string) []string {
 // flags are the command line's values that setup turns into the session.
 type flags struct {
 	logPath, pidPath, reset, until, fire, hit, zone, rows, stop, draft, next, add, name string
+	records                                                                             bool
+	limitType                                                                           string
 }
 
 // Run runs the simulated Claude Code with a command line (without the program name) on the
@@ -141,6 +152,8 @@ func Run(args []string) error {
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "exit after this long (0: never)")
 	fs.DurationVar(&f.drawDelay, "draw-delay", 0, "draw the screen this long after an input changed it (0: at once)")
 	fs.BoolVar(&f.spinner, "spinner", false, "animate the working spinner every 100ms; idle runs a turn")
+	fs.BoolVar(&fl.records, "records", false, "keep Claude Code's records (registry entry, transcript rows) under $CLAUDE_CONFIG_DIR")
+	fs.StringVar(&fl.limitType, "limit-type", "five_hour", "--records: the usage-limit rows' rateLimitType")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("simclaude: command line: %w", err)
 	}
@@ -173,7 +186,7 @@ func (f *fake) configure(fl flags) error {
 	if err != nil {
 		return fmt.Errorf("simclaude: zone %q: %w", fl.zone, err)
 	}
-	f.resetAt = clockText(at)
+	f.resetAt, f.reset, f.next = clockText(at), resetAt, resetAt
 	f.stopRow = "  ⎿ " + nbsp + fl.stop + " · resets " + resetText(at, now) + " (" + name + ")"
 	f.nextRow = f.stopRow
 	if fl.next != "" {
@@ -181,6 +194,7 @@ func (f *fake) configure(fl flags) error {
 		if err != nil {
 			return err
 		}
+		f.next = next
 		at, name, _ := zoned(next, fl.zone) // the zone loaded above
 		f.nextRow = "  ⎿ " + nbsp + fl.stop + " · resets " + resetText(at, now) + " (" + name + ")"
 	}
@@ -195,6 +209,9 @@ func (f *fake) configure(fl flags) error {
 		if err := os.WriteFile(fl.pidPath, []byte(fmt.Sprintln(os.Getpid())), 0o644); err != nil {
 			return fmt.Errorf("simclaude: write pid file: %w", err)
 		}
+	}
+	if f.rec, err = newRecorder(fl.records, fl.limitType); err != nil {
+		return err
 	}
 	f.header = banner(fl.name)
 	if err := f.setup(strings.Split(fl.rows, ","), fl.draft); err != nil {
@@ -277,6 +294,10 @@ func (f *fake) setup(rows []string, draft string) error {
 		return fmt.Errorf("simclaude: --scenario: unknown scenario %q (one of %s)", f.scenario, strings.Join(Scenarios, ", "))
 	}
 	f.add(stop...)
+	if f.limited {
+		f.rec.prompt("hello")
+		f.rec.limit(f.reset)
+	}
 	return nil
 }
 

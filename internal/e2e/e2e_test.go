@@ -53,6 +53,48 @@ func TestMenuStopResumed(t *testing.T) {
 	}
 }
 
+// An exact reset (issue 14): the limit lifts at a non-minute instant, which the screen prints
+// cut to the minute and Claude Code's transcript records to the second. With a printed-reset
+// margin of 2 minutes, only the transcript can make the watcher act a few seconds after the
+// exact instant: continue reaches the API after that instant and never before, and
+// `list --json` shows the reset to the second, from the transcript.
+func TestExactResetFromTheTranscript(t *testing.T) {
+	t.Parallel()
+	tl := need(t)
+	m := startMock(t, tl.mock)
+	c := startClaude(t, tl.claude, m, settings{})
+	reset := time.Now().Add(lead).Truncate(time.Minute).Add(time.Minute + 23*time.Second)
+	c.stopAndLimitAt(t, m, reset)
+	c.waitText(t, 30*time.Second, "What do you want to do?")
+	w := startWatch(t, tl.cac, c, "--margin", "2m")
+
+	waiting := w.waitLog(t, 30*time.Second, c.pane, "waiting")
+	if waiting["reset_source"] != "transcript" {
+		t.Errorf("waiting with reset_source %v (%v), want transcript", waiting["reset_source"], waiting["reset_how"])
+	}
+	row := listJSON(t, tl.cac, c)
+	if row["reset_source"] != "transcript" || !sameInstant(row["reset"], reset) {
+		t.Errorf("list --json = %v, want reset %s to the second from the transcript", row, reset.Format(time.RFC3339))
+	}
+	r := waitRequest(t, m, "continue", time.Until(reset)+2*time.Minute)
+	late := r.at().Sub(reset)
+	t.Logf("continue reached the API %s after the exact reset %s", late.Round(time.Millisecond), reset.Format(time.TimeOnly))
+	if late < exactMargin || late > exactMargin+15*time.Second {
+		t.Errorf("continue reached the API %s after the exact reset, want from %s to %s after it", late, exactMargin, exactMargin+15*time.Second)
+	}
+	if r.Answer != "ok" {
+		t.Errorf("continue was answered %q, want ok (a continue before the reset gets the limit again)", r.Answer)
+	}
+	c.waitText(t, time.Minute, reply)
+	resumed := w.waitLog(t, time.Minute, c.pane, "resumed")
+	if resumed["transcript"] != true {
+		t.Errorf("resumed without the transcript's proof: %v", resumed)
+	}
+	if n := len(m.typed(t, "continue")); n != 1 {
+		t.Errorf("continue reached the API %d times, want once", n)
+	}
+}
+
 // Vim mode in NORMAL mode (the user pressed Escape after the stop): the watcher presses i,
 // sees INSERT, types continue once.
 func TestVimNormalModeResumed(t *testing.T) {

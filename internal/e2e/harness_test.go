@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -365,7 +366,13 @@ func below(screen string) string {
 // (Claude Code prints the reset to the minute), types a prompt and waits for the stop.
 func (c *session) stopAndLimit(t *testing.T, m *mock, lead time.Duration) time.Time {
 	t.Helper()
-	reset := time.Now().Add(lead).Truncate(time.Minute).Add(time.Minute)
+	return c.stopAndLimitAt(t, m, time.Now().Add(lead).Truncate(time.Minute).Add(time.Minute))
+}
+
+// stopAndLimitAt posts a 5-hour limit that lifts at reset, types a prompt and waits for the
+// stop.
+func (c *session) stopAndLimitAt(t *testing.T, m *mock, reset time.Time) time.Time {
+	t.Helper()
 	m.limit(t, reset)
 	c.typeText(t, "do more")
 	c.key(t, "Enter")
@@ -384,7 +391,7 @@ type watch struct {
 
 // startWatch runs `cac-tmux watch` on the session's server with its own state, runtime and
 // configuration directories; it is killed when t ends.
-func startWatch(t *testing.T, bin string, c *session) *watch {
+func startWatch(t *testing.T, bin string, c *session, flags ...string) *watch {
 	t.Helper()
 	dir := t.TempDir()
 	w := &watch{log: filepath.Join(dir, "watch.log"), done: make(chan struct{})}
@@ -392,7 +399,8 @@ func startWatch(t *testing.T, bin string, c *session) *watch {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "watch", "-S", c.srv.Socket, "--margin", margin.String(), "--interval", "1s", "--log-format", "json")
+	args := append([]string{"watch", "-S", c.srv.Socket, "--margin", margin.String(), "--interval", "1s", "--log-format", "json"}, flags...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(withoutTmux(os.Environ()), "XDG_STATE_HOME="+dir+"/state", "XDG_RUNTIME_DIR="+dir+"/run", "XDG_CONFIG_HOME="+dir+"/config")
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
@@ -483,4 +491,36 @@ func (w *watch) waitLog(t *testing.T, d time.Duration, pane, msg string) map[str
 			t.Fatalf("e2e: waited %s for the watcher to log %q about %s; it logged %q", tmuxtest.Scale(d), msg, pane, w.messages(t, pane))
 		}
 	}
+}
+
+// exactMargin is the wait after an exact reset (from the transcript) before the keys.
+var exactMargin = scheduler.Default.ExactMargin
+
+// listJSON runs `cac-tmux list --json` on the session's server and returns its pane's row.
+func listJSON(t *testing.T, bin string, c *session) map[string]any {
+	t.Helper()
+	cmd := exec.Command(bin, "list", "--json", "-S", c.srv.Socket)
+	cmd.Env = withoutTmux(os.Environ())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("e2e: cac-tmux list --json: %v", err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("e2e: cac-tmux list --json printed %q: %v", out, err)
+	}
+	for _, r := range rows {
+		if r["pane"] == c.pane {
+			return r
+		}
+	}
+	t.Fatalf("e2e: cac-tmux list --json has no row for %s: %s", c.pane, out)
+	return nil
+}
+
+// sameInstant reports whether an RFC3339 value names the instant want, to the second.
+func sameInstant(v any, want time.Time) bool {
+	s, _ := v.(string)
+	got, err := time.Parse(time.RFC3339, s)
+	return err == nil && got.Equal(want.Truncate(time.Second))
 }

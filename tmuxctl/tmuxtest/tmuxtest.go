@@ -89,10 +89,13 @@ type Server struct {
 	Dir    string // its temporary directory
 	Socket string // the socket path (tmux -S)
 	Client *tmuxctl.Client
+	// ClaudeDir is the CLAUDE_CONFIG_DIR of every pane's processes (Dir/claude, not created):
+	// a claude (real or fake) in a test pane keeps its records there, never in the user's.
+	ClaudeDir string
 }
 
 // Config is the server configuration the tests run with: the server stays up with no session,
-// and nothing a user's ~/.tmux.conf sets applies.
+// and nothing a user's ~/.tmux.conf sets applies. Start adds the global CLAUDE_CONFIG_DIR.
 const Config = "set -g exit-empty off\nset -g history-limit 200\nset -g default-shell /bin/sh\n"
 
 // Start starts a private server with one detached session "main" of the given size running
@@ -107,10 +110,11 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 		t.Fatal(err)
 	}
 	conf := filepath.Join(dir, "tmux.conf")
-	if err := os.WriteFile(conf, []byte(Config), 0o600); err != nil {
+	s := &Server{Dir: dir, Socket: filepath.Join(dir, "s"), ClaudeDir: filepath.Join(dir, "claude")}
+	text := Config + "set-environment -g CLAUDE_CONFIG_DIR '" + s.ClaudeDir + "'\n"
+	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Dir: dir, Socket: filepath.Join(dir, "s")}
 	s.Client = &tmuxctl.Client{SocketPath: s.Socket, Timeout: Scale(tmuxctl.DefaultTimeout)}
 	args := []string{"-f", conf, "new-session", "-d", "-s", "main", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
 	args = append(args, command...)

@@ -32,11 +32,16 @@ func IsClaude(comm string, argv []string, exe string, resolve func(string) strin
 	if why, ok := isClaude(comm, argv, exe, resolve); ok {
 		return why, true
 	}
+	return notClaude(comm, argv, exe), false
+}
+
+// notClaude is IsClaude's sentence for a "no".
+func notClaude(comm string, argv []string, exe string) string {
 	var arg0 string
 	if len(argv) > 0 {
 		arg0 = argv[0]
 	}
-	return fmt.Sprintf("comm %q, argv[0] %q, executable %q: not Claude Code", comm, arg0, exe), false
+	return fmt.Sprintf("comm %q, argv[0] %q, executable %q: not Claude Code", comm, arg0, exe)
 }
 
 // isClaude is IsClaude without the sentence for a "no", which Find does not need.

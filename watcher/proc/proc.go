@@ -25,12 +25,20 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cac-tmux/cac-tmux/records"
 )
 
 // Identity is one process instance: a pid can be reused, so its start time is part of it.
 type Identity struct {
 	PID   int
 	Start string // Linux /proc: "ticks:<starttime field 22 of /proc/PID/stat>"; ps fallback: "lstart:<ps lstart text>"
+}
+
+// ProcStart is the start of a process found through /proc as Claude Code's session registry
+// writes it (procStart: field 22 of /proc/PID/stat); ok is false for an identity from ps.
+func (id Identity) ProcStart() (string, bool) {
+	return strings.CutPrefix(id.Start, ticksPrefix)
 }
 
 // Found is the Claude Code process in a pane and how it was found.
@@ -123,25 +131,48 @@ func (f *Finder) Alive(ctx context.Context, id Identity) (bool, error) {
 	return false, fmt.Errorf("proc: alive pid %d: unknown start %q", id.PID, id.Start)
 }
 
-// EditorMode is the "editorMode" setting of the Claude Code process id ("vim" when vim mode is
-// on), from the settings file its environment points to (/proc only: ps cannot read another
-// process's environment).
-func (f *Finder) EditorMode(ctx context.Context, id Identity) (string, error) {
+// Env is the part of the environment of the Claude Code process id that locates its records
+// (records.Env: CLAUDE_CONFIG_DIR and HOME), read from /proc/PID/environ while the process
+// runs (/proc only: ps cannot read another process's environment).
+func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("proc: editor mode of pid %d: %w", id.PID, err)
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: %w", id.PID, err)
 	}
 	if !strings.HasPrefix(id.Start, ticksPrefix) {
-		return "", fmt.Errorf("proc: editor mode of pid %d: the environment is readable through /proc only", id.PID)
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: readable through /proc only", id.PID)
 	}
 	fs := procfs{root: f.root()}
 	if alive, err := fs.alive(id); err != nil || !alive {
-		return "", fmt.Errorf("proc: editor mode of pid %d: the process is gone", id.PID)
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: the process is gone", id.PID)
 	}
-	mode, err := fs.env(id.PID).EditorMode()
-	if err != nil {
-		return "", fmt.Errorf("proc: editor mode of pid %d: %w", id.PID, err)
+	env := fs.env(id.PID)
+	if env.Dir() == "" {
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unreadable, or no CLAUDE_CONFIG_DIR or HOME", id.PID)
 	}
-	return mode, nil
+	return env, nil
+}
+
+// Explain says why Find takes no process in the pane whose first process is panePID for
+// Claude Code, for doctor: one sentence for each process of the foreground group Find looked
+// at, in the order it did (the leader first, then its descendants in the group): IsClaude's
+// reason, or that its executable cannot be read; or one sentence saying why it looked at
+// none. It returns nil when Find does take one. /proc only: where /proc is not usable, an
+// error.
+func (f *Finder) Explain(ctx context.Context, panePID int) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+	}
+	fs := procfs{root: f.root(), explain: true}
+	_, ok, err := fs.find(panePID)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+	case ok:
+		return nil, nil
+	case len(fs.rejects) == 0:
+		return []string{"no process of the foreground group could be read"}, nil
+	}
+	return fs.rejects, nil
 }
 
 func (f *Finder) root() string {

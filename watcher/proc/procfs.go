@@ -25,6 +25,17 @@ type procfs struct {
 	// task/PID/children file is missing (kernels built without CONFIG_PROC_CHILDREN).
 	byParent map[int][]int
 	scanned  bool
+
+	// explain, when set, makes find keep why it took no process (Finder.Explain) in rejects.
+	explain bool
+	rejects []string
+}
+
+// reject keeps why find took no process, when it explains.
+func (p *procfs) reject(format string, a ...any) {
+	if p.explain {
+		p.rejects = append(p.rejects, fmt.Sprintf(format, a...))
+	}
 }
 
 // statInfo is what Find uses of /proc/PID/stat.
@@ -221,12 +232,14 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 	pane, err := p.stat(panePID)
 	if err != nil {
 		if gone(err) && p.usable() {
-			return Found{}, false, nil // the pane's process is gone
+			p.reject("the pane's process %d is gone", panePID)
+			return Found{}, false, nil
 		}
 		return Found{}, false, fmt.Errorf("%s not usable: %w", p.root, err)
 	}
 	tpgid := pane.tpgid
 	if tpgid <= 0 {
+		p.reject("the pane's process %d has no terminal, so no foreground", panePID)
 		return Found{}, false, nil // no controlling terminal: not a pane's foreground
 	}
 	type candidate struct{ pid, depth int }
@@ -290,10 +303,15 @@ func (p *procfs) findInGroup(panePID, tpgid int) (Found, bool, error) {
 func (p *procfs) check(st statInfo, panePID, tpgid, depth int) (Found, bool) {
 	exe := p.exe(st.pid)
 	if exe == "" {
+		p.reject("pid %d (comm %q): its executable cannot be read (another user's process?), and only the executable can confirm Claude Code", st.pid, st.comm)
 		return Found{}, false
 	}
-	why, ok := isClaude(st.comm, p.cmdline(st.pid), exe, p.resolver(st.pid))
+	argv := p.cmdline(st.pid)
+	why, ok := isClaude(st.comm, argv, exe, p.resolver(st.pid))
 	if !ok {
+		if p.explain {
+			p.reject("pid %d: %s", st.pid, notClaude(st.comm, argv, exe))
+		}
 		return Found{}, false
 	}
 	if en, err := p.env(st.pid).ReadEntry(st.pid); err == nil && en.ProcStart == st.start {

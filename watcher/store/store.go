@@ -52,8 +52,10 @@ type Pane struct {
 	Reset     time.Time `json:"reset,omitzero"`
 	ResetHow  string    `json:"reset_how,omitzero"`
 	ResetZone string    `json:"reset_zone,omitzero"`
-	Due       time.Time `json:"due,omitzero"`
-	RetryAt   time.Time `json:"retry_at,omitzero"`
+	// ResetSource is "transcript" when Reset came from Claude Code's transcript, to the second.
+	ResetSource string    `json:"reset_source,omitzero"`
+	Due         time.Time `json:"due,omitzero"`
+	RetryAt     time.Time `json:"retry_at,omitzero"`
 	// Attempts counts the resumes sent for this stop; Sent is when the last one went out
 	// (recorded before its keys). Typed is true when the message was typed, PressEnter when
 	// Claude Code asked for a bare Enter.

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/doctor"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
+)
+
+func newDoctor(std stdio) *cobra.Command {
+	var tmux *tmuxctl.Client
+	var asJSON bool
+	var path string
+	c := &cobra.Command{
+		Use:   "doctor [-L NAME|-S PATH] [--config FILE] [--json]",
+		Short: "check what watch needs, explain every pane, and say how to fix each problem",
+		Long: `Check what cac-tmux watch needs and say how to fix each problem: tmux and its version, the
+server and its socket, every pane (the Claude Code ones and how each was identified, the ones
+that look like Claude Code but are not taken for it and why, the ones the configuration leaves
+out), Claude Code's records of each, the configuration (file and tmux options), the time zone
+data, the state and lock directories, and whether a watcher runs. It changes nothing.
+Exit 0 when all is well, 1 otherwise.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runDoctor(c.Context(), tmux, path, asJSON, std)
+		},
+	}
+	tmux = socketFlags(c.Flags())
+	c.Flags().StringVar(&path, "config", config.Path(os.Getenv), "the configuration file watch reads")
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object: ok, checks and panes")
+	return c
+}
+
+func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bool, std stdio) error {
+	socket, _ := tmux.SocketFileHere()
+	stateDir, err := store.StateDir(os.Getenv)
+	lockDir, _ := store.LockDir(os.Getenv) // fails as StateDir does
+	r := doctor.Run(ctx, doctor.Env{
+		Tmux: tmux, Finder: &proc.Finder{}, Server: serverName(tmux), Socket: socket,
+		Config: func(ctx context.Context) (config.Config, string, error) {
+			l, err := loadSettings(ctx, tmux, path, nil)
+			if err != nil {
+				return config.Config{}, "", err
+			}
+			return l.Config, strings.Join(l.describe(tmux), "; "), nil
+		},
+		Watcher:  func(ctx context.Context) (int, bool) { return watcherPID(ctx, tmux) },
+		StateDir: stateDir, LockDir: lockDir, DirErr: err,
+		Getenv:       os.Getenv,
+		WatchCommand: watchCommand(tmux),
+	})
+	if asJSON {
+		enc := json.NewEncoder(std.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return fmt.Errorf("doctor: write: %w", err)
+		}
+	} else if err := r.Write(std.out); err != nil {
+		return fmt.Errorf("doctor: write: %w", err)
+	}
+	if !r.OK {
+		n := 0
+		for _, c := range r.Checks {
+			if !c.OK {
+				n++
+			}
+		}
+		return fmt.Errorf("doctor: %d check%s found a problem; each comes with its fix", n, plural(n))
+	}
+	return nil
+}
+
+// watchCommand is the command line that starts a watcher of the client's server.
+func watchCommand(c *tmuxctl.Client) string {
+	switch {
+	case c.SocketPath != "":
+		return "cac-tmux watch -S " + c.SocketPath
+	case c.SocketName != "":
+		return "cac-tmux watch -L " + c.SocketName
+	}
+	return "cac-tmux watch"
+}

@@ -1,0 +1,223 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/doctor"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+	"github.com/cac-tmux/cac-tmux/watcher"
+)
+
+// doctorJSON runs doctor --json on the server and returns its exit code and report.
+func doctorJSON(t *testing.T, socket string) (int, doctor.Report, string) {
+	t.Helper()
+	code, out, errOut := cacRun("doctor", "-S", socket, "--json")
+	var r doctor.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("doctor --json output %q: %v (stderr %q)", out, err, errOut)
+	}
+	return code, r, errOut
+}
+
+// check is the check of that name in r.
+func check(t *testing.T, r doctor.Report, name string) doctor.Check {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in %+v", name, r.Checks)
+	return doctor.Check{}
+}
+
+// paneOf is the pane id in r.
+func paneOf(t *testing.T, r doctor.Report, id string) doctor.Pane {
+	t.Helper()
+	for _, p := range r.Panes {
+		if p.Pane == id {
+			return p
+		}
+	}
+	t.Fatalf("no pane %s in %+v", id, r.Panes)
+	return doctor.Pane{}
+}
+
+// TestDoctorWithoutClaude: a server with a shell and no watcher: every check passes but the
+// watcher's, exit 1, and the shell is explained.
+func TestDoctorWithoutClaude(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 100, 30, "sh") // not a login shell, whose profile runs mesg in the foreground for a while
+	shell := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", "main:0.0", "#{pane_id}"))
+	tmuxtest.WaitFor(t, 10*time.Second, "the shell at its prompt", func() bool {
+		return strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", shell, "#{pane_current_command}")) == "sh"
+	})
+	code, r, errOut := doctorJSON(t, s.Socket)
+	if code != 1 || r.OK || errOut != "cac-tmux: doctor: 1 check found a problem; each comes with its fix\n" {
+		t.Errorf("doctor = %d, ok %v, stderr %q; want 1 and one problem", code, r.OK, errOut)
+	}
+	var names []string
+	for _, c := range r.Checks {
+		names = append(names, c.Name)
+		if c.OK != (c.Name != "watcher") {
+			t.Errorf("check %+v, want only the watcher's to fail", c)
+		}
+	}
+	if got := strings.Join(names, " "); got != "tmux server panes records config zones state lock watcher" {
+		t.Errorf("checks = %s", got)
+	}
+	if c := check(t, r, "server"); !strings.Contains(c.Detail, "server "+s.Socket+": socket "+s.Socket+", pid ") {
+		t.Errorf("server check = %+v", c)
+	}
+	if c := check(t, r, "panes"); c.Detail != "0 Claude Code panes of 1, 0 supervised" {
+		t.Errorf("panes check = %+v", c)
+	}
+	if c := check(t, r, "watcher"); !strings.HasPrefix(c.Detail, "no watcher supervises server "+s.Socket) ||
+		c.Fix != "start one in a spare pane or window of the server: cac-tmux watch -S "+s.Socket+" (or, with the plugin, set -g @cac-tmux-autostart on)" {
+		t.Errorf("watcher check = %+v", c)
+	}
+	if p := paneOf(t, r, shell); p.Claude || p.LooksLike || p.Problem || !strings.Contains(p.Why, `comm "sh"`) || !strings.Contains(p.Why, "not Claude Code") {
+		t.Errorf("shell pane = %+v, want it explained as not Claude Code", p)
+	}
+
+	// The text report says the same.
+	code, out, _ := cacRun("doctor", "-S", s.Socket)
+	if code != 1 || !strings.Contains(out, "ok      tmux: tmux 3.") || !strings.Contains(out, "PROBLEM watcher: no watcher supervises") ||
+		!strings.Contains(out, "          fix: start one in a spare pane") || !strings.Contains(out, shell+" main:0.0 (sh): not Claude Code: ") {
+		t.Errorf("doctor = %d:\n%s", code, out)
+	}
+
+	// No server: said, with the fix, and the checks that need none still run.
+	none := filepath.Join(s.Dir, "none")
+	code, r, _ = doctorJSON(t, none)
+	if c := check(t, r, "server"); code != 1 || c.OK || c.Detail != "no tmux server runs on server "+none || !strings.Contains(c.Fix, "-L NAME or -S PATH") {
+		t.Errorf("doctor on no server = %d, %+v", code, c)
+	}
+	for _, name := range []string{"config", "zones", "state", "lock"} {
+		if c := check(t, r, name); !c.OK {
+			t.Errorf("doctor on no server: %+v, want ok", c)
+		}
+	}
+	if code, _, errOut := cacRun("doctor", "x"); code != 2 || !strings.Contains(errOut, `doctor: unexpected argument "x"`) {
+		t.Errorf("doctor x = %d, %q", code, errOut)
+	}
+}
+
+// startPane opens a window in session running argv with the environment env ("K=V") and
+// returns its pane id.
+func startPane(t *testing.T, s *tmuxtest.Server, session string, env []string, argv ...string) string {
+	t.Helper()
+	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", session + ":"}
+	for _, e := range env {
+		args = append(args, "-e", e)
+	}
+	return strings.TrimSpace(s.Tmux(t, append(args, argv...)...))
+}
+
+// startFake starts the fake Claude Code (idle) in session with CLAUDE_CONFIG_DIR=cfg and waits
+// until it draws; it returns the pane and the claude process's pid.
+func startFake(t *testing.T, s *tmuxtest.Server, session, cfg string, args ...string) (string, int) {
+	t.Helper()
+	log := filepath.Join(s.Dir, "claude"+strconv.FormatInt(time.Now().UnixNano(), 36)+".log")
+	argv := append([]string{bins.claude, "--log", log, "--scenario", "idle"}, args...)
+	pane := startPane(t, s, session, []string{"CLAUDE_CONFIG_DIR=" + cfg}, argv...)
+	tmuxtest.WaitFor(t, 10*time.Second, "the fake claude to start", func() bool {
+		_, _, states := inputs(t, log)
+		return len(states) > 0
+	})
+	pid, err := strconv.Atoi(strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", pane, "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pane, pid
+}
+
+// TestDoctorWithClaude: Claude Code panes (one supervised, with its records; one left out by
+// the configuration), a pane that looks like Claude Code but is not, and a running watcher.
+// The look-alike is the one problem; without it all is well; then a typo in a tmux option and
+// unreadable records are problems with their fixes.
+func TestDoctorWithClaude(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 120, 30)
+	s.Tmux(t, "new-session", "-d", "-s", "scratch")
+	s.Tmux(t, "set-option", "-g", "@cac-tmux-panes-exclude", "scratch")
+	cfg := filepath.Join(s.Dir, "claude-config")
+	if err := os.MkdirAll(filepath.Join(cfg, "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	work, pid := startFake(t, s, "main", cfg, "--records") // it writes its registry entry, as Claude Code 2.1.330
+	tmuxtest.WaitFor(t, 10*time.Second, "the registry entry", func() bool {
+		_, err := os.Stat(filepath.Join(cfg, "sessions", strconv.Itoa(pid)+".json"))
+		return err == nil
+	})
+	scratch, _ := startFake(t, s, "scratch", cfg)
+	lookAlike := startPane(t, s, "main", nil, "bash", "-c", "exec -a claude sleep 600")
+	tmuxtest.WaitFor(t, 10*time.Second, "the look-alike to run as claude", func() bool {
+		return strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", lookAlike, "#{pane_current_command}")) == "claude"
+	})
+	startPane(t, s, "main", nil, bins.cac, "watch", "-S", s.Socket)
+	tmuxtest.WaitFor(t, 10*time.Second, "the watcher to run", func() bool {
+		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
+		return err == nil && v != ""
+	})
+
+	code, r, _ := doctorJSON(t, s.Socket)
+	if c := check(t, r, "panes"); code != 1 || c.OK || c.Detail != "2 Claude Code panes of 6, 1 supervised; 1 looks like Claude Code but is not taken for it" {
+		t.Errorf("doctor = %d, panes check %+v", code, c)
+	}
+	if p := paneOf(t, r, work); !p.Claude || !p.Supervised || p.Problem || !strings.Contains(p.How, `executable "`+bins.claude+`"`) ||
+		!strings.HasPrefix(p.Records, filepath.Join(cfg, "sessions")+" readable; registry entry of Claude Code 2.1.330, session ") {
+		t.Errorf("Claude Code pane = %+v", p)
+	}
+	if p := paneOf(t, r, scratch); !p.Claude || p.Supervised || p.Note != `session "scratch" matches panes.exclude "scratch"` || p.Problem {
+		t.Errorf("excluded Claude Code pane = %+v", p)
+	}
+	if p := paneOf(t, r, lookAlike); p.Claude || !p.LooksLike || !p.Problem || !strings.Contains(p.Why, `argv[0] "claude", executable "`) ||
+		!strings.Contains(p.Why, "sleep\": not Claude Code") || !strings.Contains(p.Fix, "exec claude") {
+		t.Errorf("look-alike pane = %+v", p)
+	}
+	for _, name := range []string{"tmux", "server", "records", "config", "zones", "state", "lock", "watcher"} {
+		if c := check(t, r, name); !c.OK {
+			t.Errorf("check %+v, want ok", c)
+		}
+	}
+	if c := check(t, r, "watcher"); !strings.HasPrefix(c.Detail, "a watcher (pid ") || !strings.Contains(c.Detail, " held by pid ") {
+		t.Errorf("watcher check = %+v", c)
+	}
+
+	// Without the look-alike, all is well.
+	s.Tmux(t, "kill-pane", "-t", lookAlike)
+	code, out, errOut := cacRun("doctor", "-S", s.Socket)
+	if code != 0 || errOut != "" || !strings.HasSuffix(out, "all is well\n") || !strings.Contains(out, work+" main:") {
+		t.Errorf("doctor without the look-alike = %d, stderr %q:\n%s", code, errOut, out)
+	}
+
+	// A typo in a tmux option, and records that cannot be read: problems with their fixes.
+	s.Tmux(t, "set-option", "-g", "@cac-tmux-margn", "10s")
+	bad := filepath.Join(s.Dir, "bad-config")
+	os.MkdirAll(bad, 0o700)
+	os.WriteFile(filepath.Join(bad, "sessions"), nil, 0o600) // a file where the registry's directory should be
+	unreadable, _ := startFake(t, s, "main", bad)
+	code, r, _ = doctorJSON(t, s.Socket)
+	if c := check(t, r, "config"); code != 1 || c.OK ||
+		c.Detail != "config: tmux option @cac-tmux-margn: unknown option (did you mean @cac-tmux-margin?); rename it, or unset it with: tmux set-option -gu @cac-tmux-margn" ||
+		!strings.Contains(c.Fix, "cac-tmux config check") {
+		t.Errorf("doctor with a typo = %d, config check %+v", code, c)
+	}
+	if c := check(t, r, "records"); c.OK || c.Detail != "the records of 1 of 3 Claude Code panes cannot be read" {
+		t.Errorf("records check = %+v", c)
+	}
+	if p := paneOf(t, r, unreadable); !p.Problem || !strings.Contains(p.Records, "sessions cannot be read: ") ||
+		p.Fix != "make "+filepath.Join(bad, "sessions")+" a directory this user can read: cac-tmux must run as the user who runs Claude Code" {
+		t.Errorf("pane with unreadable records = %+v", p)
+	}
+}

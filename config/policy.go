@@ -1,0 +1,148 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/detector"
+)
+
+// Action is what the watcher does with a stop at one kind of limit.
+type Action string
+
+// The actions of [policy].
+const (
+	// ActionResume waits for the reset and resumes the session (the default).
+	ActionResume Action = "resume"
+	// ActionNotify tells (the held notification) and holds the pane until `cac-tmux
+	// resume`.
+	ActionNotify Action = "notify"
+	// ActionNever never resumes the session by itself: the pane is held until `cac-tmux
+	// resume`, without the held notification.
+	ActionNever Action = "never"
+)
+
+var actions = []Action{ActionResume, ActionNotify, ActionNever}
+
+// ParseAction reads an action as written in the file or a tmux option: exactly "resume",
+// "notify" or "never".
+func ParseAction(s string) (Action, error) {
+	if a := Action(s); slices.Contains(actions, a) {
+		return a, nil
+	}
+	return "", fmt.Errorf("config: parse action %q: %s", s, actionRule)
+}
+
+const actionRule = "must be resume, notify or never"
+
+// Policy decides, for each kind of limit, whether a stop is resumed when its limit lifts.
+type Policy struct {
+	// Actions is the action of each kind of limit (detector.Kinds()); a kind that is not in
+	// it is resumed. Default() holds every kind.
+	Actions map[detector.Kind]Action
+	// MaxWait holds a stop whose reset is further away than this, as ActionNotify does,
+	// instead of waiting for it; 0 means no limit.
+	MaxWait time.Duration
+}
+
+// defaultPolicy resumes every kind and waits for any reset.
+func defaultPolicy() Policy {
+	p := Policy{Actions: make(map[detector.Kind]Action)}
+	for _, k := range detector.Kinds() {
+		p.Actions[k] = ActionResume
+	}
+	return p
+}
+
+// For is the action for a stop of kind whose limit lifts at reset (zero when unknown), seen
+// at now, and why it is not ActionResume ("" when it is): the kind's action; a resume whose
+// reset is more than MaxWait after now becomes ActionNotify. An unknown reset is not held by
+// MaxWait (how long it is cannot be told). Pure: it reads no clock.
+func (p Policy) For(kind detector.Kind, reset, now time.Time) (Action, string) {
+	a, ok := p.Actions[kind]
+	if !ok {
+		a = ActionResume
+	}
+	if a != ActionResume {
+		return a, fmt.Sprintf("policy.%s is %q", kind, a)
+	}
+	if wait := reset.Sub(now); p.MaxWait > 0 && !reset.IsZero() && wait > p.MaxWait {
+		return ActionNotify, fmt.Sprintf("the reset is %s away, more than policy.max_wait %s",
+			formatDuration(wait.Round(time.Minute)), formatDuration(p.MaxWait))
+	}
+	return ActionResume, ""
+}
+
+// actionKind is an action: a string in the file, checked by actionRule.
+var actionKind = &kind[Action]{
+	fromTOML: func(v any) (Action, bool) { s, ok := v.(string); return Action(s), ok },
+	fromText: func(s string) (Action, error) { return Action(s), nil },
+	format:   func(a Action) string { return tomlString(string(a)) },
+}
+
+// kindHelp says which stops each kind is, for Example.
+var kindHelp = map[detector.Kind]string{
+	detector.KindSession:      `the session limit ("You've hit your session limit", "Session limit reached")`,
+	detector.KindFiveHour:     `the 5-hour limit ("5-hour limit reached")`,
+	detector.KindWeekly:       "the weekly limit: resuming at its reset spends the new week's quota",
+	detector.KindOpus:         "the weekly Opus limit",
+	detector.KindSonnet:       "the weekly Sonnet limit",
+	detector.KindUsage:        `a limit of no named kind ("You've hit your limit", "Usage limit reached")`,
+	detector.KindExtraUsage:   `"You're out of extra usage"`,
+	detector.KindUsageCredits: `"You're out of usage credits"`,
+	detector.KindSpendingCap:  `a spending cap ("Spending cap reached"; a monthly spend limit is never waited for)`,
+	detector.KindTeam:         "an organisation's or a team's limit",
+	detector.KindLegacy:       `the message of Claude Code 1.0.83 and older ("Claude AI usage limit reached")`,
+	detector.KindUnknown:      "a limit of a kind cac-tmux does not know",
+}
+
+// kindAliases are names a user may try for a kind (the transcript's rateLimitType), for the
+// "did you mean" of an unknown key of [policy].
+var kindAliases = map[string]detector.Kind{
+	"five_hour": detector.KindFiveHour, "seven_day": detector.KindWeekly, "week": detector.KindWeekly,
+	"seven_day_opus": detector.KindOpus, "seven_day_sonnet": detector.KindSonnet,
+	"overage": detector.KindExtraUsage, "credits": detector.KindUsageCredits,
+}
+
+// policyTable is [policy]: one key per kind of limit, then max_wait.
+var policyTable = table{name: "policy", help: []string{
+	"What to do with a stop at each kind of limit (the kinds `cac-tmux list --json` prints):",
+	"\"resume\" waits for the reset and resumes; \"notify\" tells and holds the pane until",
+	"`cac-tmux resume`; \"never\" holds it without telling."}, keys: policyKeys()}
+
+func policyKeys() []setting {
+	var keys []setting
+	for _, k := range detector.Kinds() {
+		keys = append(keys, accessKey(meta{table: "policy", name: string(k), want: `one of "resume", "notify", "never"`, help: kindHelp[k]},
+			actionKind,
+			func(c *Config) Action { return c.Policy.Actions[k] },
+			func(c *Config, a Action) {
+				m := maps.Clone(c.Policy.Actions) // a Config's copies share the map
+				if m == nil {
+					m = make(map[detector.Kind]Action)
+				}
+				m[k] = a
+				c.Policy.Actions = m
+			},
+			func(a Action) string {
+				if slices.Contains(actions, a) {
+					return ""
+				}
+				return actionRule
+			}))
+	}
+	return append(keys, newKey(meta{table: "policy", name: "max_wait", want: wantDuration,
+		help: `a reset further away than this is held and notified instead of waited for; "0": no limit`},
+		durationKind, func(c *Config) *time.Duration { return &c.Policy.MaxWait }, notNegative))
+}
+
+// suggestKind is the kind a user probably meant by an unknown key of [policy], "" when none.
+func suggestKind(name string) string {
+	if k, ok := kindAliases[strings.ReplaceAll(strings.ToLower(name), "-", "_")]; ok {
+		return string(k)
+	}
+	return ""
+}

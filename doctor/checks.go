@@ -1,0 +1,211 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
+)
+
+// MinTmux is the oldest tmux cac-tmux works with: its listing filters panes (list-panes -f)
+// and searches their screens (#{C/ri:…}), which tmux 3.2 brought. It is tested with 3.3a.
+const MinTmux = "3.2"
+
+func checkTmux(ctx context.Context, e Env) Check {
+	v, err := e.Tmux.Version(ctx)
+	switch {
+	case err != nil:
+		return Check{Name: "tmux", Detail: "tmux cannot be run: " + err.Error(),
+			Fix: "install tmux " + MinTmux + " or later (apt install tmux, brew install tmux) on the PATH of cac-tmux"}
+	case olderThan(v, 3, 2):
+		return Check{Name: "tmux", Detail: v + " is older than " + MinTmux,
+			Fix: "upgrade tmux to " + MinTmux + " or later: the watcher's listing uses list-panes -f and #{C/ri:…}"}
+	}
+	return Check{Name: "tmux", OK: true, Detail: v}
+}
+
+// olderThan reports whether `tmux -V`'s "tmux 3.1c" is older than major.minor; a version it
+// cannot read ("tmux master", "tmux next-3.4") is not.
+func olderThan(v string, major, minor int) bool {
+	v = strings.TrimPrefix(v, "tmux ")
+	maj, rest, ok := strings.Cut(v, ".")
+	if !ok {
+		return false
+	}
+	mj, err := strconv.Atoi(maj)
+	if err != nil {
+		return false
+	}
+	digits := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if digits < 0 {
+		digits = len(rest)
+	}
+	mn, err := strconv.Atoi(rest[:digits])
+	if err != nil {
+		return false
+	}
+	return mj < major || mj == major && mn < minor
+}
+
+func checkServer(ctx context.Context, e Env) Check {
+	info, err := e.Tmux.ServerInfo(ctx)
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return Check{Name: "server", Detail: "without tmux, no server can be asked", Fix: "install tmux (above)"}
+	case errors.Is(err, tmuxctl.ErrNoServer):
+		return Check{Name: "server", Detail: "no tmux server runs on " + e.Server,
+			Fix: "start tmux, or select the server of your Claude Code panes with -L NAME or -S PATH, as tmux takes them"}
+	case err != nil:
+		return Check{Name: "server", Detail: e.Server + ": " + err.Error(),
+			Fix: "check that the socket is a running tmux server of this user (tmux -S SOCKET ls)"}
+	}
+	return Check{Name: "server", OK: true,
+		Detail: fmt.Sprintf("%s: socket %s, pid %d, tmux %s", e.Server, info.Socket, info.PID, info.Version)}
+}
+
+// checkConfig reads the configuration; with a mistake in it, the defaults stand in for the
+// pane selection.
+func checkConfig(ctx context.Context, e Env) (config.Config, Check) {
+	c, what, err := e.Config(ctx)
+	if err != nil {
+		return config.Default(), Check{Name: "config", Detail: strings.ReplaceAll(err.Error(), "\n", "; "),
+			Fix: "correct each setting named above (cac-tmux config check lists every setting and where it came from)"}
+	}
+	return c, Check{Name: "config", OK: true, Detail: what}
+}
+
+// zones are loaded to see that time zone data is there: Claude Code prints resets in the
+// user's zone, any IANA zone.
+var zones = []string{"UTC", "America/Los_Angeles", "America/Sao_Paulo", "Europe/Berlin", "Asia/Kolkata", "Australia/Sydney"}
+
+func checkZones(e Env) Check {
+	load := e.LoadLocation
+	if load == nil {
+		load = time.LoadLocation
+	}
+	for _, z := range zones {
+		if _, err := load(z); err != nil {
+			return Check{Name: "zones", Detail: "time zone " + z + " does not load: " + err.Error(),
+				Fix: "this binary should embed the zone data (time/tzdata): rebuild it with go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest, or install the tzdata package"}
+		}
+	}
+	local, err := localZone(e.Getenv, load)
+	if err != nil {
+		return Check{Name: "zones", Detail: err.Error(),
+			Fix: "set TZ to an IANA zone such as Europe/Berlin, or unset it to use /etc/localtime"}
+	}
+	name, offset := time.Now().Zone()
+	return Check{Name: "zones", OK: true, Detail: fmt.Sprintf("zone data loads (%s); the local zone is %s, now %s (UTC%s)",
+		strings.Join(zones, ", "), local, name, formatOffset(offset))}
+}
+
+// localZone names the local zone: $TZ (checked), else /etc/localtime's target.
+func localZone(getenv func(string) string, load func(string) (*time.Location, error)) (string, error) {
+	if tz := getenv("TZ"); tz != "" {
+		name := strings.TrimPrefix(tz, ":")
+		var err error
+		if filepath.IsAbs(name) {
+			var data []byte
+			if data, err = os.ReadFile(name); err == nil {
+				_, err = time.LoadLocationFromTZData(name, data)
+			}
+		} else {
+			_, err = load(name)
+		}
+		if err != nil {
+			return "", fmt.Errorf("TZ=%q is not a time zone (%v): local times are taken as UTC", tz, err)
+		}
+		return "TZ=" + tz, nil
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, zone, ok := strings.Cut(target, "zoneinfo/"); ok {
+			return zone + " (/etc/localtime)", nil
+		}
+		return target + " (/etc/localtime)", nil
+	}
+	if _, err := os.Stat("/etc/localtime"); err == nil {
+		return "/etc/localtime", nil
+	}
+	return "UTC (no TZ, no /etc/localtime)", nil
+}
+
+func formatOffset(sec int) string {
+	sign := "+"
+	if sec < 0 {
+		sign, sec = "-", -sec
+	}
+	return fmt.Sprintf("%s%02d:%02d", sign, sec/3600, sec%3600/60)
+}
+
+// checkDir checks that a directory of the watcher can be written: the directory itself, or
+// the nearest one above it that exists (the watcher creates the rest).
+func checkDir(name, what, dir string, dirErr error, env string) Check {
+	if dirErr != nil {
+		return Check{Name: name, Detail: dirErr.Error(), Fix: "set HOME, or " + env + ", to an absolute path"}
+	}
+	at, err := writable(dir)
+	if err != nil {
+		return Check{Name: name, Detail: what + " " + dir + " cannot be written: " + err.Error(),
+			Fix: "make " + at + " a directory this user can write, or set " + env + " to one"}
+	}
+	detail := what + " " + dir + " is writable"
+	if at != dir {
+		detail = what + " " + dir + " does not exist yet; " + at + " is writable, so the watcher can create it"
+	}
+	return Check{Name: name, OK: true, Detail: detail}
+}
+
+// writable creates and removes a temporary file in dir, or in the nearest directory above it
+// that exists, which it returns.
+func writable(dir string) (string, error) {
+	d := dir
+	for {
+		fi, err := os.Stat(d)
+		switch {
+		case err == nil && !fi.IsDir():
+			return d, fmt.Errorf("%s is not a directory", d)
+		case err == nil:
+			f, err := os.CreateTemp(d, ".cac-tmux-doctor-*")
+			if err != nil {
+				return d, err
+			}
+			f.Close()
+			return d, os.Remove(f.Name())
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) || filepath.Dir(d) == d:
+			return d, err
+		}
+		d = filepath.Dir(d)
+	}
+}
+
+func checkWatcher(ctx context.Context, e Env) Check {
+	pid, running := e.Watcher(ctx)
+	lock := "no lock directory"
+	if e.DirErr == nil {
+		lock = "lock " + store.LockPath(e.LockDir, e.Socket)
+		switch holder, held, err := store.Holder(e.LockDir, e.Socket); {
+		case err != nil:
+			lock += " unreadable: " + err.Error()
+		case held:
+			lock += fmt.Sprintf(" held by pid %d", holder)
+		default:
+			lock += " not held"
+		}
+	}
+	if !running {
+		return Check{Name: "watcher", Detail: "no watcher supervises " + e.Server + ", so no session is resumed (" + lock + ")",
+			Fix: "start one in a spare pane or window of the server: " + e.WatchCommand + " (or, with the plugin, set -g @cac-tmux-autostart on)"}
+	}
+	return Check{Name: "watcher", OK: true, Detail: fmt.Sprintf("a watcher (pid %d) supervises %s (%s)", pid, e.Server, lock)}
+}

@@ -1,0 +1,167 @@
+// Package doctor checks what `cac-tmux watch` needs to supervise the Claude Code panes of a
+// tmux server, and says for each problem how to fix it: tmux and its version, the server and
+// its socket, every pane (the Claude Code ones and how each was identified, the ones that look
+// like Claude Code but are not taken for it and why, the ones the configuration leaves out),
+// Claude Code's records of each, the configuration, the time zone data, the state and lock
+// directories, and whether a watcher runs.
+//
+// It reads and never changes anything of the user's: no key is sent, no option set; the only
+// write is a temporary file created and removed at once in the state and lock directories to
+// see that they are writable.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/records"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// Check is one finding: what was looked at, what was found and, when it is a problem, the fix.
+type Check struct {
+	Name   string `json:"check"` // "tmux", "server", "panes", "records", "config", "zones", "state", "watcher"
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Pane is one pane of the server as doctor sees it.
+type Pane struct {
+	Pane    string `json:"pane"`
+	Target  string `json:"target"`
+	Command string `json:"command"` // pane_current_command
+	// Claude is true when the pane runs Claude Code; How says how it was identified.
+	Claude bool   `json:"claude"`
+	How    string `json:"how,omitempty"`
+	// Supervised is true for a Claude Code pane the configuration does not leave out.
+	Supervised bool `json:"supervised"`
+	// LooksLike is true for a pane whose command or title suggests Claude Code; when it is not
+	// taken for it, Why says why (a problem, with Fix).
+	LooksLike bool   `json:"looks_like_claude"`
+	Why       string `json:"why,omitempty"`
+	// Note says why a Claude Code pane is not supervised, or what its records are.
+	Note    string `json:"note,omitempty"`
+	Records string `json:"records,omitempty"`
+	Problem bool   `json:"problem"`
+	Fix     string `json:"fix,omitempty"`
+
+	id proc.Identity // the claude process, for its records
+}
+
+// Report is everything doctor found. OK is true when no check found a problem.
+type Report struct {
+	OK     bool    `json:"ok"`
+	Checks []Check `json:"checks"`
+	Panes  []Pane  `json:"panes"`
+}
+
+// Finder is what doctor asks of the process table (proc.Finder).
+type Finder interface {
+	Find(ctx context.Context, panePID int) (proc.Found, bool, error)
+	Explain(ctx context.Context, panePID int) ([]string, error)
+	Env(ctx context.Context, id proc.Identity) (records.Env, error)
+}
+
+// Env is what Run works with: cmd wires the real ones.
+type Env struct {
+	Tmux   *tmuxctl.Client
+	Finder Finder
+	// Server names the server for people ("server -L work"); Socket is its socket's path, which
+	// keys the watcher's lock.
+	Server, Socket string
+	// Config reads the configuration in effect (file and tmux options) and says what it read.
+	Config func(ctx context.Context) (config.Config, string, error)
+	// Watcher says whether a watcher supervises the server, and its pid (0: unknown).
+	Watcher func(ctx context.Context) (pid int, running bool)
+	// StateDir and LockDir are the watcher's directories (store.StateDir, store.LockDir), or
+	// the error of finding them.
+	StateDir, LockDir string
+	DirErr            error
+	Getenv            func(string) string
+	// LoadLocation loads a time zone; nil is time.LoadLocation.
+	LoadLocation func(string) (*time.Location, error)
+	// WatchCommand is the command line that starts a watcher of this server, for the fixes.
+	WatchCommand string
+}
+
+// Run checks everything, in the order of Report.Checks.
+func Run(ctx context.Context, e Env) Report {
+	r := Report{Panes: []Pane{}}
+	r.add(checkTmux(ctx, e))
+	server := checkServer(ctx, e)
+	r.add(server)
+	cfg, cfgCheck := checkConfig(ctx, e)
+	if server.OK {
+		panes, check := checkPanes(ctx, e, cfg.Panes)
+		r.Panes = append(r.Panes, panes...)
+		r.add(check)
+		r.add(checkRecords(ctx, e, r.Panes))
+	}
+	r.add(cfgCheck)
+	r.add(checkZones(e))
+	r.add(checkDir("state", "the state directory", e.StateDir, e.DirErr, "XDG_STATE_HOME"))
+	r.add(checkDir("lock", "the lock directory", e.LockDir, e.DirErr, "XDG_RUNTIME_DIR"))
+	r.add(checkWatcher(ctx, e))
+	r.OK = true
+	for _, c := range r.Checks {
+		r.OK = r.OK && c.OK
+	}
+	return r
+}
+
+func (r *Report) add(c Check) { r.Checks = append(r.Checks, c) }
+
+// Write prints the report for people: one line per check ("ok" or "PROBLEM"), the panes under
+// their check, and each fix under its problem.
+func (r Report) Write(w io.Writer) error {
+	var b strings.Builder
+	for _, c := range r.Checks {
+		status := "ok     "
+		if !c.OK {
+			status = "PROBLEM"
+		}
+		fmt.Fprintf(&b, "%s %s: %s\n", status, c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(&b, "          fix: %s\n", c.Fix)
+		}
+		if c.Name == "panes" {
+			for _, p := range r.Panes {
+				b.WriteString(p.line())
+			}
+		}
+	}
+	if r.OK {
+		b.WriteString("all is well\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// line is a pane in the report for people.
+func (p Pane) line() string {
+	head := fmt.Sprintf("          %s %s (%s): ", p.Pane, p.Target, p.Command)
+	var s string
+	switch {
+	case p.Claude && p.Supervised:
+		s = head + "Claude Code, supervised; " + p.How
+	case p.Claude:
+		s = head + "Claude Code, not supervised: " + p.Note + "; " + p.How
+	case p.LooksLike:
+		s = head + "looks like Claude Code but is not taken for it: " + p.Why
+	default:
+		s = head + "not Claude Code: " + p.Why
+	}
+	if p.Records != "" {
+		s += "\n            records: " + p.Records
+	}
+	if p.Fix != "" {
+		s += "\n            fix: " + p.Fix
+	}
+	return s + "\n"
+}

@@ -1,0 +1,235 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/records"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// fakeFinder answers for pane pids and claude pids as a test sets it.
+type fakeFinder struct {
+	found map[int]proc.Found  // by pane pid
+	why   map[int][]string    // by pane pid
+	env   map[int]records.Env // by claude pid
+	err   error               // of Find
+	xerr  error               // of Explain
+}
+
+func (f *fakeFinder) Find(_ context.Context, pid int) (proc.Found, bool, error) {
+	fd, ok := f.found[pid]
+	return fd, ok, f.err
+}
+
+func (f *fakeFinder) Explain(_ context.Context, pid int) ([]string, error) { return f.why[pid], f.xerr }
+
+func (f *fakeFinder) Env(_ context.Context, id proc.Identity) (records.Env, error) {
+	e, ok := f.env[id.PID]
+	if !ok {
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: the process is gone", id.PID)
+	}
+	return e, nil
+}
+
+func TestClassify(t *testing.T) {
+	claude := proc.Found{Identity: proc.Identity{PID: 200, Start: "ticks:1"}, How: "foreground group 200 of pane pid 100: executable \"/x/claude\""}
+	f := &fakeFinder{
+		found: map[int]proc.Found{100: claude},
+		why: map[int][]string{
+			101: {`pid 300: comm "sleep", argv[0] "claude", executable "/usr/bin/sleep": not Claude Code`, "b", "c", "d", "e"},
+			102: {`pid 102: comm "bash": not Claude Code`, "a child"},
+		},
+	}
+	sel := config.Panes{Exclude: []string{"scratch"}}
+	pane := func(id string, pid int, session, command, title string) tmuxctl.Pane {
+		return tmuxctl.Pane{ID: id, PID: pid, Session: session, WindowIndex: 1, Command: command, Title: title}
+	}
+	for _, tc := range []struct {
+		tp   tmuxctl.Pane
+		f    *fakeFinder
+		want Pane
+		err  bool
+	}{
+		{pane("%1", 100, "work", "claude", "✳ Claude Code"), f, Pane{Pane: "%1", Target: "work:1.0", Command: "claude", Claude: true, How: claude.How, Supervised: true, LooksLike: true, id: claude.Identity}, false},
+		{pane("%2", 100, "scratch", "claude", ""), f, Pane{Pane: "%2", Target: "scratch:1.0", Command: "claude", Claude: true, How: claude.How,
+			Note: `session "scratch" matches panes.exclude "scratch"`, LooksLike: true, id: claude.Identity}, false},
+		{pane("%3", 101, "work", "claude", ""), f, Pane{Pane: "%3", Target: "work:1.0", Command: "claude", LooksLike: true, Why: f.why[101][0] + "; b; c; and 2 more", Problem: true, Fix: lookAlikeFix}, false},
+		{pane("%4", 102, "work", "bash", "host"), f, Pane{Pane: "%4", Target: "work:1.0", Command: "bash", Why: f.why[102][0]}, false},
+		{pane("%5", 102, "work", "node", "dev server"), f, Pane{Pane: "%5", Target: "work:1.0", Command: "node", Why: f.why[102][0]}, false},                                                                     // node alone: no look-alike
+		{pane("%6", 102, "work", "node", "✳ Claude Code"), f, Pane{Pane: "%6", Target: "work:1.0", Command: "node", LooksLike: true, Why: f.why[102][0] + "; a child", Problem: true, Fix: lookAlikeFix}, false}, // the title tells
+		{pane("%7", 102, "work", "2.1.329", ""), &fakeFinder{xerr: errors.New("proc: explain pane pid 102: /proc not usable")},
+			Pane{Pane: "%7", Target: "work:1.0", Command: "2.1.329", LooksLike: true, Why: "not explained: proc: explain pane pid 102: /proc not usable", Problem: true, Fix: lookAlikeFix}, false},
+		// the process table cannot tell: command and title decide, as in the watcher
+		{pane("%8", 105, "work", "claude", ""), &fakeFinder{err: errors.New("ps: failed")},
+			Pane{Pane: "%8", Target: "work:1.0", Command: "claude", Claude: true, How: "by command and title only (the process table cannot be read)", Supervised: true, LooksLike: true}, true},
+	} {
+		got, err := classify(context.Background(), tc.f, tc.tp, sel)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("classify(%s) = %+v, %v\nwant %+v", tc.tp.ID, got, err, tc.want)
+		}
+	}
+}
+
+func TestPaneRecords(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	os.MkdirAll(filepath.Join(good, "sessions"), 0o700)
+	os.WriteFile(filepath.Join(good, "sessions", "200.json"), []byte(`{"pid":200,"sessionId":"s-1","procStart":"5","version":"2.1.330"}`), 0o600)
+	badEntry := filepath.Join(dir, "bad-entry")
+	os.MkdirAll(filepath.Join(badEntry, "sessions"), 0o700)
+	os.WriteFile(filepath.Join(badEntry, "sessions", "200.json"), []byte(`{"pid":`), 0o600)
+	fileSessions := filepath.Join(dir, "file")
+	os.MkdirAll(fileSessions, 0o700)
+	os.WriteFile(filepath.Join(fileSessions, "sessions"), nil, 0o600)
+	noRegistry := filepath.Join(dir, "old")
+	os.MkdirAll(noRegistry, 0o700)
+	id := proc.Identity{PID: 200, Start: "ticks:5"}
+	for _, tc := range []struct {
+		env         *records.Env // nil: not readable
+		detail, fix string
+	}{
+		{&records.Env{ConfigDir: good}, filepath.Join(good, "sessions") + " readable; registry entry of Claude Code 2.1.330, session s-1", ""},
+		{&records.Env{Home: dir}, filepath.Join(dir, ".claude") + " does not exist (yet)", ""},
+		{&records.Env{ConfigDir: noRegistry}, noRegistry + " has no session registry (sessions/; older Claude Code keeps none)", ""},
+		{&records.Env{ConfigDir: badEntry}, filepath.Join(badEntry, "sessions") + " readable; its entry is not: records: read " + filepath.Join(badEntry, "sessions", "200.json") + ": unexpected end of JSON input", ""},
+		{&records.Env{ConfigDir: fileSessions}, filepath.Join(fileSessions, "sessions") + " cannot be read: open " + filepath.Join(fileSessions, "sessions") + ": not a directory",
+			"make " + filepath.Join(fileSessions, "sessions") + " a directory this user can read: cac-tmux must run as the user who runs Claude Code"},
+		{nil, "not read: proc: environment of pid 200: the process is gone", ""},
+	} {
+		f := &fakeFinder{env: map[int]records.Env{}}
+		if tc.env != nil {
+			f.env[200] = *tc.env
+		}
+		detail, fix := paneRecords(context.Background(), f, id)
+		if detail != tc.detail || fix != tc.fix {
+			t.Errorf("paneRecords(%+v) = %q, %q\nwant %q, %q", tc.env, detail, fix, tc.detail, tc.fix)
+		}
+	}
+	// an entry of an earlier process with the same pid: none for this one
+	f := &fakeFinder{env: map[int]records.Env{200: {ConfigDir: good}}}
+	stale := proc.Identity{PID: 200, Start: "ticks:4"}
+	if detail, _ := paneRecords(context.Background(), f, stale); !strings.HasPrefix(detail, filepath.Join(good, "sessions")+" readable; no registry entry for pid 200") {
+		t.Errorf("paneRecords with a stale entry = %q", detail)
+	}
+	// a registry without an entry for this pid
+	os.Remove(filepath.Join(good, "sessions", "200.json"))
+	if detail, _ := paneRecords(context.Background(), f, id); detail != filepath.Join(good, "sessions")+" readable; no registry entry for pid 200 (older Claude Code writes none)" {
+		t.Errorf("paneRecords without an entry = %q", detail)
+	}
+}
+
+func TestOlderThan(t *testing.T) {
+	for v, want := range map[string]bool{
+		"tmux 3.3a": false, "tmux 3.2": false, "tmux 3.1c": true, "tmux 2.9a": true, "tmux 3.10": false, "tmux 4.0": false,
+		"tmux next-3.4": false, "tmux master": false, "tmux openbsd-7.4": false, "": false,
+	} {
+		if got := olderThan(v, 3, 2); got != want {
+			t.Errorf("olderThan(%q, 3.2) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestZones(t *testing.T) {
+	env := func(tz string) func(string) string {
+		return func(k string) string {
+			if k == "TZ" {
+				return tz
+			}
+			return ""
+		}
+	}
+	c := checkZones(Env{Getenv: env("Asia/Kolkata")})
+	if !c.OK || !strings.Contains(c.Detail, "the local zone is TZ=Asia/Kolkata") {
+		t.Errorf("checkZones(TZ=Asia/Kolkata) = %+v", c)
+	}
+	c = checkZones(Env{Getenv: env("Mars/Olympus")})
+	if c.OK || !strings.HasPrefix(c.Detail, `TZ="Mars/Olympus" is not a time zone (`) || !strings.Contains(c.Detail, "local times are taken as UTC") ||
+		c.Fix != "set TZ to an IANA zone such as Europe/Berlin, or unset it to use /etc/localtime" {
+		t.Errorf("checkZones(TZ=Mars/Olympus) = %+v", c)
+	}
+	c = checkZones(Env{Getenv: env(":/nonexistent/zone")})
+	if c.OK || !strings.HasPrefix(c.Detail, `TZ=":/nonexistent/zone" is not a time zone`) {
+		t.Errorf("checkZones(TZ=:/nonexistent/zone) = %+v", c)
+	}
+	broken := func(name string) (*time.Location, error) {
+		if name == "Asia/Kolkata" {
+			return nil, errors.New("unknown time zone Asia/Kolkata")
+		}
+		return time.UTC, nil
+	}
+	c = checkZones(Env{Getenv: env(""), LoadLocation: broken})
+	if c.OK || c.Detail != "time zone Asia/Kolkata does not load: unknown time zone Asia/Kolkata" || !strings.Contains(c.Fix, "time/tzdata") {
+		t.Errorf("checkZones(no zone data) = %+v", c)
+	}
+}
+
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o600)
+	for _, tc := range []struct {
+		dir  string
+		err  error
+		want Check
+	}{
+		{dir, nil, Check{Name: "state", OK: true, Detail: "the state directory " + dir + " is writable"}},
+		{filepath.Join(dir, "a", "b"), nil, Check{Name: "state", OK: true,
+			Detail: "the state directory " + filepath.Join(dir, "a", "b") + " does not exist yet; " + dir + " is writable, so the watcher can create it"}},
+		{filepath.Join(file, "cac-tmux"), nil, Check{Name: "state", Detail: "the state directory " + filepath.Join(file, "cac-tmux") + " cannot be written: " + file + " is not a directory",
+			Fix: "make " + file + " a directory this user can write, or set XDG_STATE_HOME to one"}},
+		{"", errors.New("store: no state directory: set XDG_STATE_HOME or HOME to an absolute path"), Check{Name: "state",
+			Detail: "store: no state directory: set XDG_STATE_HOME or HOME to an absolute path", Fix: "set HOME, or XDG_STATE_HOME, to an absolute path"}},
+	} {
+		if got := checkDir("state", "the state directory", tc.dir, tc.err, "XDG_STATE_HOME"); got != tc.want {
+			t.Errorf("checkDir(%s) = %+v\nwant %+v", tc.dir, got, tc.want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".cac-tmux-doctor-*")); len(left) != 0 {
+		t.Errorf("checkDir left %q behind", left)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	r := Report{Checks: []Check{
+		{Name: "tmux", OK: true, Detail: "tmux 3.3a"},
+		{Name: "panes", Detail: "1 Claude Code pane of 3, 0 supervised; 1 looks like Claude Code but is not taken for it", Fix: "see the fix under each pane"},
+		{Name: "watcher", Detail: "no watcher", Fix: "start one"},
+	}, Panes: []Pane{
+		{Pane: "%1", Target: "w:1.0", Command: "claude", Claude: true, How: "H", Note: "excluded", Records: "R"},
+		{Pane: "%2", Target: "w:2.0", Command: "claude", LooksLike: true, Why: "W", Problem: true, Fix: "F"},
+		{Pane: "%3", Target: "w:3.0", Command: "bash", Why: "B"},
+	}}
+	var b bytes.Buffer
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `ok      tmux: tmux 3.3a
+PROBLEM panes: 1 Claude Code pane of 3, 0 supervised; 1 looks like Claude Code but is not taken for it
+          fix: see the fix under each pane
+          %1 w:1.0 (claude): Claude Code, not supervised: excluded; H
+            records: R
+          %2 w:2.0 (claude): looks like Claude Code but is not taken for it: W
+            fix: F
+          %3 w:3.0 (bash): not Claude Code: B
+PROBLEM watcher: no watcher
+          fix: start one
+`
+	if b.String() != want {
+		t.Errorf("Write() =\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	(Report{OK: true, Checks: []Check{{Name: "tmux", OK: true, Detail: "tmux 3.3a"}}}).Write(&b)
+	if b.String() != "ok      tmux: tmux 3.3a\nall is well\n" {
+		t.Errorf("Write(all well) = %q", b.String())
+	}
+}

@@ -1,0 +1,170 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/records"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// lookAlikeFix is the fix of a pane that looks like Claude Code but is not taken for it.
+const lookAlikeFix = "if it is Claude Code, run cac-tmux as the user who runs it, and start it so that its " +
+	"executable shows it: the native build (an executable named claude, or a version under a claude " +
+	"directory) or node/bun running @anthropic-ai/claude-code; a wrapper script must keep claude in " +
+	"the foreground (exec claude)"
+
+// checkPanes says what each pane of the server is.
+func checkPanes(ctx context.Context, e Env, sel config.Panes) ([]Pane, Check) {
+	list, err := e.Tmux.ListPanes(ctx, tmuxctl.Search{})
+	if err != nil {
+		return nil, Check{Name: "panes", Detail: "the panes cannot be listed: " + err.Error(), Fix: "run doctor again; if it fails again, run it with the tmux server's user"}
+	}
+	var panes []Pane
+	var procErr error
+	claude, supervised, lookAlikes := 0, 0, 0
+	for _, tp := range list {
+		p, err := classify(ctx, e.Finder, tp, sel)
+		if err != nil && procErr == nil {
+			procErr = err
+		}
+		switch {
+		case p.Claude:
+			claude++
+			if p.Supervised {
+				supervised++
+			}
+		case p.Problem:
+			lookAlikes++
+		}
+		panes = append(panes, p)
+	}
+	c := Check{Name: "panes", OK: true, Detail: fmt.Sprintf("%d Claude Code pane%s of %d, %d supervised", claude, plural(claude), len(list), supervised)}
+	if lookAlikes > 0 {
+		c.OK = false
+		verb := "look like Claude Code but are"
+		if lookAlikes == 1 {
+			verb = "looks like Claude Code but is"
+		}
+		c.Detail += fmt.Sprintf("; %d %s not taken for it", lookAlikes, verb)
+		c.Fix = "see the fix under each pane"
+	}
+	if procErr != nil {
+		c.OK = false
+		c.Detail += "; the process table cannot be read (" + procErr.Error() + "): panes are recognised by command and title only, and a watcher types into none"
+		c.Fix = "run cac-tmux where it can read /proc (Linux) or run ps (macOS)"
+	}
+	return panes, c
+}
+
+// classify says what one pane is. An error means the process table could not tell: the
+// pane is then judged by its command and title, as the watcher does.
+func classify(ctx context.Context, f Finder, tp tmuxctl.Pane, sel config.Panes) (Pane, error) {
+	p := Pane{Pane: tp.ID, Target: tp.Target(), Command: tp.Command, LooksLike: looksLikeClaude(tp)}
+	found, ok, err := f.Find(ctx, tp.PID)
+	if err != nil {
+		ok = proc.Hint(tp.Command, tp.Title)
+		found = proc.Found{How: "by command and title only (the process table cannot be read)"}
+	}
+	if ok {
+		p.Claude, p.How, p.id = true, found.How, found.Identity
+		var why string
+		p.Supervised, why = sel.Match(tp.Session)
+		p.Note = why
+		return p, err
+	}
+	why, xerr := f.Explain(ctx, tp.PID)
+	switch {
+	case xerr != nil:
+		p.Why = "not explained: " + xerr.Error()
+	case p.LooksLike: // every process looked at, up to three
+		if len(why) > 3 {
+			why = append(why[:3:3], fmt.Sprintf("and %d more", len(why)-3))
+		}
+		p.Why = strings.Join(why, "; ")
+	case len(why) > 0: // the foreground's leader says enough
+		p.Why = why[0]
+	}
+	if p.LooksLike {
+		p.Problem, p.Fix = true, lookAlikeFix
+	}
+	return p, err
+}
+
+// looksLikeClaude reports whether a pane's command or title suggests Claude Code (proc.Hint),
+// a "node" command only with a title that does: node runs much else.
+func looksLikeClaude(tp tmuxctl.Pane) bool {
+	return proc.Hint(tp.Command, "") && tp.Command != "node" || proc.Hint("", tp.Title)
+}
+
+// checkRecords reads where each Claude Code pane's process keeps its records (records
+// package): its config directory and the session registry in it.
+func checkRecords(ctx context.Context, e Env, panes []Pane) Check {
+	n, problems := 0, 0
+	for i := range panes {
+		p := &panes[i]
+		if !p.Claude || p.id.PID == 0 {
+			continue
+		}
+		n++
+		var fix string
+		p.Records, fix = paneRecords(ctx, e.Finder, p.id)
+		if fix != "" {
+			problems++
+			p.Problem, p.Fix = true, fix
+		}
+	}
+	switch {
+	case problems > 0:
+		return Check{Name: "records", Detail: fmt.Sprintf("the records of %d of %d Claude Code pane%s cannot be read", problems, n, plural(n)),
+			Fix: "see the fix under each pane"}
+	case n == 0:
+		return Check{Name: "records", OK: true, Detail: "no Claude Code pane to read the records of"}
+	}
+	return Check{Name: "records", OK: true, Detail: fmt.Sprintf("the records of %d Claude Code pane%s are readable", n, plural(n))}
+}
+
+// paneRecords says what is readable of one claude process's records, and the fix of a
+// problem ("" when none).
+func paneRecords(ctx context.Context, f Finder, id proc.Identity) (detail, fix string) {
+	env, err := f.Env(ctx, id)
+	if err != nil {
+		return "not read: " + err.Error(), ""
+	}
+	dir := env.Dir()
+	sessions := filepath.Join(dir, "sessions")
+	_, err = os.ReadDir(sessions)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, err := os.Stat(dir); err != nil {
+			return dir + " does not exist (yet)", ""
+		}
+		return dir + " has no session registry (sessions/; older Claude Code keeps none)", ""
+	case err != nil:
+		return sessions + " cannot be read: " + err.Error(),
+			"make " + sessions + " a directory this user can read: cac-tmux must run as the user who runs Claude Code"
+	}
+	start, _ := id.ProcStart()
+	en, err := env.Session(id.PID, start)
+	switch {
+	case errors.Is(err, records.ErrNoRecord):
+		return fmt.Sprintf("%s readable; no registry entry for pid %d (older Claude Code writes none)", sessions, id.PID), ""
+	case err != nil:
+		return sessions + " readable; its entry is not: " + err.Error(), ""
+	}
+	return fmt.Sprintf("%s readable; registry entry of Claude Code %s, session %s", sessions, en.Version, en.SessionID), ""
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

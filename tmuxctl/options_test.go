@@ -1,0 +1,154 @@
+package tmuxctl_test
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+)
+
+func TestParseUserOptions(t *testing.T) {
+	out := "activity-action other\n" +
+		"status-format[0] \"#[align=left]\"\n" +
+		"@cac-tmux-caf \"café ☕\"\n" +
+		"@cac-tmux-empty ''\n" +
+		"@cac-tmux-esc a\\033b\n" +
+		"@cac-tmux-hash \"#{x} #[fg=red]\"\n" +
+		"@cac-tmux-margin 10s\n" +
+		"@cac-tmux-message \"go on \\\"now\\\" \\$HOME \\\\ ;x\"\n" +
+		"@cac-tmux-nl a\\nb\\tc\\r\\a\\b\\v\\f\n" +
+		"@cac-tmux-sq \"it's\"\n" +
+		"@cac-tmux-dq 'a\"b\\\\c'\n" +
+		"@cac-tmux-tilde \\~x\n" +
+		"@cac-tmux-tilde2 \"\\~ x\"\n" +
+		"@cac-tmux-one \\#\n" +
+		"@cac-tmux-bad caf\\351\n" +
+		"@cac-tmux-nul a\\0b\n" +
+		"@cac-tmux-novalue\n" +
+		"@other-plugin x\n" +
+		"@cac_watcher 123\n"
+	got, err := tmuxctl.ParseUserOptions(out, "@cac-tmux-")
+	want := []tmuxctl.UserOption{
+		{"@cac-tmux-caf", "café ☕"},
+		{"@cac-tmux-empty", ""},
+		{"@cac-tmux-esc", "a\x1bb"},
+		{"@cac-tmux-hash", "#{x} #[fg=red]"},
+		{"@cac-tmux-margin", "10s"},
+		{"@cac-tmux-message", `go on "now" $HOME \ ;x`},
+		{"@cac-tmux-nl", "a\nb\tc\r\a\b\v\f"},
+		{"@cac-tmux-sq", "it's"},
+		{"@cac-tmux-dq", `a"b\c`},
+		{"@cac-tmux-tilde", "~x"},
+		{"@cac-tmux-tilde2", "~ x"},
+		{"@cac-tmux-one", "#"},
+		{"@cac-tmux-bad", "caf\xe9"},
+		{"@cac-tmux-nul", "a\x00b"},
+		{"@cac-tmux-novalue", ""},
+	}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseUserOptions() = %q, %v\nwant %q", got, err, want)
+	}
+	if got, err := tmuxctl.ParseUserOptions(out, "@"); err != nil || len(got) != len(want)+2 {
+		t.Errorf("ParseUserOptions(@) = %d options, %v; want %d", len(got), err, len(want)+2)
+	}
+	for _, bad := range []string{"@cac-tmux-x a\\\n", "@cac-tmux-x \\777\n"} {
+		if _, err := tmuxctl.ParseUserOptions(bad, "@cac-tmux-"); err == nil || !strings.Contains(err.Error(), "tmuxctl: show-options line") {
+			t.Errorf("ParseUserOptions(%q) = %v, want an error naming the line", bad, err)
+		}
+	}
+}
+
+// TestUserOptionsRoundTrip sets global user options to every byte, quotes and escapes, and
+// reads them back from a real tmux: what tmux prints is read as what was set.
+func TestUserOptionsRoundTrip(t *testing.T) {
+	eachTransport(t, func(t *testing.T, control bool) {
+		s := start(t, control, 80, 24)
+		ctx := context.Background()
+		values := []string{"10s", "", " ", "~", "~x", "x~", "~ x", "#", "\"", "'", "$", `\`, "a b", `a"b\c`, "it's",
+			"#{pane_id} #[fg=red]", "café ☕", "caf\xe9", "a\nb", "a;b", "{x}", "%", "go on \"now\" $HOME \\ ;x", "\t"}
+		var all strings.Builder
+		for b := 1; b < 128; b++ {
+			all.WriteByte(byte(b))
+		}
+		values = append(values, "a"+all.String()+"b", "\x1b[2J\x7f\u2028")
+		var want []tmuxctl.UserOption
+		for i, v := range values {
+			name := "@cac-tmux-t" + string(rune('a'+i/26)) + string(rune('a'+i%26))
+			if _, err := s.Client.Run(ctx, "set-option", "-g", name, v); err != nil { // as a .tmux.conf would, no escaping of ours
+				t.Fatalf("set %s %q: %v", name, v, err)
+			}
+			want = append(want, tmuxctl.UserOption{Name: name, Value: v})
+		}
+		s.Tmux(t, "set-option", "-g", "@other-x", "1")
+		got, err := s.Client.UserOptions(ctx, "@cac-tmux-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			for i := range max(len(got), len(want)) {
+				if i >= len(got) || i >= len(want) || got[i] != want[i] {
+					t.Errorf("option %d: got %q, want %q", i, at(got, i), at(want, i))
+				}
+			}
+		}
+	})
+}
+
+func at(o []tmuxctl.UserOption, i int) tmuxctl.UserOption {
+	if i < len(o) {
+		return o[i]
+	}
+	return tmuxctl.UserOption{}
+}
+
+func TestVersionAndServerInfo(t *testing.T) {
+	s := start(t, false, 80, 24)
+	ctx := context.Background()
+	v, err := s.Client.Version(ctx)
+	if err != nil || !strings.HasPrefix(v, "tmux 3.") {
+		t.Errorf("Version() = %q, %v; want tmux 3.x", v, err)
+	}
+	info, err := s.Client.ServerInfo(ctx)
+	if err != nil || "tmux "+info.Version != v || info.PID <= 0 || info.Socket != s.Socket {
+		t.Errorf("ServerInfo() = %+v, %v; want version %q, a pid and socket %s", info, err, v, s.Socket)
+	}
+	if p, err := os.FindProcess(info.PID); err != nil || p == nil {
+		t.Errorf("server pid %d: %v", info.PID, err)
+	}
+	none := &tmuxctl.Client{SocketPath: s.Dir + "/none"}
+	if _, err := none.ServerInfo(ctx); err == nil {
+		t.Errorf("ServerInfo() on no server: no error")
+	}
+	if _, err := none.UserOptions(ctx, "@cac-tmux-"); err == nil {
+		t.Errorf("UserOptions() on no server: no error")
+	}
+	if v, err := none.Version(ctx); err != nil || !strings.HasPrefix(v, "tmux ") {
+		t.Errorf("Version() without a server = %q, %v; want the binary's version", v, err)
+	}
+}
+
+// FuzzParseUserOptions: any show-options output is read without a panic, into options of the
+// prefix only, or refused with an error naming its line.
+func FuzzParseUserOptions(f *testing.F) {
+	for _, seed := range []string{"@cac-tmux-a 1\n", "@cac-tmux-a \"x \\\" \\$\"\n@cac-tmux-b ''\n", "@cac-tmux-c a\\0\\033\\\n",
+		"@cac-tmux-d '\n", "status on\n@cac-tmux-e \\~\n"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		opts, err := tmuxctl.ParseUserOptions(out, "@cac-tmux-")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "tmuxctl: show-options line ") {
+				t.Fatalf("ParseUserOptions(%q) = %v", out, err)
+			}
+			return
+		}
+		for _, o := range opts {
+			if !strings.HasPrefix(o.Name, "@cac-tmux-") || strings.ContainsAny(o.Name, " \n") {
+				t.Fatalf("ParseUserOptions(%q) = %q", out, opts)
+			}
+		}
+	})
+}

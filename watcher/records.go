@@ -1,0 +1,238 @@
+package watcher
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/records"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
+)
+
+// ResetSource says where a stopped pane's reset instant comes from.
+type ResetSource string
+
+// The sources of a reset instant.
+const (
+	// SourceScreen: the printed reset, to the minute (the detector's reading).
+	SourceScreen ResetSource = "screen"
+	// SourceTranscript: Claude Code's transcript row of the stop (quotaLimits.resetsAt), to
+	// the second.
+	SourceTranscript ResetSource = "transcript"
+)
+
+// ParseResetSource reads a source as published; "" is SourceScreen.
+func ParseResetSource(s string) (ResetSource, error) {
+	switch ResetSource(s) {
+	case "", SourceScreen:
+		return SourceScreen, nil
+	case SourceTranscript:
+		return SourceTranscript, nil
+	}
+	return "", fmt.Errorf("watcher: parse reset source %q: not screen or transcript", s)
+}
+
+// Exact refines the reset and kind read from the screen with the usage-limit row of the
+// session's transcript (records.LatestLimit). The row belongs to the stop on screen when its
+// resetsAt, read in the zone the screen's reset is in (the printed zone, else the host's),
+// shows the printed time: the same hour and minute, and the same date when the screen printed
+// one. Then the reset is resetsAt, to the second (for a time-only reset this also settles
+// which day was meant), and the kind is the row's rateLimitType when it names one.
+// agree is false when the row does not belong to the stop: the screen's reading stands.
+func Exact(r detector.Reset, kind detector.Kind, row records.Row) (exact detector.Reset, k detector.Kind, agree bool) {
+	if !r.Known || row.Kind != records.RowLimit {
+		return r, kind, false
+	}
+	at := row.ResetsAt.In(r.At.Location())
+	switch r.Source {
+	case detector.SourceEpoch:
+		agree = at.Equal(r.At)
+	case detector.SourceDate:
+		agree = at.Truncate(time.Minute).Equal(r.At.Truncate(time.Minute))
+	case detector.SourceClock:
+		agree = at.Hour() == r.At.Hour() && at.Minute() == r.At.Minute()
+	}
+	if !agree {
+		return r, kind, false
+	}
+	exact = r
+	exact.At, exact.Ambiguous = at, false
+	exact.How = fmt.Sprintf("%s; Claude Code's transcript records the reset to the second: %s (resetsAt %d)",
+		strings.TrimSuffix(r.How, "."), at.Format("2006-01-02 15:04:05 MST"), row.ResetsAt.Unix())
+	return exact, kindOf(row.RateLimitType, kind), true
+}
+
+// kindOf is the kind of limit a transcript's rateLimitType names; the screen's kind when it
+// names none this version knows. five_hour is the limit Claude Code prints as the session
+// limit or the 5-hour limit, depending on the version: the screen's name is kept.
+func kindOf(rateLimitType string, screen detector.Kind) detector.Kind {
+	switch rateLimitType {
+	case "five_hour":
+		if screen == detector.KindSession {
+			return screen
+		}
+		return detector.KindFiveHour
+	case "seven_day":
+		return detector.KindWeekly
+	case "seven_day_opus":
+		return detector.KindOpus
+	case "seven_day_sonnet":
+		return detector.KindSonnet
+	case "overage":
+		return detector.KindExtraUsage
+	}
+	return screen
+}
+
+// session is what Claude Code's records say about a pane's claude process: its config
+// directory (the account) and its registry entry. Read once per process, the entry again
+// whenever it is needed.
+type session struct {
+	asked  bool
+	env    records.Env
+	id     string    // the registry's session id when the stop was taken on, "" when unknown
+	judged time.Time // the usage-limit row last compared with the screen
+}
+
+// records returns where the pane's claude process keeps its records; ok is false when its
+// environment cannot be read (the ps fallback, another user's process, a process gone).
+func (w *Watcher) recordsOf(ctx context.Context, p *pane) (records.Env, bool) {
+	if !p.recs.asked && !p.unknown {
+		p.recs.asked = true
+		env, err := w.finder.Env(ctx, p.Identity)
+		if err != nil {
+			p.event(w.cfg.Log.Debug()).Err(err).Msg("no records: the process's environment is unreadable")
+		}
+		p.recs.env = env
+	}
+	return p.recs.env, p.recs.env.Dir() != ""
+}
+
+// entry reads the pane's registry entry; ok is false when there is none for this process.
+func (w *Watcher) entry(ctx context.Context, p *pane) (records.Entry, bool) {
+	env, ok := w.recordsOf(ctx, p)
+	start, isTicks := p.Identity.ProcStart()
+	if !ok || !isTicks {
+		return records.Entry{}, false
+	}
+	en, err := env.Session(p.PID, start)
+	if err != nil {
+		p.event(w.cfg.Log.Debug()).Err(err).Msg("no registry entry")
+		return records.Entry{}, false
+	}
+	if p.recs.id == "" {
+		p.recs.id = en.SessionID // the session of the stop being handled
+	}
+	return en, true
+}
+
+// rows reads the end of the pane's transcript; ok is false when there is no record.
+func (w *Watcher) rows(ctx context.Context, p *pane) (rows []records.Row, en records.Entry, ok bool) {
+	en, ok = w.entry(ctx, p)
+	if !ok {
+		return nil, en, false
+	}
+	rows, err := transcript(p.recs.env, en)
+	if err != nil {
+		p.event(w.cfg.Log.Debug()).Err(err).Msg("no transcript")
+		return nil, en, false
+	}
+	return rows, en, true
+}
+
+func transcript(env records.Env, en records.Entry) ([]records.Row, error) {
+	path, err := env.Transcript(en)
+	if err != nil {
+		return nil, err
+	}
+	return records.ReadTail(path, en.SessionID)
+}
+
+// FromRecords refines a reset read from the screen of the claude process id with the
+// usage-limit row of its transcript (Exact), for `inspect --pane`. Without records, or when
+// the row does not belong to the stop, r and kind come back with SourceScreen.
+func FromRecords(env records.Env, id proc.Identity, r detector.Reset, kind detector.Kind) (detector.Reset, detector.Kind, ResetSource) {
+	start, ok := id.ProcStart()
+	if !ok || !r.Known {
+		return r, kind, SourceScreen
+	}
+	en, err := env.Session(id.PID, start)
+	if err != nil {
+		return r, kind, SourceScreen
+	}
+	rows, err := transcript(env, en)
+	if err != nil {
+		return r, kind, SourceScreen
+	}
+	row, found := records.LatestLimit(rows)
+	if !found {
+		return r, kind, SourceScreen
+	}
+	if exact, k, agree := Exact(r, kind, row); agree {
+		return exact, k, SourceTranscript
+	}
+	return r, kind, SourceScreen
+}
+
+// refine takes the reset of the pane's stop from its transcript when the transcript's row
+// belongs to it (Exact). A disagreement is logged at info with both values, and the screen
+// wins. Missing records change nothing.
+func (w *Watcher) refine(ctx context.Context, p *pane) {
+	if p.source == SourceTranscript || !p.reset.Known {
+		return
+	}
+	rows, _, ok := w.rows(ctx, p)
+	if !ok {
+		return
+	}
+	row, found := records.LatestLimit(rows)
+	if !found || row.At.Equal(p.recs.judged) {
+		return
+	}
+	p.recs.judged = row.At
+	exact, kind, agree := Exact(p.reset, p.kind, row)
+	if !agree {
+		p.event(w.cfg.Log.Info()).Time("transcript_reset", row.ResetsAt).Str("rate_limit_type", row.RateLimitType).
+			Msg("the transcript's reset does not match the screen; the screen's is used")
+		return
+	}
+	p.reset, p.kind, p.source = exact, kind, SourceTranscript
+	p.event(w.cfg.Log.Info()).Str("reset_how", exact.How).Msg("exact reset from the transcript")
+}
+
+// registryAllows checks Claude Code's session registry before a key: another session id in
+// the process than the one that stopped is a new session (the stop is forgotten and the pane
+// looked at afresh), and a "busy" status is one more reason not to type. No entry allows:
+// the screen decides, as without records.
+func (w *Watcher) registryAllows(ctx context.Context, p *pane) bool {
+	en, ok := w.entry(ctx, p)
+	switch {
+	case !ok:
+		return true
+	case p.recs.id != "" && en.SessionID != p.recs.id:
+		p.event(w.cfg.Log.Info()).Msg("another Claude Code session in the process (its registry names a new session id); nothing typed, the pane is looked at afresh")
+		delete(w.panes, p.info.ID)
+		return false
+	case en.Busy():
+		p.note = "Claude Code's registry says a turn is running; nothing is sent until it is idle"
+		return false
+	}
+	return true
+}
+
+// proof is what the transcript says of the keys sent at p.sent (records.Proof); Unproven
+// without records. Rows are stamped by the host's clock, which the watcher's clock reads too;
+// a second of slack covers the rounding of both.
+func (w *Watcher) proof(ctx context.Context, p *pane) records.Outcome {
+	rows, _, ok := w.rows(ctx, p)
+	if !ok {
+		return records.Unproven
+	}
+	msg := ""
+	if p.typed {
+		msg = w.message(p)
+	}
+	return records.Proof(rows, p.sent.Add(-time.Second), msg)
+}
