@@ -66,11 +66,12 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 // at every one of them in its first tick. It starts with the new panes whose program may be
 // Claude Code (Search.Commands) while the process table tells which ones are (identify, which
 // runs meanwhile and returns maybeClaude's answers for list), then captures the rest it will
-// look at. A pane it did not capture, or whose capture failed, is captured by its look.
+// look at; a pane the watcher keeps its hands off (outOfScope) is not captured at all. A pane
+// it did not capture, or whose capture failed, is captured by its look.
 func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Time, identify func() ([]identity, []bool)) ([]identity, []bool) {
 	var early []string
 	for _, info := range list {
-		if w.panes[info.ID] == nil && claudeCommand.MatchString(info.Command) {
+		if w.panes[info.ID] == nil && claudeCommand.MatchString(info.Command) && w.outOfScope(info) == "" {
 			early = append(early, info.ID)
 		}
 	}
@@ -94,8 +95,8 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 
 	var rest []string
 	for i, info := range list {
-		if _, ok := w.screens[info.ID]; ok || !ids[i].ok {
-			continue
+		if _, ok := w.screens[info.ID]; ok || !ids[i].ok || w.outOfScope(info) != "" {
+			continue // a pane left alone is not even captured
 		}
 		if p := w.panes[info.ID]; p != nil {
 			renewed := fresh[i] && (p.Identity != ids[i].Identity || p.unknown != ids[i].unknown)
