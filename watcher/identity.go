@@ -58,6 +58,11 @@ func (w *Watcher) identify(ctx context.Context, info tmuxctl.Pane) (identity, bo
 		}
 	case ok:
 		id.Identity, id.how, id.ok = found.Identity, found.How, true
+	case found.Starting:
+		// tmux's fork, before the program: its row may already name the program, and so
+		// will the next one, so the answer must not be kept under that row (found.Starting).
+		delete(w.idents, info.ID)
+		return id, false
 	}
 	w.idents[info.ID] = id
 	return id, id.ok

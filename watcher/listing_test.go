@@ -127,6 +127,27 @@ func TestUnitStopBetweenFullListings(t *testing.T) {
 	}
 }
 
+// A pane listed while tmux's fork has not yet run its program (proc.Found.Starting) is
+// asked about again when a listing shows it next, though its row is the same: tmux 3.3a names
+// the program in the row before it runs, and a listing of changes shows the pane again only
+// for its output. (Kept as "no Claude Code here", the answer hid the pane until it closed.)
+func TestUnitPaneListedBeforeItsProgramRuns(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, "")
+	p.forked, p.info.Match = true, 0
+	r.at(0)
+	if got := r.state("%1"); got != "" {
+		t.Fatalf("a pane whose program has not started: state %q, want unsupervised", got)
+	}
+	p.forked = false
+	p.draw(stopped("9pm", ""))
+	p.info.Match = 3
+	r.at(time.Second)
+	if got := r.state("%1"); got != watcher.Waiting || r.tmux.notify.fulls != 1 {
+		t.Errorf("once its program drew a stop: state %q after %d full listings; want waiting after 1", got, r.tmux.notify.fulls)
+	}
+}
+
 // What tmux does not notify (a pane closed in another session, here: the notifier is
 // silent) is found at the next full listing, a Resync later; until then the pane is kept.
 func TestUnitSilentChangeFoundAtResync(t *testing.T) {

@@ -44,6 +44,9 @@ type fakePane struct {
 	// account names the claude's config directory (fakeTmux.Env); sessionID is its
 	// registry's session id, "" until session writes it.
 	account, sessionID string
+	// forked: the process table shows tmux's fork, which has not yet run claude
+	// (proc.Found.Starting).
+	forked bool
 }
 
 // fakeTmux is a tmux server whose panes a test edits between ticks.
@@ -312,6 +315,9 @@ func (f *fakeTmux) Find(_ context.Context, panePID int) (proc.Found, bool, error
 		return proc.Found{}, false, errors.New("proc: no /proc and no ps")
 	}
 	for _, p := range f.panes {
+		if p.info.PID == panePID && p.forked {
+			return proc.Found{Starting: true}, false, nil
+		}
 		if p.info.PID == panePID && p.claude.PID != 0 {
 			return proc.Found{Identity: p.claude, How: "fake"}, true, nil
 		}

@@ -45,6 +45,10 @@ func (id Identity) ProcStart() (string, bool) {
 type Found struct {
 	Identity
 	How string // one short sentence for logs/doctor, e.g. "foreground group 123 of pane pid 100: comm \"claude\""
+	// Starting, with ok false, says that the answer holds only for now: the pane's first
+	// process is still tmux's fork (see forked), which has not yet run the pane's program.
+	// A caller that keeps answers must ask again.
+	Starting bool
 }
 
 // Finder finds Claude Code under a pane's process. Its methods may be called concurrently.
@@ -74,7 +78,7 @@ const (
 
 // Find returns the Claude Code process in the foreground of the pane whose first process is
 // panePID. ok=false, err=nil: definitely not Claude Code (a shell, vim, …), or the pane
-// process is gone. err != nil: neither /proc nor ps could tell.
+// process is gone, or not yet (found.Starting). err != nil: neither /proc nor ps could tell.
 func (f *Finder) Find(ctx context.Context, panePID int) (found Found, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %w", panePID, err)

@@ -237,6 +237,10 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 		}
 		return Found{}, false, fmt.Errorf("%s not usable: %w", p.root, err)
 	}
+	if p.forked(pane) {
+		p.reject("the pane's process %d has not yet run the pane's program: it is still tmux's fork (comm %q)", panePID, pane.comm)
+		return Found{Starting: true}, false, nil
+	}
 	tpgid := pane.tpgid
 	if tpgid <= 0 {
 		p.reject("the pane's process %d has no terminal, so no foreground", panePID)
@@ -276,6 +280,20 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 		}
 	}
 	return Found{}, false, nil
+}
+
+// forked reports whether the pane's first process is still the fork of its parent (the tmux
+// server) that has not yet executed the pane's program: the same comm ("tmux: server", as
+// tmux 3.3a names its server on Linux) and the same executable as its parent. A listing made
+// then shows the pane with the program's name already (tmux 3.3a falls back to the pane's
+// argv while the fork has no terminal), and nothing shows it again but new output.
+func (p *procfs) forked(pane statInfo) bool {
+	parent, err := p.stat(pane.ppid)
+	if err != nil || parent.comm != pane.comm {
+		return false
+	}
+	exe := p.exe(pane.pid)
+	return exe != "" && exe == p.exe(pane.ppid)
 }
 
 // findInGroup looks at every member of the foreground group when its leader has exited (the

@@ -135,6 +135,9 @@ func shell(tpgid int) fake {
 	return fake{pid: 100, ppid: 1, pgrp: 100, tpgid: tpgid, comm: "bash", argv: []string{"-bash"}, exe: "/usr/bin/bash", start: 1000}
 }
 
+// tmuxServer is a tmux 3.3a server on Linux, pid 50: it names itself "tmux: server".
+var tmuxServer = fake{pid: 50, ppid: 1, pgrp: 50, tpgid: -1, comm: "tmux: server", argv: []string{"tmux", "new", "-d"}, exe: "/usr/bin/tmux", start: 900}
+
 func TestFindFakeProc(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -143,6 +146,7 @@ func TestFindFakeProc(t *testing.T) {
 		pane     int
 		wantPID  int // 0: not Claude Code
 		wantHow  string
+		starting bool // not Claude Code for now (Found.Starting)
 	}{
 		{
 			name: "claude as leader", children: true, pane: 100, wantPID: 200,
@@ -275,6 +279,28 @@ func TestFindFakeProc(t *testing.T) {
 			name: "pane pid missing", children: true, pane: 999,
 			procs: []fake{shell(100)},
 		},
+		// tmux 3.3a forks the pane's process and only then executes the program: a listing
+		// in between names the program (from the pane's argv) while /proc shows the fork.
+		{
+			name: "tmux's fork before its terminal", children: true, pane: 100, starting: true,
+			procs: []fake{tmuxServer,
+				{pid: 100, ppid: 50, pgrp: 50, tpgid: -1, comm: "tmux: server", argv: tmuxServer.argv, exe: "/usr/bin/tmux", start: 5000}},
+		},
+		{
+			name: "tmux's fork with its terminal", children: true, pane: 100, starting: true,
+			procs: []fake{tmuxServer,
+				{pid: 100, ppid: 50, pgrp: 100, tpgid: 100, comm: "tmux: server", argv: tmuxServer.argv, exe: "/usr/bin/tmux", start: 5000}},
+		},
+		{
+			name: "a tmux client as the pane's program", children: true, pane: 100,
+			procs: []fake{tmuxServer,
+				{pid: 100, ppid: 50, pgrp: 100, tpgid: 100, comm: "tmux: client", argv: []string{"tmux", "attach"}, exe: "/usr/bin/tmux", start: 5000}},
+		},
+		{
+			name: "a shell, child of the tmux server", children: true, pane: 100,
+			procs: []fake{tmuxServer,
+				{pid: 100, ppid: 50, pgrp: 100, tpgid: 100, comm: "bash", argv: []string{"-bash"}, exe: "/usr/bin/bash", start: 5000}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,8 +310,8 @@ func TestFindFakeProc(t *testing.T) {
 				t.Fatalf("Find(%d) error: %v", tt.pane, err)
 			}
 			if tt.wantPID == 0 {
-				if ok {
-					t.Fatalf("Find(%d) = %+v, want not Claude Code", tt.pane, got)
+				if ok || got.Starting != tt.starting {
+					t.Fatalf("Find(%d) = %+v, %v, want not Claude Code, Starting %v", tt.pane, got, ok, tt.starting)
 				}
 				return
 			}

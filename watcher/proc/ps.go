@@ -144,6 +144,10 @@ func (t *psTable) find(panePID int) (Found, bool) {
 	if !ok {
 		return Found{}, false // the pane's process is gone
 	}
+	if j, ok := t.byPID[t.rows[i].ppid]; ok && t.rows[j].args == t.rows[i].args {
+		// Still the tmux server's fork (procfs.forked): ps shows its parent's argv.
+		return Found{Starting: true}, false
+	}
 	tpgid := t.rows[i].tpgid
 	if tpgid <= 0 {
 		return Found{}, false // no controlling terminal (procps prints -1, BSD ps 0)

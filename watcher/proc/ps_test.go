@@ -25,7 +25,8 @@ const linuxPS = `    1     0     1    -1 Ss   Fri Nov 20 22:53:55 2026 /sbin/ini
 `
 
 // macPS is BSD ps output (macOS) for psArgs: tpgid 0 without a terminal, paths with spaces in
-// args, the native binary started by its versioned path.
+// args, the native binary started by its versioned path, and a pane's process (4500) that is
+// still the tmux server's fork: its parent's args.
 const macPS = `    1     0     1      0 Ss     Mon Jan  8 09:38:24 2024     /sbin/launchd
   612     1   612      0 S      Mon Jan  8 09:38:30 2024     /Applications/Visual Studio Code.app/Contents/MacOS/Electron --type=renderer
  4099     1  4099      0 Ss     Tue Jan  9 14:02:10 2024     tmux new -s work
@@ -34,6 +35,7 @@ const macPS = `    1     0     1      0 Ss     Mon Jan  8 09:38:24 2024     /sbi
  4300  4099  4300   4300 Ss+    Tue Jan  9 14:06:00 2024     -zsh
  4400  4099  4400   4401 Ss     Tue Jan  9 14:07:00 2024     -zsh
  4401  4400  4401   4401 S+     Tue Jan  9 14:07:05 2024     node /opt/homebrew/bin/claude
+ 4500  4099  4500      0 S      Tue Jan  9 14:08:00 2024     tmux new -s work
 `
 
 func TestParsePS(t *testing.T) {
@@ -41,7 +43,7 @@ func TestParsePS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(tab.rows), 8; got != want {
+	if got, want := len(tab.rows), 9; got != want {
 		t.Fatalf("parsePS(macPS) has %d rows, want %d", got, want)
 	}
 	got := tab.rows[tab.byPID[612]]
@@ -50,7 +52,7 @@ func TestParsePS(t *testing.T) {
 	if got != want {
 		t.Errorf("parsePS(macPS) row 612 = %+v, want %+v", got, want)
 	}
-	if got, want := tab.byParent[4099], []int{4100, 4300, 4400}; !slices.Equal(got, want) {
+	if got, want := tab.byParent[4099], []int{4100, 4300, 4400, 4500}; !slices.Equal(got, want) {
 		t.Errorf("children of 4099 = %v, want %v", got, want)
 	}
 
@@ -95,6 +97,7 @@ func TestFindPS(t *testing.T) {
 		{macPS, 4300, 0, ""},
 		{macPS, 4400, 4401, `node running "/opt/homebrew/bin/claude"`},
 		{macPS, 612, 0, ""},
+		{macPS, 4500, 0, ""}, // tmux's fork, before it runs the pane's program: Starting
 	}
 	for _, tt := range tests {
 		listing := tt.listing
@@ -105,8 +108,8 @@ func TestFindPS(t *testing.T) {
 			continue
 		}
 		if tt.wantPID == 0 {
-			if ok {
-				t.Errorf("Find(%d) = %+v, want not Claude Code", tt.pane, got)
+			if starting := tt.pane == 4500; ok || got.Starting != starting {
+				t.Errorf("Find(%d) = %+v, %v, want not Claude Code, Starting %v", tt.pane, got, ok, starting)
 			}
 			continue
 		}
