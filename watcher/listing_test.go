@@ -80,11 +80,12 @@ func TestUnitListingOfChanges(t *testing.T) {
 		p := r.tmux.add(fmt.Sprintf("%%%d", i), 100+i, idle())
 		p.info.Match = 0
 	}
-	for i := range 61 {
+	resync := int(watcher.Defaults.Resync / time.Second)
+	for i := range resync + 1 {
 		r.at(time.Duration(i) * time.Second)
 	}
 	if got := r.tmux.notify.fulls; got != 2 {
-		t.Errorf("full listings over 61 ticks = %d, want 2 (the first, and a Resync later)", got)
+		t.Errorf("full listings over %d ticks = %d, want 2 (the first, and a Resync later)", resync+1, got)
 	}
 	for i := range 20 {
 		if id := fmt.Sprintf("%%%d", i); r.tmux.captures[id] != 1 || r.state(id) != watcher.Running {
@@ -93,7 +94,7 @@ func TestUnitListingOfChanges(t *testing.T) {
 	}
 	// A notified change lists every pane again, at the next tick.
 	r.tmux.panes["%3"].info.Session = "renamed"
-	r.at(61 * time.Second)
+	r.at(time.Duration(resync+1) * time.Second)
 	if got := r.tmux.notify.fulls; got != 3 {
 		t.Errorf("full listings after a renamed session = %d, want 3", got)
 	}

@@ -94,8 +94,7 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 		return l, false, nil
 	case !same || found.Identity != p.Identity:
 		log.Info().Str("pane", id).Str("target", info.Target()).Msg("the claude process that stopped is no longer in the foreground; nothing typed")
-		delete(w.panes, id)
-		delete(w.idents, id)
+		w.afresh(id)
 		return l, false, nil
 	}
 	if !w.registryAllows(ctx, p) {

@@ -17,6 +17,7 @@ package watcher
 import (
 	"context"
 	"errors"
+	"iter"
 	"maps"
 	"slices"
 	"strconv"
@@ -118,7 +119,7 @@ var Defaults = Config{
 	Schedule: scheduler.Default,
 	Pause:    200 * time.Millisecond,
 	Settle:   3 * time.Second,
-	Resync:   time.Minute,
+	Resync:   5 * time.Minute,
 }
 
 // Search is the server-side pre-filter of each listing: rows that any limit message, Claude
@@ -146,6 +147,9 @@ type Watcher struct {
 	tmux   Tmux
 	finder Finder
 	panes  map[string]*pane // supervised sessions by pane id
+	// unsettled holds every supervised pane that is not calm (see settle): the panes a tick
+	// goes over beyond its listing.
+	unsettled map[string]*pane
 	// idents caches which panes run Claude Code, by pane id.
 	idents map[string]identity
 	// failing remembers the last error logged per source, so an error repeats in the log
@@ -195,7 +199,7 @@ func New(t Tmux, f Finder, cfg Config) *Watcher {
 	if cfg.Zone == nil {
 		cfg.Zone = time.Local
 	}
-	return &Watcher{cfg: cfg, tmux: t, finder: f, panes: map[string]*pane{}, idents: map[string]identity{},
+	return &Watcher{cfg: cfg, tmux: t, finder: f, panes: map[string]*pane{}, unsettled: map[string]*pane{}, idents: map[string]identity{},
 		failing: map[string]string{}, restore: map[string]store.Pane{}, reconf: make(chan Config, 1)}
 }
 
@@ -229,8 +233,9 @@ func (w *Watcher) apply(cfg Config) {
 	if cfg.Notify != nil {
 		w.cfg.Notify = cfg.Notify
 	}
-	for _, p := range w.panes {
+	for id, p := range w.panes {
 		p.pol, p.policy = cfg.Policy, decision{} // each stop is judged again
+		w.unsettled[id] = p
 	}
 	w.cfg.Log.Info().Dur("interval", w.cfg.Interval).Dur("margin", w.cfg.Schedule.Margin).Msg("configuration reloaded")
 }
@@ -304,9 +309,10 @@ func (w *Watcher) save() {
 	w.report("state file", w.cfg.Store.Save(recs))
 }
 
-// records adds the records of the supervised sessions that have one to recs.
+// records adds the records of the supervised sessions that have one to recs (a calm pane has
+// none).
 func (w *Watcher) records(recs map[string]store.Pane) {
-	for id, p := range w.panes {
+	for id, p := range w.eachUnsettled() {
 		if r, ok := p.record(); ok {
 			recs[id] = r
 		}
@@ -327,6 +333,7 @@ func (w *Watcher) gone(now time.Time, err error) time.Time {
 		w.cfg.Log.Debug().Err(err).Msg("the listing that found no server")
 		w.records(w.restore)
 		clear(w.panes)
+		clear(w.unsettled)
 		clear(w.idents)
 		w.announced = false
 	}
@@ -394,13 +401,14 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 			errs = append(errs, err)
 		}
 	}
-	for _, p := range w.panes {
+	for id, p := range w.eachUnsettled() {
 		if err := w.publish(ctx, p); err != nil {
-			errs = append(errs, err) // a thousand quiet panes append nothing
+			errs = append(errs, err)
 		}
 		if t := p.wake(); !t.IsZero() && t.Before(next) {
 			next = t
 		}
+		w.settle(id, p)
 	}
 	w.save()
 	return next, errors.Join(errs...)
@@ -445,7 +453,7 @@ func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, full bool, 
 		}
 	}
 	if !full {
-		for id, p := range w.panes {
+		for id, p := range w.eachUnsettled() {
 			// A quiet running session needs no look (needsLook): only the others are visited.
 			if !seen[id] && p.state != Running {
 				info := p.info
@@ -468,6 +476,9 @@ func (w *Watcher) visitAll(ctx context.Context, list []tmuxctl.Pane, full bool, 
 		}
 		if info.Request != "" && !w.cfg.DryRun {
 			requests = append(requests, info)
+		}
+		if p := w.panes[info.ID]; p != nil {
+			w.unsettled[info.ID] = p // looked at, or about to be answered: settled again at the end of the tick
 		}
 	}
 	clear(w.screens) // a later look (before keys, for a request) captures afresh
@@ -539,7 +550,7 @@ func (w *Watcher) visitAs(ctx context.Context, info tmuxctl.Pane, id identity, f
 			w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("a new claude session in the pane")
 		}
 		p = newPane(info, id, w.cfg.Schedule, w.cfg.Policy)
-		w.panes[info.ID] = p
+		w.panes[info.ID], w.unsettled[info.ID] = p, p
 		w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Int("pid", id.PID).Str("how", id.how).Msg("supervising claude")
 		if r, ok := w.restore[info.ID]; ok {
 			delete(w.restore, info.ID)
@@ -617,12 +628,42 @@ func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detect
 	return v
 }
 
+// What a tick costs per pane (issue 16): on a server of a thousand idle Claude panes, a loop
+// over every supervised pane costs a cache miss per pane on each tick (its pane was last
+// touched a second ago), which measured as much as the rest of a quiet tick. So a tick goes
+// over its listing's panes and the unsettled ones only. A calm pane (running, nothing
+// published on it, nothing due) stays calm until a listing shows it again, for its state
+// changes only when it is looked at; settings reloaded unsettle every pane.
+
+// eachUnsettled yields the unsettled panes that are still supervised, dropping the others
+// (a pane forgotten since it was unsettled).
+func (w *Watcher) eachUnsettled() iter.Seq2[string, *pane] {
+	return func(yield func(string, *pane) bool) {
+		for id, p := range w.unsettled {
+			if w.panes[id] != p {
+				delete(w.unsettled, id)
+				continue
+			}
+			if !yield(id, p) {
+				return
+			}
+		}
+	}
+}
+
+// settle forgets a pane that has become calm, once its state is published and told.
+func (w *Watcher) settle(id string, p *pane) {
+	if p.state == Running && p.published == (tmuxctl.Options{}) && p.told.state == Running && p.wake().IsZero() {
+		delete(w.unsettled, id)
+	}
+}
+
 // schedule gives every waiting pane its due instant: reset + margin, staggered between panes
 // of one account due at the same reset, later for panes whose own auto-continue goes first. A
 // pane keeps its place in the stagger, and a capped pane its cap, until its stop changes.
 func (w *Watcher) schedule() {
 	var waits []scheduler.Wait
-	for id, p := range w.panes {
+	for id, p := range w.eachUnsettled() {
 		if (p.state == Waiting || p.state == Native) && p.retryAt.IsZero() && !p.pressEnter {
 			waits = append(waits, scheduler.Wait{Pane: id, Account: p.account(), Reset: p.reset.At, Exact: p.exact(),
 				Stopped: p.stopped, Native: p.state == Native, Kept: p.slot})
@@ -640,7 +681,7 @@ func (w *Watcher) schedule() {
 // an idle pane is not even sorted.
 func (w *Watcher) byDue() []*pane {
 	var ps []*pane
-	for _, p := range w.panes {
+	for _, p := range w.eachUnsettled() {
 		if !p.wake().IsZero() {
 			ps = append(ps, p)
 		}
