@@ -130,7 +130,7 @@ func (ax axes) px(n float64) int {
 	return ax.x0 + int(math.Round((math.Log10(n)-ax.xlo)/(ax.xhi-ax.xlo)*float64(ax.x1-ax.x0)))
 }
 
-// py is the y pixel of v %, on the bottom edge when v is not above its range.
+// py is the y pixel of v %; a v not positive or below the range is drawn on the bottom edge.
 func (ax axes) py(v float64) int {
 	l := ax.ylo
 	if v > 0 {
