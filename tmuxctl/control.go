@@ -116,27 +116,44 @@ func (c *Client) Dial(ctx context.Context) (*Control, error) {
 	defer cancel()
 	args := []string{"-N", "-C", "attach-session", "-f", controlFlags}
 	argv := c.Argv(args...)
+	k, err := newControl(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.start(argv, args); err != nil {
+		return nil, err
+	}
+	return k.handshake(ctx, args, timeout)
+}
+
+// newControl is a Control of c's server with its nonce drawn, not started yet.
+func newControl(c *Client) (*Control, error) {
 	nonce := make([]byte, 12)
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("tmuxctl: control nonce: %w", err)
 	}
-	k := &Control{
+	return &Control{
 		id:      dials.Add(1),
 		client:  *c,
 		events:  make(chan event, 64),
 		closing: make(chan struct{}),
 		done:    make(chan struct{}),
 		nonce:   hex.EncodeToString(nonce),
-	}
+	}, nil
+}
+
+// start runs the tmux client argv (args is argv after the tmux flags, for an *Error) with
+// pipes for its stdin and stdout, and starts read on its stdout.
+func (k *Control) start(argv, args []string) error {
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, err
+		return err
 	}
 	k.stdin = inW
 	k.cmd = exec.Command(argv[0], argv[1:]...)
@@ -150,10 +167,15 @@ func (c *Client) Dial(ctx context.Context) (*Control, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, &Error{Args: args, ExitCode: -1, Err: err}
+		return &Error{Args: args, ExitCode: -1, Err: err}
 	}
 	go k.read(outR)
+	return nil
+}
 
+// handshake waits for tmux's answer to the attach, within ctx (timeout is its bound, for the
+// error), and returns k, or closes it and returns why the attach failed.
+func (k *Control) handshake(ctx context.Context, args []string, timeout time.Duration) (*Control, error) {
 	// The first block is attach-session's: empty on success, tmux's reason on %error.
 	select {
 	case e := <-k.events:
@@ -218,12 +240,6 @@ func (k *Control) read(out *os.File) {
 		body                 strings.Builder
 		exitReason, readFail string
 	)
-	deliver := func(e event) {
-		select {
-		case k.events <- e:
-		case <-k.closing:
-		}
-	}
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -235,7 +251,7 @@ func (k *Control) read(out *os.File) {
 		line = line[:len(line)-1]
 		if inBlock {
 			if line == end || line == errEnd {
-				deliver(event{body: body.String(), failed: line == errEnd, flags: flags})
+				k.deliver(event{body: body.String(), failed: line == errEnd, flags: flags})
 				body.Reset()
 				inBlock = false
 				lastFields, lastEnd, lastErrEnd = fields, end, errEnd
@@ -249,7 +265,7 @@ func (k *Control) read(out *os.File) {
 		case strings.HasPrefix(line, "%begin "):
 			fields = line[len("%begin "):]
 			if fields == lastFields {
-				deliver(event{misframed: line})
+				k.deliver(event{misframed: line})
 			}
 			end, errEnd = "%end "+fields, "%error "+fields
 			flags = fields[strings.LastIndexByte(fields, ' ')+1:]
@@ -260,12 +276,27 @@ func (k *Control) read(out *os.File) {
 				exitReason = "%exit"
 			}
 		case line == lastEnd || line == lastErrEnd:
-			deliver(event{misframed: line})
+			k.deliver(event{misframed: line})
 		case changeNotice(line):
 			k.changes.Add(1) // before any block read after it is delivered
 		}
 	}
 	out.Close()
+	k.reap(exitReason, readFail)
+}
+
+// deliver hands e to Run, or drops it once Close has begun.
+func (k *Control) deliver(e event) {
+	select {
+	case k.events <- e:
+	case <-k.closing:
+	}
+}
+
+// reap waits for the client process, sets err to why the connection ended and closes done.
+// The reason is tmux's %exit reason (exitReason), else how its output ended (readFail), else
+// its exit status, with its stderr after; "closed" once Close has begun.
+func (k *Control) reap(exitReason, readFail string) {
 	werr := k.cmd.Wait()
 	reason := exitReason
 	switch {
@@ -365,21 +396,58 @@ func (k *Control) run(ctx context.Context, args []string) ([]string, error) {
 	if err := k.Err(); err != nil {
 		return fail(fmt.Errorf("%w (%w)", err, errNotSent))
 	}
-	if k.pending != "" {
-		// The reply of an abandoned Run first. If it does not come in this Run's time either,
-		// tmux is stuck or the framing lost: give the connection up.
-		if _, _, err := k.await(ctx, k.pending); err != nil && !errors.Is(err, ErrFraming) {
-			if !errors.Is(err, ErrClosed) {
-				k.cmd.Process.Kill()
-				err = fmt.Errorf("%w: no reply to an abandoned command: %v", ErrClosed, err)
-			}
-			return fail(fmt.Errorf("%w (%w)", err, errNotSent))
-		}
-		k.pending = ""
+	if err := k.drainPending(ctx); err != nil {
+		return fail(err)
+	}
+	token, err := k.send(ctx, line)
+	if err != nil {
+		return fail(err)
 	}
 
-	if err := ctx.Err(); err != nil {
+	blocks, failed, err := k.await(ctx, token)
+	if err != nil {
+		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFraming) {
+			k.pending = token
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("no reply within %s: %w", timeout, err)
+			} else {
+				err = fmt.Errorf("reply abandoned: %w", err)
+			}
+		}
 		return fail(err)
+	}
+	if failed != nil {
+		return blocks, &Error{Args: args, ExitCode: 1, Stderr: failed.body, Err: classify(failed.body)}
+	}
+	return blocks, nil
+}
+
+// drainPending reads the reply of an abandoned Run, if one is still to come, before a new
+// command is written. Its error wraps errNotSent. Called with k.mu held.
+func (k *Control) drainPending(ctx context.Context) error {
+	if k.pending == "" {
+		return nil
+	}
+	// The reply of an abandoned Run first. If it does not come in this Run's time either,
+	// tmux is stuck or the framing lost: give the connection up.
+	if _, _, err := k.await(ctx, k.pending); err != nil && !errors.Is(err, ErrFraming) {
+		if !errors.Is(err, ErrClosed) {
+			k.cmd.Process.Kill()
+			err = fmt.Errorf("%w: no reply to an abandoned command: %v", ErrClosed, err)
+		}
+		return fmt.Errorf("%w (%w)", err, errNotSent)
+	}
+	k.pending = ""
+	return nil
+}
+
+// send writes the command line, then the sync line `display-message -p TOKEN` whose reply
+// marks the end of the line's, and returns TOKEN. It returns ctx's error if ctx is over
+// before the write; a failed write's error wraps errNotSent unless part of the line went out
+// (then it has killed the client). Called with k.mu held.
+func (k *Control) send(ctx context.Context, line string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
 	k.seq++
 	token := "cac-sync-" + k.nonce + "-" + strconv.FormatUint(k.seq, 10)
@@ -401,30 +469,14 @@ func (k *Control) run(ctx context.Context, args []string) ([]string, error) {
 			// Half a line sent: tmux would read the next command as its rest, and on EOF
 			// might run the half. Kill the client, so that nothing more is read.
 			k.cmd.Process.Kill()
-			return fail(fmt.Errorf("%w: writing a command: %v", ErrClosed, err))
+			return "", fmt.Errorf("%w: writing a command: %v", ErrClosed, err)
 		}
 		if k.Err() != nil || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
-			return fail(fmt.Errorf("%w: writing a command: %v (%w)", ErrClosed, err, errNotSent))
+			return "", fmt.Errorf("%w: writing a command: %v (%w)", ErrClosed, err, errNotSent)
 		}
-		return fail(fmt.Errorf("writing a command: %w (%w)", err, errNotSent))
+		return "", fmt.Errorf("writing a command: %w (%w)", err, errNotSent)
 	}
-
-	blocks, failed, err := k.await(ctx, token)
-	if err != nil {
-		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFraming) {
-			k.pending = token
-			if errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("no reply within %s: %w", timeout, err)
-			} else {
-				err = fmt.Errorf("reply abandoned: %w", err)
-			}
-		}
-		return fail(err)
-	}
-	if failed != nil {
-		return blocks, &Error{Args: args, ExitCode: 1, Stderr: failed.body, Err: classify(failed.body)}
-	}
-	return blocks, nil
+	return token, nil
 }
 
 // await reads blocks up to the one printing token and returns the output of each of those

@@ -92,23 +92,8 @@ var (
 )
 
 func main() {
-	var n, watchArgs string
-	var readme string
-	flag.StringVar(&n, "n", "10,100,1000", "numbers of Claude panes per server, comma separated")
-	flag.IntVar(&opt.trials, "trials", 20, "detection trials per N and run: limits drawn at random points of the tick on idle sessions (0: none)")
-	flag.StringVar(&readme, "readme", "", "print the README's table of what watching costs from this CSV of an earlier run, and exit")
-	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner) in the detection phases")
-	flag.DurationVar(&opt.interval, "interval", time.Second, "the watcher's --interval (its tick), also the naive poller's")
-	flag.IntVar(&opt.runs, "runs", 3, "repetitions of every measurement (a fresh server each)")
-	flag.DurationVar(&opt.window, "window", 60*time.Second, "minimum CPU window of the watcher (extended to the probe's limit instant, 0–60s more)")
-	flag.DurationVar(&opt.warmup, "warmup", 10*time.Second, "start-up time excluded from the window (extended until every pane is supervised)")
-	flag.DurationVar(&opt.countWindow, "count-window", 30*time.Second, "window of the tmux command count (30s: one revisit of the stopped pane)")
-	flag.DurationVar(&opt.naiveWindow, "naive-window", 10*time.Second, "window of the naive poller (its cost per pass is steady)")
-	flag.DurationVar(&opt.baselineWindow, "baseline-window", 15*time.Second, "window of the tmux server's baseline CPU, with nothing watching (before the watcher starts)")
-	flag.StringVar(&watchArgs, "watch-args", "", "extra arguments appended to every `cac-tmux watch` command line, split on blanks (e.g. --transport=exec)")
-	flag.BoolVar(&opt.latency, "latency", true, "measure detection latency and resume punctuality (adds 0–60s per N and run: the probe's reset is a whole minute)")
-	flag.StringVar(&opt.out, "out", "results", "directory for the CSV and the PNG (relative: to the repository root)")
-	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s -baseline-window 5s -trials 10 (flags given win), 2–3 minutes")
+	var n, watchArgs, readme string
+	defineFlags(&n, &watchArgs, &readme)
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "watchcost: unexpected arguments %q\n", flag.Args())
@@ -122,31 +107,12 @@ func main() {
 		return
 	}
 	if opt.quick {
-		set := map[string]bool{}
-		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for name, v := range map[string]string{"n": "10,50", "runs": "1", "window": "10s", "warmup": "3s", "count-window": "10s", "naive-window": "5s", "baseline-window": "5s", "trials": "10"} {
-			if !set[name] {
-				flag.Set(name, v)
-			}
-		}
+		quickDefaults()
 	}
-	least := opt.busy + 1 // the stopped pane
-	if opt.latency {
-		least++ // the probe
-	}
-	for _, f := range strings.Split(n, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < least {
-			fmt.Fprintf(os.Stderr, "watchcost: -n: %q is not a number ≥ %d (-busy, the stopped pane and the probe)\n", f, least)
-			os.Exit(2)
-		}
-		opt.ns = append(opt.ns, v)
-	}
-	if opt.runs < 1 || opt.window <= 0 || opt.warmup < 0 || opt.countWindow <= 0 || opt.naiveWindow <= 0 || opt.baselineWindow <= 0 || opt.busy < 0 || opt.trials < 0 || opt.interval < 100*time.Millisecond {
-		fmt.Fprintln(os.Stderr, "watchcost: -runs, -window, -count-window, -naive-window, -baseline-window must be positive, -warmup, -busy and -trials not negative, -interval ≥ 100ms")
+	if err := setOptions(n, watchArgs); err != nil {
+		fmt.Fprintln(os.Stderr, "watchcost:", err)
 		os.Exit(2)
 	}
-	opt.watchArgs = strings.Fields(watchArgs)
 	os.Unsetenv("TMUX") // every tmux call names its server with -S anyway
 	os.Unsetenv("TMUX_PANE")
 
@@ -166,8 +132,88 @@ func main() {
 	}
 }
 
+// defineFlags defines the command's flags. Most set opt directly; -n, -watch-args and -readme
+// go into the strings given, which main reads after parsing.
+func defineFlags(n, watchArgs, readme *string) {
+	flag.StringVar(n, "n", "10,100,1000", "numbers of Claude panes per server, comma separated")
+	flag.IntVar(&opt.trials, "trials", 20, "detection trials per N and run: limits drawn at random points of the tick on idle sessions (0: none)")
+	flag.StringVar(readme, "readme", "", "print the README's table of what watching costs from this CSV of an earlier run, and exit")
+	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner) in the detection phases")
+	flag.DurationVar(&opt.interval, "interval", time.Second, "the watcher's --interval (its tick), also the naive poller's")
+	flag.IntVar(&opt.runs, "runs", 3, "repetitions of every measurement (a fresh server each)")
+	flag.DurationVar(&opt.window, "window", 60*time.Second, "minimum CPU window of the watcher (extended to the probe's limit instant, 0–60s more)")
+	flag.DurationVar(&opt.warmup, "warmup", 10*time.Second, "start-up time excluded from the window (extended until every pane is supervised)")
+	flag.DurationVar(&opt.countWindow, "count-window", 30*time.Second, "window of the tmux command count (30s: one revisit of the stopped pane)")
+	flag.DurationVar(&opt.naiveWindow, "naive-window", 10*time.Second, "window of the naive poller (its cost per pass is steady)")
+	flag.DurationVar(&opt.baselineWindow, "baseline-window", 15*time.Second, "window of the tmux server's baseline CPU, with nothing watching (before the watcher starts)")
+	flag.StringVar(watchArgs, "watch-args", "", "extra arguments appended to every `cac-tmux watch` command line, split on blanks (e.g. --transport=exec)")
+	flag.BoolVar(&opt.latency, "latency", true, "measure detection latency and resume punctuality (adds 0–60s per N and run: the probe's reset is a whole minute)")
+	flag.StringVar(&opt.out, "out", "results", "directory for the CSV and the PNG (relative: to the repository root)")
+	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s -baseline-window 5s -trials 10 (flags given win), 2–3 minutes")
+}
+
+// quickDefaults sets -quick's values of the flags not given on the command line.
+func quickDefaults() {
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name, v := range map[string]string{"n": "10,50", "runs": "1", "window": "10s", "warmup": "3s", "count-window": "10s", "naive-window": "5s", "baseline-window": "5s", "trials": "10"} {
+		if !set[name] {
+			flag.Set(name, v)
+		}
+	}
+}
+
+// setOptions checks the flags and completes opt from them: the Ns of -n (each large enough
+// for the busy panes, the stopped pane and the probe) and the words of -watch-args.
+func setOptions(n, watchArgs string) error {
+	least := opt.busy + 1 // the stopped pane
+	if opt.latency {
+		least++ // the probe
+	}
+	for _, f := range strings.Split(n, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < least {
+			return fmt.Errorf("-n: %q is not a number ≥ %d (-busy, the stopped pane and the probe)", f, least)
+		}
+		opt.ns = append(opt.ns, v)
+	}
+	if opt.runs < 1 || opt.window <= 0 || opt.warmup < 0 || opt.countWindow <= 0 || opt.naiveWindow <= 0 || opt.baselineWindow <= 0 || opt.busy < 0 || opt.trials < 0 || opt.interval < 100*time.Millisecond {
+		return errors.New("-runs, -window, -count-window, -naive-window, -baseline-window must be positive, -warmup, -busy and -trials not negative, -interval ≥ 100ms")
+	}
+	opt.watchArgs = strings.Fields(watchArgs)
+	return nil
+}
+
 func run() error {
 	opt.started = time.Now()
+	if err := prepare(); err != nil {
+		return err
+	}
+	if err := build(); err != nil {
+		return err
+	}
+	logf("watcher: %s", watcherCommand())
+	logf("estimated runtime: about %s", estimate().Round(time.Minute))
+
+	res := map[int][]result{}
+	for r := 1; r <= opt.runs; r++ { // runs outermost: drift over time spreads over every N
+		for _, n := range opt.ns {
+			x, err := measure(n, r)
+			if err != nil {
+				return fmt.Errorf("N=%d run %d: %w", n, r, err)
+			}
+			res[n] = append(res[n], x)
+		}
+	}
+	took := time.Since(opt.started)
+	report(res, took)
+	return writeResults(res)
+}
+
+// prepare finds the repository root and tmux, makes the output and temporary directories,
+// reads what the kernel offers (CLK_TCK, /proc/PID/task/TID/children) and writes the tmux
+// configuration and the counting wrapper into tmp.
+func prepare() error {
 	var err error
 	if root, err = repoRoot(); err != nil {
 		return err
@@ -201,9 +247,11 @@ func run() error {
 	if err := os.WriteFile(filepath.Join(tmp, "tmux.conf"), []byte(conf), 0o644); err != nil {
 		return err
 	}
-	if err := writeWrapper(); err != nil {
-		return err
-	}
+	return writeWrapper()
+}
+
+// build builds cac-tmux and the fake Claude Code into bin, and notes what from.
+func build() error {
 	logf("building into %s", bin)
 	revision = describe(root)
 	for _, b := range [][2]string{{"cac-tmux", "./cmd/cac-tmux"}, {"claude", "./internal/fakeclaude"}} {
@@ -214,21 +262,12 @@ func run() error {
 			return fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
 		}
 	}
-	logf("watcher: %s", watcherCommand())
-	logf("estimated runtime: about %s", estimate().Round(time.Minute))
+	return nil
+}
 
-	res := map[int][]result{}
-	for r := 1; r <= opt.runs; r++ { // runs outermost: drift over time spreads over every N
-		for _, n := range opt.ns {
-			x, err := measure(n, r)
-			if err != nil {
-				return fmt.Errorf("N=%d run %d: %w", n, r, err)
-			}
-			res[n] = append(res[n], x)
-		}
-	}
-	took := time.Since(opt.started)
-	report(res, took)
+// writeResults writes the CSV and the PNG plot of the results into the output directory,
+// named for the start of the run.
+func writeResults(res map[int][]result) error {
 	stamp := opt.started.Format("20060102-150405")
 	csvPath := filepath.Join(opt.outDir, "watchcost-"+stamp+".csv")
 	pngPath := filepath.Join(opt.outDir, "watchcost-"+stamp+".png")

@@ -165,56 +165,96 @@ func watch(s *server, n, run int, r *result) error {
 		return err
 	}
 	r.startupWallS = first.Sub(t0).Seconds()
-	sleepUntil(t0.Add(opt.warmup))
-	if err := w.waitSupervised(s.panes, 2*time.Minute+time.Duration(s.panes)*50*time.Millisecond); err != nil {
+	a, err := warmUp(s, w, n, run, t0, r)
+	if err != nil {
 		return err
 	}
-	if at, err := w.logged(s.stopped, "waiting"); err != nil {
+	var p limitProbe
+	end := time.Now().Add(3*opt.interval + time.Second + opt.window)
+	if opt.latency {
+		if p, end, err = startProbe(s, w, n, run, end); err != nil {
+			return err
+		}
+		if a, err = treeCPU(w.pid); err != nil {
+			return err
+		}
+	}
+	if err := cpuWindow(s, w, n, run, a, end, r); err != nil {
 		return err
+	}
+	if err := amongSpinners(s, w, n, run, p, r); err != nil {
+		return err
+	}
+	if _, problems, _ := w.supervised(); len(problems) > 0 {
+		note(n, run, "the watcher logged: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// warmUp waits out the warm-up (from t0, the watcher's start) until the watcher supervises
+// every pane, checks that it waits on the stopped one, and returns its CPU so far.
+func warmUp(s *server, w *watcher, n, run int, t0 time.Time, r *result) (cpuTicks, error) {
+	sleepUntil(t0.Add(opt.warmup))
+	if err := w.waitSupervised(s.panes, 2*time.Minute+time.Duration(s.panes)*50*time.Millisecond); err != nil {
+		return cpuTicks{}, err
+	}
+	if at, err := w.logged(s.stopped, "waiting"); err != nil {
+		return cpuTicks{}, err
 	} else if at.IsZero() {
 		note(n, run, "the session stopped at a limit (%s) is not \"waiting\" after the warm-up", s.stopped)
 	}
 	a, err := treeCPU(w.pid)
 	if err != nil {
-		return err
+		return cpuTicks{}, err
 	}
 	r.warmup = time.Since(t0)
 	r.startupS = a.total() / clkTck
+	return a, nil
+}
 
-	// The probe: an idle fake that hits the limit at T, just after the window, with a reset R
-	// a whole minute (the stop prints the clock to the minute) at least probeGap after T. T
-	// falls at a random point of the watcher's tick. It is made now, so that the watcher has
-	// taken it on before the window starts.
-	var probe, fakeLog string
-	var T, R time.Time
-	end := time.Now().Add(3*opt.interval + time.Second + opt.window)
-	if opt.latency {
-		phase := time.Duration(rand.Float64() * float64(opt.interval))
-		lead := probeGap() + phase + 300*time.Millisecond
-		R = end.Add(lead).Truncate(time.Minute)
-		if R.Before(end.Add(lead)) {
-			R = R.Add(time.Minute)
-		}
-		T = R.Add(-probeGap() - phase)
-		end = T.Add(-300 * time.Millisecond)
-		fakeLog = filepath.Join(tmp, fmt.Sprintf("probe%d.log", watchSeq))
-		out, err := tmuxCmd(s.sock, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:",
-			filepath.Join(bin, "claude"), "--scenario", "idle", "--log", fakeLog,
-			"--limit-at", T.Format(time.RFC3339Nano), "--reset", R.UTC().Format(time.RFC3339))
-		if err != nil {
-			return err
-		}
-		probe = strings.TrimSpace(out)
-		if err := w.waitSupervised(n, 3*opt.interval+5*time.Second); err != nil {
-			note(n, run, "the probe pane: %v", err)
-		}
-		time.Sleep(opt.interval + 200*time.Millisecond) // the watcher's first look at it
-		a, err = treeCPU(w.pid)
-		if err != nil {
-			return err
-		}
+// limitProbe is the probe pane: its pane id, the fake's log, its limit instant T and its
+// reset R.
+type limitProbe struct {
+	pane, fakeLog string
+	T, R          time.Time
+}
+
+// startProbe makes the probe and returns it with the end of the CPU window: end is the
+// earliest the window may end, the window ends 300 ms before T.
+//
+// The probe: an idle fake that hits the limit at T, just after the window, with a reset R
+// a whole minute (the stop prints the clock to the minute) at least probeGap after T. T
+// falls at a random point of the watcher's tick. It is made now, so that the watcher has
+// taken it on before the window starts.
+func startProbe(s *server, w *watcher, n, run int, end time.Time) (limitProbe, time.Time, error) {
+	var p limitProbe
+	phase := time.Duration(rand.Float64() * float64(opt.interval))
+	lead := probeGap() + phase + 300*time.Millisecond
+	p.R = end.Add(lead).Truncate(time.Minute)
+	if p.R.Before(end.Add(lead)) {
+		p.R = p.R.Add(time.Minute)
 	}
+	p.T = p.R.Add(-probeGap() - phase)
+	end = p.T.Add(-300 * time.Millisecond)
+	p.fakeLog = filepath.Join(tmp, fmt.Sprintf("probe%d.log", watchSeq))
+	out, err := tmuxCmd(s.sock, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:",
+		filepath.Join(bin, "claude"), "--scenario", "idle", "--log", p.fakeLog,
+		"--limit-at", p.T.Format(time.RFC3339Nano), "--reset", p.R.UTC().Format(time.RFC3339))
+	if err != nil {
+		return p, end, err
+	}
+	p.pane = strings.TrimSpace(out)
+	if err := w.waitSupervised(n, 3*opt.interval+5*time.Second); err != nil {
+		note(n, run, "the probe pane: %v", err)
+	}
+	time.Sleep(opt.interval + 200*time.Millisecond) // the watcher's first look at it
+	return p, end, nil
+}
 
+// cpuWindow measures the CPU of the watcher (a: its CPU at the start) and of the tmux server
+// from now to end (to now + opt.window without -latency), every pane idle, and the
+// watcher's peak RSS.
+func cpuWindow(s *server, w *watcher, n, run int, a cpuTicks, end time.Time, r *result) error {
 	sa, err := readCPU(s.pid)
 	if err != nil {
 		return err
@@ -243,14 +283,19 @@ func watch(s *server, n, run int, r *result) error {
 	r.watcherPct = (b.total() - a.total()) / clkTck / el * 100
 	r.clientsPct = (b.children - a.children) / clkTck / el * 100
 	r.serverPct = (sb.own - sa.own) / clkTck / el * 100
+	return nil
+}
 
+// amongSpinners measures the probe's detection and keys (with -latency) and runs the
+// detection trials (with -trials) while the busy panes spin.
+func amongSpinners(s *server, w *watcher, n, run int, p limitProbe, r *result) error {
 	// The busy panes run a turn from here to the end of the trials: the stops are seen among
 	// spinners.
 	if err := s.spin(true); err != nil {
 		return err
 	}
 	if opt.latency {
-		if err := detect(w, n, run, probe, fakeLog, T, R.Add(margin), r); err != nil {
+		if err := detect(w, n, run, p.pane, p.fakeLog, p.T, p.R.Add(margin), r); err != nil {
 			return err
 		}
 	}
@@ -259,13 +304,7 @@ func watch(s *server, n, run int, r *result) error {
 			return err
 		}
 	}
-	if err := s.spin(false); err != nil {
-		return err
-	}
-	if _, problems, _ := w.supervised(); len(problems) > 0 {
-		note(n, run, "the watcher logged: %s", strings.Join(problems, "; "))
-	}
-	return nil
+	return s.spin(false)
 }
 
 // detect waits for the watcher's "waiting" line about the probe (detection latency: its time

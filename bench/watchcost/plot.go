@@ -79,12 +79,28 @@ func writePlot(path string, res map[int][]result) error {
 	return f.Close()
 }
 
+// plot draws the plot of the series, with the ratios (naive/cac-tmux by N) over the last
+// series' points.
 func plot(title, sub string, ss []series, ratios map[float64]float64) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, plotW, plotH))
 	fill(img, 0, 0, plotW, plotH, white)
-	x0, x1, y0, y1 := left, plotW-right, top, plotH-bottom // plot area; y0 is its top
+	ax := newAxes(ss)
+	drawGrid(img, ax, ss)
+	drawSeries(img, ax, ss)
+	drawRatios(img, ax, ss[len(ss)-1], ratios)
+	drawHeader(img, ax, title, sub, ss)
+	return img
+}
 
-	// ranges: x over the Ns, y over every positive value, whole decades
+// axes maps N and CPU % to pixels of the plot area, both log10.
+type axes struct {
+	x0, x1, y0, y1     int // plot area; y0 is its top
+	xlo, xhi, ylo, yhi float64
+}
+
+// newAxes fits the ranges: x over the Ns, y over every positive value, whole decades.
+func newAxes(ss []series) axes {
+	ax := axes{x0: left, x1: plotW - right, y0: top, y1: plotH - bottom}
 	var xs, ys []float64
 	for _, s := range ss {
 		for _, p := range s.pts {
@@ -98,32 +114,43 @@ func plot(title, sub string, ss []series, ratios map[float64]float64) *image.RGB
 	}
 	xlo, xhi := slices.Min(xs), slices.Max(xs)
 	pad := max(0.12*(xhi-xlo), 0.15)
-	xlo, xhi = xlo-pad, xhi+pad
-	ylo, yhi := -2.0, 0.0
+	ax.xlo, ax.xhi = xlo-pad, xhi+pad
+	ax.ylo, ax.yhi = -2.0, 0.0
 	if len(ys) > 0 {
-		ylo, yhi = math.Floor(slices.Min(ys)), math.Ceil(slices.Max(ys))
-		if yhi-slices.Max(ys) < 0.2 { // room for the ratio label over the top point
-			yhi++
+		ax.ylo, ax.yhi = math.Floor(slices.Min(ys)), math.Ceil(slices.Max(ys))
+		if ax.yhi-slices.Max(ys) < 0.2 { // room for the ratio label over the top point
+			ax.yhi++
 		}
 	}
-	px := func(n float64) int { return x0 + int(math.Round((math.Log10(n)-xlo)/(xhi-xlo)*float64(x1-x0))) }
-	py := func(v float64) int {
-		l := ylo
-		if v > 0 {
-			l = max(math.Log10(v), ylo)
-		}
-		return y1 - int(math.Round((l-ylo)/(yhi-ylo)*float64(y1-y0)))
-	}
+	return ax
+}
 
+// px is the x pixel of n panes.
+func (ax axes) px(n float64) int {
+	return ax.x0 + int(math.Round((math.Log10(n)-ax.xlo)/(ax.xhi-ax.xlo)*float64(ax.x1-ax.x0)))
+}
+
+// py is the y pixel of v %; a v not positive or below the range is drawn on the bottom edge.
+func (ax axes) py(v float64) int {
+	l := ax.ylo
+	if v > 0 {
+		l = max(math.Log10(v), ax.ylo)
+	}
+	return ax.y1 - int(math.Round((l-ax.ylo)/(ax.yhi-ax.ylo)*float64(ax.y1-ax.y0)))
+}
+
+// drawGrid draws the grid with its labels, the axes and their titles.
+func drawGrid(img *image.RGBA, ax axes, ss []series) {
+	x0, x1, y0, y1 := ax.x0, ax.x1, ax.y0, ax.y1
 	// grid and y labels: decades, and 2 and 5 between them when there are few decades
-	decades := int(yhi - ylo)
-	for d := int(ylo); d <= int(yhi); d++ {
+	decades := int(ax.yhi - ax.ylo)
+	for d := int(ax.ylo); d <= int(ax.yhi); d++ {
 		for _, m := range []float64{1, 2, 5} {
 			v := m * math.Pow(10, float64(d))
-			if math.Log10(v) > yhi+1e-9 || m != 1 && decades > 4 {
+			if math.Log10(v) > ax.yhi+1e-9 || m != 1 && decades > 4 {
 				continue
 			}
-			y := py(v)
+			y := ax.py(v)
 			c := grid
 			if m != 1 {
 				c = faint
@@ -137,7 +164,7 @@ func plot(title, sub string, ss []series, ratios map[float64]float64) *image.RGB
 	}
 	for _, s := range ss {
 		for _, p := range s.pts {
-			x := px(p.n)
+			x := ax.px(p.n)
 			vline(img, x, y0, y1, grid)
 			label := strconv.Itoa(int(p.n))
 			text(img, x-textWidth(label, 2)/2, y1+10, label, 2, dark, false)
@@ -151,8 +178,11 @@ func plot(title, sub string, ss []series, ratios map[float64]float64) *image.RGB
 	text(img, (x0+x1)/2-textWidth(xt, 2)/2, y1+42, xt, 2, black, false)
 	yt := "CPU % OF ONE CORE (LOG SCALE)"
 	text(img, 18, (y0+y1)/2+textWidth(yt, 2)/2, yt, 2, black, true)
+}
 
-	// series: min–max bars, lines, markers
+// drawSeries draws each series: min–max bars, lines, markers.
+func drawSeries(img *image.RGBA, ax axes, ss []series) {
+	px, py := ax.px, ax.py
 	for _, s := range ss {
 		for _, p := range s.pts {
 			x := px(p.n)
@@ -170,29 +200,33 @@ func plot(title, sub string, ss []series, ratios map[float64]float64) *image.RGB
 			marker(img, px(p.n), py(p.med), s.square, s.color)
 		}
 	}
-	// the ratio over each naive point
-	naive := ss[len(ss)-1]
+}
+
+// drawRatios writes the ratio over each point of the naive series, under it when there is no
+// room above.
+func drawRatios(img *image.RGBA, ax axes, naive series, ratios map[float64]float64) {
 	for _, p := range naive.pts {
 		if r, ok := ratios[p.n]; ok {
 			label := strconv.FormatFloat(r, 'f', 0, 64) + "X"
-			x, y := px(p.n)-textWidth(label, 2)/2, py(p.med)-28
-			if y < y0+2 {
-				y = py(p.med) + 14
+			x, y := ax.px(p.n)-textWidth(label, 2)/2, ax.py(p.med)-28
+			if y < ax.y0+2 {
+				y = ax.py(p.med) + 14
 			}
 			text(img, x, y, label, 2, dark, false)
 		}
 	}
+}
 
-	// title, subtitle and legend above the plot area
+// drawHeader draws the title, the subtitle and the legend above the plot area.
+func drawHeader(img *image.RGBA, ax axes, title, sub string, ss []series) {
 	text(img, plotW/2-textWidth(title, 2)/2, 12, title, 2, black, false)
 	text(img, plotW/2-textWidth(sub, 1)/2, 34, sub, 1, dark, false)
 	for i, s := range ss {
 		y := 56 + 22*i
-		line(img, x0, y+7, x0+36, y+7, 3, s.color)
-		marker(img, x0+18, y+7, s.square, s.color)
-		text(img, x0+48, y, s.name, 2, black, false)
+		line(img, ax.x0, y+7, ax.x0+36, y+7, 3, s.color)
+		marker(img, ax.x0+18, y+7, s.square, s.color)
+		text(img, ax.x0+48, y, s.name, 2, black, false)
 	}
-	return img
 }
 
 func fill(img *image.RGBA, xa, ya, xb, yb int, c color.RGBA) {
