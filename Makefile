@@ -22,7 +22,7 @@ help:
 	@echo "make e2e    opt-in: the watcher against the real Claude Code and ../shared's mock API (~5 min)"
 	@echo "make lint    gofmt + go vet"
 	@echo "make fuzz    fuzz the detector for FUZZTIME (default $(FUZZTIME))"
-	@echo "make bench   the cost harness: N=10,100,500 Claude panes, watcher vs a naive poller (~27 min; BENCHFLAGS=-quick ~2 min)"
+	@echo "make bench   the cost harness: N=10,100,1000 Claude panes, watcher vs a naive poller (~32 min; BENCHFLAGS=-quick ~3 min)"
 	@echo "make gobench Go benchmarks of the hot paths"
 
 build:
