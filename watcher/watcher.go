@@ -651,9 +651,10 @@ func (w *Watcher) eachUnsettled() iter.Seq2[string, *pane] {
 	}
 }
 
-// settle forgets a pane that has become calm, once its state is published and told.
+// settle forgets a pane that has become calm. It comes after publish, which has told the
+// pane's state (tell) and published its options when it could.
 func (w *Watcher) settle(id string, p *pane) {
-	if p.state == Running && p.published == (tmuxctl.Options{}) && p.told.state == Running && p.wake().IsZero() {
+	if p.state == Running && p.published == (tmuxctl.Options{}) && p.wake().IsZero() {
 		delete(w.unsettled, id)
 	}
 }

@@ -237,14 +237,10 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 		}
 		return Found{}, false, fmt.Errorf("%s not usable: %w", p.root, err)
 	}
-	if p.forked(pane) {
-		p.reject("the pane's process %d has not yet run the pane's program: it is still tmux's fork (comm %q)", panePID, pane.comm)
-		return Found{Starting: true}, false, nil
-	}
 	tpgid := pane.tpgid
 	if tpgid <= 0 {
 		p.reject("the pane's process %d has no terminal, so no foreground", panePID)
-		return Found{}, false, nil // no controlling terminal: not a pane's foreground
+		return p.none(pane) // no controlling terminal: not a pane's foreground
 	}
 	type candidate struct{ pid, depth int }
 	var arr [maxCandidates]candidate
@@ -279,7 +275,18 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 			}
 		}
 	}
-	return Found{}, false, nil
+	return p.none(pane)
+}
+
+// none is find's answer when it took no process: for now only (Found.Starting) when the
+// pane's process is still tmux's fork. Checked only then, so that finding Claude Code costs
+// no read of the parent.
+func (p *procfs) none(pane statInfo) (Found, bool, error) {
+	if !p.forked(pane) {
+		return Found{}, false, nil
+	}
+	p.reject("the pane's process %d has not yet run the pane's program: it is still tmux's fork (comm %q)", pane.pid, pane.comm)
+	return Found{Starting: true}, false, nil
 }
 
 // forked reports whether the pane's first process is still the fork of its parent (the tmux
