@@ -12,13 +12,21 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git rev-parse -q HEAD
 # One static binary: no cgo (the standard library's pure-Go resolver and user lookup).
 BUILDFLAGS = -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)"
 
-.PHONY: help build dist run test e2e lint fuzz bench gobench clean
+# The tmux versions users run, besides the system's (3.3a on Debian 12), built from ../shared by
+# test-tmux; TMUX_PKGS are the packages that talk to tmux, which it tests on each.
+TMUX_VERSIONS ?= 3.2a 3.4 3.5a 3.6b 3.7c next-3.8
+TMUX_PKGS ?= ./tmuxctl/... ./watcher/... ./cmd/... ./doctor/... ./demo/...
+SHARED ?= ../shared
+
+.PHONY: help build dist run test test-tmux test-matrix e2e lint fuzz bench gobench clean
 
 help:
 	@echo "make build   build $(BIN), statically linked"
 	@echo "make dist    cross-compile release binaries into dist/ ($(PLATFORMS))"
 	@echo "make run     build and run 'cac-tmux watch' on the current tmux server"
 	@echo "make test    lint, then every test (needs tmux for integration tests)"
+	@echo "make test-tmux V=3.4   the tmux-facing tests on tmux V, built once from $(SHARED)/tmux"
+	@echo "make test-matrix       test-tmux on each of $(TMUX_VERSIONS)"
 	@echo "make e2e    opt-in: the watcher against the real Claude Code and ../shared's mock API (~5 min)"
 	@echo "make lint    gofmt + go vet"
 	@echo "make fuzz    fuzz the detector for FUZZTIME (default $(FUZZTIME))"
@@ -48,6 +56,16 @@ lint:
 # -parallel 8: the fault tests mostly wait for a reset on the real clock, side by side.
 test: lint
 	$(GO) test -count=1 -parallel 8 ./...
+
+# tmux V (one of TMUX_VERSIONS) built by $(SHARED)/tools/tmux-build.sh into a cache, first on
+# PATH for the packages that talk to tmux.
+test-tmux:
+	@test -n "$(V)" || { echo "usage: make test-tmux V=VERSION (one of: $(TMUX_VERSIONS))"; exit 2; }
+	@bin=$$($(SHARED)/tools/tmux-build.sh $(V)) && echo "test-tmux: $$bin/tmux ($$($$bin/tmux -V))" && \
+		PATH="$$bin:$$PATH" $(GO) test -count=1 -parallel 8 $(TMUX_PKGS)
+
+test-matrix:
+	@set -e; for v in $(TMUX_VERSIONS); do $(MAKE) --no-print-directory test-tmux V=$$v; done
 
 # Opt-in, not part of test or CI: the real Claude Code (CAC_CLAUDE_VERSION, fetched by
 # ../shared/tools/real-claude.sh) against the loopback mock API (CAC_SHARED), on the real clock.

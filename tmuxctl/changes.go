@@ -96,14 +96,18 @@ func ChangedFilter(since time.Time) string {
 // listing runs a listing over k, followed in the same command line by a read of
 // RequestsOption, and returns its output and the option's value.
 func (k *Control) listing(ctx context.Context, args ...string) (out, requests string, err error) {
-	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", "#{"+RequestsOption+"}"))
+	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", freeText(RequestsOption)))
 	if err != nil {
 		return "", "", err
 	}
 	if len(blocks) != 2 {
 		return "", "", &Error{Args: args, ExitCode: -1, Err: fmt.Errorf("%d replies to a listing and an option, want 2", len(blocks))}
 	}
-	return blocks[0], strings.TrimSuffix(blocks[1], "\n"), nil
+	f, err := splitFields(blocks[1], 1, "display-message")
+	if err != nil {
+		return "", "", err
+	}
+	return blocks[0], f[0], nil
 }
 
 // ListChanges lists the panes the way ListPanes does, or only what changed since the listing
@@ -203,7 +207,7 @@ func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error)
 		}
 		blocks, err := k.run(ctx, args)
 		for i, b := range blocks[:min(len(blocks), len(batch))] {
-			out = append(out, Screen{Pane: batch[i], Text: b})
+			out = append(out, Screen{Pane: batch[i], Text: expandTabs(b)})
 		}
 		var te *Error
 		switch {

@@ -726,21 +726,26 @@ func (n *Conn) wait() time.Duration {
 // keepsAlive says why an attached control client would change what the server does when the
 // user detaches (a nil error: it would not).
 func keepsAlive(ctx context.Context, k *Control) error {
-	out, err := k.Run(ctx, "display-message", "-p", "#{exit-unattached} #{destroy-unattached} #{session_name}")
+	out, err := k.Run(ctx, "display-message", "-p", strings.Join([]string{"#{exit-unattached}", "#{destroy-unattached}", freeText("session_name")}, sep))
 	if err != nil {
 		return fmt.Errorf("%w: cannot read exit-unattached and destroy-unattached: %w", ErrRefused, err)
 	}
-	f := strings.SplitN(strings.TrimSuffix(out, "\n"), " ", 3)
+	f, err := splitFields(out, 3, "display-message")
 	switch {
-	case len(f) < 3:
-		return fmt.Errorf("%w: unexpected reply %q to reading exit-unattached and destroy-unattached", ErrRefused, out)
-	case f[0] != "0":
+	case err != nil:
+		return fmt.Errorf("%w: reading exit-unattached and destroy-unattached: %w", ErrRefused, err)
+	case !off(f[0]):
 		return fmt.Errorf("%w: exit-unattached is on (%s): an attached control client would keep the server running after the last detach", ErrRefused, f[0])
-	case f[1] != "0":
+	case !off(f[1]):
 		return fmt.Errorf("%w: destroy-unattached is on (%s) for session %s: an attached control client would keep it after the last detach", ErrRefused, f[1], f[2])
 	}
 	return nil
 }
+
+// off reports whether an option's value in a format is off: "0" for a flag, and for
+// destroy-unattached, a choice since tmux 3.4 (off, on, keep-last, keep-group), "off". Any other
+// value keeps the watcher off control mode.
+func off(v string) bool { return v == "0" || v == "off" }
 
 func (n *Conn) log(event string, err error) {
 	if n.Log != nil {

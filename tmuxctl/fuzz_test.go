@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fieldName is the tmux variable a paneFields entry expands ("pane_id", "@cac_state", …), with
@@ -37,8 +38,9 @@ func paneValues(id int) values {
 	}
 }
 
-// row builds a listing row in the field order of the real format (paneFields): a field the
-// test does not know is an error, so a change of the format cannot go unnoticed here.
+// row builds a listing row in the field order of the real format (paneFields) as a tmux that
+// prints output raw would print it: free-text fields as freeText makes them. A field the test
+// does not know is an error, so a change of the format cannot go unnoticed here.
 func (v values) row() (string, error) {
 	f := make([]string, len(paneFields))
 	for i, pf := range paneFields {
@@ -46,9 +48,58 @@ func (v values) row() (string, error) {
 		if !ok {
 			return "", fmt.Errorf("the test has no value for list-panes field %q", pf.format)
 		}
+		if strings.HasPrefix(pf.format, freeTextPrefix) {
+			s = served(s)
+		}
 		f[i] = s
 	}
 	return strings.Join(f, sep), nil
+}
+
+// freeTextPrefix starts every format freeText makes.
+var freeTextPrefix = strings.TrimSuffix(freeText(""), "}")
+
+// served is what tmux makes of a value in freeText: control characters as "?", each
+// backslash doubled.
+func served(s string) string {
+	return strings.ReplaceAll(cleaned(s), `\`, `\\`)
+}
+
+// cleaned is a value as a free-text field reads back: its control characters as "?".
+func cleaned(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 0x01 && c <= 0x1f {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
+// visPrint is what tmux 3.4 (dollar) or 3.5 (not) prints of command output s:
+// utf8_strvis(VIS_OCTAL|VIS_CSTYLE|VIS_NOSLASH), with tmux 3.4's "$" rule.
+func visPrint(s string, dollar bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		_, n := utf8.DecodeRuneInString(s[i:])
+		c := s[i]
+		switch {
+		case n > 1:
+			b.WriteString(s[i : i+n])
+		case c == '$' && dollar && i+1 < len(s) && dollarNamed(s[i+1]):
+			b.WriteString(`\$`)
+		case c >= 0x20 && c < 0x7f || c == '\t' || c == '\n':
+			b.WriteByte(c)
+		case strings.IndexByte("\r\b\a\v\f", c) >= 0:
+			b.WriteString(`\` + string("rbavf"[strings.IndexByte("\r\b\a\v\f", c)]))
+		case c == 0 && (i+1 == len(s) || !isOctal(s[i+1])):
+			b.WriteString(`\0`)
+		default:
+			fmt.Fprintf(&b, `\%03o`, c)
+		}
+		i += n
+	}
+	return b.String()
 }
 
 func mustRow(tb testing.TB, v values) string {
@@ -90,7 +141,7 @@ func TestPaneFormatFieldsAreKnown(t *testing.T) {
 	if len(seen) != len(v) {
 		t.Errorf("the format has %d fields, the row builder fills %d", len(seen), len(v))
 	}
-	if n := strings.Count(PaneFormat(Search{}), "#{pane_title}"); n != 1 || !strings.HasSuffix(PaneFormat(Search{}), sep+"#{pane_title}") {
+	if n := strings.Count(PaneFormat(Search{}), "pane_title}"); n != 1 || !strings.HasSuffix(PaneFormat(Search{}), sep+freeText("pane_title")) {
 		t.Errorf("PaneFormat does not end with the title field: %q", PaneFormat(Search{}))
 	}
 }
@@ -116,7 +167,7 @@ func TestParsePanes500(t *testing.T) {
 		for i, p := range ps {
 			if p.ID != "%"+strconv.Itoa(i) || p.PID != 10000+i || p.WindowIndex != i/3 || p.PaneIndex != i%3 ||
 				p.Session != "main" || p.Width != 80 || p.Height != 24 || p.Match != -1 || p.Command != "bash" ||
-				p.Title != fmt.Sprintf("title %d -:- \x1f x", i) || p.Options.Note != strings.Repeat("n", i) {
+				p.Title != fmt.Sprintf("title %d -:- ? x", i) || p.Options.Note != strings.Repeat("n", i) {
 				t.Fatalf("%s: pane %d = %+v", name, i, p)
 			}
 		}
@@ -195,14 +246,17 @@ func FuzzParsePanes(f *testing.F) {
 	})
 }
 
-// FuzzParsePanesRow builds a row in the real format from fuzzed fields: it parses back to
-// exactly those fields whenever tmux could have printed it (numbers are numbers, the middle
-// free-text fields hold no separator, no field a newline), and never panics otherwise.
+// FuzzParsePanesRow builds a row in the real format from fuzzed fields, as each kind of tmux
+// prints it (raw; escaped by tmux 3.4, with its "$" rule; escaped by tmux 3.5): it parses back
+// to exactly those fields, free text with its control characters as "?", whatever the free
+// text holds (a separator, "\037", a backslash, invalid UTF-8, a newline). No text can forge a
+// field or a row.
 func FuzzParsePanesRow(f *testing.F) {
 	f.Add(7, 4242, 1, 0, 120, 40, true, int64(1795219800), 2, "main", "claude", "waiting", "a note", "✳ Claude Code")
 	f.Add(0, -1, -1, -1, -1, -1, false, int64(-1), -1, "", "", "", "", "")
 	f.Add(1<<62, 1<<62, 0, 0, 0, 0, false, int64(1)<<62, 0, "odd_name_x y", "a\x1fb", "x\ny", "", "t\x1f-:-\x01\t")
 	f.Add(5, 1, 2, 3, 500, 200, false, int64(0), 200, "ünï✳ ü", "2.1.329", "", "n;o;t;e", "⠂ Claude Code\n%9")
+	f.Add(5, 1, 2, 3, 500, 200, false, int64(0), 200, `a\037b`, `\`, `\\037`, `$HOME\$x`, "\\\x1f\xff\x7f\\0")
 	f.Fuzz(func(t *testing.T, id, pid, wi, pi, w, h int, dead bool, act int64, match int,
 		session, command, state, note, title string) {
 		v := values{
@@ -215,27 +269,22 @@ func FuzzParsePanesRow(f *testing.F) {
 			"@cac_state": state, "@cac_reset": "", "@cac_due": "", "@cac_kind": "session", "@cac_zone": "", "@cac_note": note, "@cac_source": "", "@cac_account": "",
 			"@cac_request": "", "@cac_ignore": "", "@cac_message": "", "pane_title": title,
 		}
-		out, err := v.row()
+		row, err := v.row()
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := ParsePanes(out + "\n")
-		printable := !strings.Contains(title, "\n")
-		for _, s := range []string{session, command, state, note} {
-			printable = printable && !strings.ContainsAny(s, sep+"\n")
-		}
-		if !printable {
-			return // tmux escapes or cleans these (session names, clean): only no panic
-		}
-		if err != nil {
-			t.Fatalf("ParsePanes(%q) error: %v", out, err)
-		}
-		want := Pane{ID: "%" + strconv.Itoa(id), PID: pid, Session: session, WindowIndex: wi, PaneIndex: pi,
+		want := Pane{ID: "%" + strconv.Itoa(id), PID: pid, Session: cleaned(session), WindowIndex: wi, PaneIndex: pi,
 			WindowID: "@" + strconv.Itoa(wi), Width: w, Height: h, Dead: dead, InputOff: true,
-			WindowActivity: time.Unix(act, 0), Match: match, Command: command,
-			Options: Options{State: state, Kind: "session", Note: note}, Title: title}
-		if len(ps) != 1 || ps[0] != want {
-			t.Fatalf("ParsePanes(%q) = %+v, want [%+v]", out, ps, want)
+			WindowActivity: time.Unix(act, 0), Match: match, Command: cleaned(command),
+			Options: Options{State: cleaned(state), Kind: "session", Note: cleaned(note)}, Title: cleaned(title)}
+		for name, out := range map[string]string{"raw": row, "tmux 3.4": visPrint(row, true), "tmux 3.5": visPrint(row, false)} {
+			ps, err := ParsePanes(out + "\n")
+			if err != nil {
+				t.Fatalf("%s: ParsePanes(%q) error: %v", name, out, err)
+			}
+			if len(ps) != 1 || ps[0] != want {
+				t.Fatalf("%s: ParsePanes(%q) = %+v, want [%+v]", name, out, ps, want)
+			}
 		}
 	})
 }

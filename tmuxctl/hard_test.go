@@ -163,9 +163,11 @@ func testManyPanes(t *testing.T, control bool) {
 	}
 }
 
-// TestOddSessionNames: sessions whose names tmux rewrites (".", ":"), escapes (control
-// characters) or keeps (spaces, unicode, "%9", "-x", "0") list with the name tmux stores;
-// their panes are found by ID and by Target(), and their options round-trip.
+// TestOddSessionNames: sessions whose names tmux rewrites (".", ":" before 3.7), escapes
+// (control characters, before 3.7, which refuses them) or keeps (spaces, unicode, "%9", "-x",
+// "0", backslashes, "\037" as text) list with the name tmux stores, whether the server prints
+// its output raw or escaped (3.4, 3.5); their panes are found by ID, by Target() where the
+// name makes a target, and their options round-trip.
 func TestOddSessionNames(t *testing.T) {
 	t.Parallel()
 	eachTransport(t, testOddSessionNames)
@@ -176,53 +178,41 @@ func testOddSessionNames(t *testing.T, control bool) {
 	s := start(t, control, 80, 24)
 	ctx := context.Background()
 	c := s.Client
-	names := map[string]string{ // name given → name tmux 3.3a stores ("" when not checked exactly)
-		".":                                "_",
-		"a.b:c d":                          "a_b_c d",
-		"with space":                       "with space",
-		"ünï✳ ü":                           "ünï✳ ü",
-		"%9":                               "%9",
-		"-x":                               "-x",
-		"0":                                "0",
-		"'q\"":                             "'q\"",
-		"ctl\x01x\x1fy\nz":                 "",
-		"tab\tx":                           "",
-		"-:-":                              "-_-",
-		"long " + strings.Repeat("ñ", 100): "long " + strings.Repeat("ñ", 100),
-	}
-	for n := range names {
-		s.Tmux(t, "new-session", "-d", "-s", n, "-x", "80", "-y", "24")
-	}
-	stored := map[string]bool{}
-	for _, n := range strings.Split(strings.TrimSuffix(s.Tmux(t, "list-sessions", "-F", "#{session_name}"), "\n"), "\n") {
-		stored[n] = true
-	}
-	for n, want := range names {
-		if want != "" && !stored[want] {
-			t.Errorf("session %q: tmux stores %q, want %q", n, keys(stored), want)
+	names := []string{".", "a.b:c d", "with space", "ünï✳ ü", "%9", "-x", "0", "'q\"", `back\slash`, `a\037b`,
+		`\\`, "$HOME", "ctl\x01x\x1fy\nz", "tab\tx", "-:-", "long " + strings.Repeat("ñ", 100)}
+	made := 1 // main
+	for _, n := range names {
+		if _, err := c.Run(ctx, "new-session", "-d", "-s", n, "-x", "80", "-y", "24"); err != nil {
+			// tmux 3.7 refuses a name that is not printable UTF-8; the others store it escaped.
+			if !strings.ContainsAny(n, "\x01\x1f\n\t") || !strings.Contains(err.Error(), "invalid session name") {
+				t.Errorf("new-session -s %q: %v", n, err)
+			}
+			continue
 		}
+		made++
 	}
 	panes, err := c.ListPanes(ctx, tmuxctl.Search{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(panes) != len(names)+1 {
-		t.Fatalf("ListPanes = %d panes, want %d: %+v", len(panes), len(names)+1, panes)
+	if len(panes) != made {
+		t.Fatalf("ListPanes = %d panes, want %d: %+v", len(panes), made, panes)
 	}
 	for _, p := range panes {
-		if !stored[p.Session] {
-			t.Errorf("pane %s: Session %q is not a name tmux stores (%q)", p.ID, p.Session, keys(stored))
-		}
-		if strings.ContainsAny(p.Session, "\x01\x1f\n\t") {
-			t.Errorf("pane %s: Session %q holds a control character", p.ID, p.Session)
+		if !storedName(t, s, p.ID, p.Session) {
+			t.Errorf("pane %s: Session %q is not the name tmux stores for it", p.ID, p.Session)
 		}
 		info, err := c.PaneInfo(ctx, p.ID)
 		if err != nil || info.ID != p.ID || info.Session != p.Session {
 			t.Errorf("PaneInfo(%s) = %+v, %v; want session %q", p.ID, info, err, p.Session)
 		}
-		out, err := c.Run(ctx, "display-message", "-p", "-t", p.Target(), "#{pane_id}")
-		if got := strings.TrimSpace(out); err != nil || got != p.ID {
-			t.Errorf("target %q resolves to %q, %v; want %s", p.Target(), got, err, p.ID)
+		if !strings.ContainsAny(p.Session, ".:") && !strings.HasPrefix(p.Session, "$") {
+			// A name with "." or ":" (kept since tmux 3.7) does not make a target, nor one
+			// that starts with "$" (a session ID).
+			out, err := c.Run(ctx, "display-message", "-p", "-t", p.Target(), "#{pane_id}")
+			if got := strings.TrimSpace(out); err != nil || got != p.ID {
+				t.Errorf("target %q resolves to %q, %v; want %s", p.Target(), got, err, p.ID)
+			}
 		}
 		o := tmuxctl.Options{State: "waiting", Kind: "session", Note: "in " + p.Session}
 		if err := c.SetPaneOptions(ctx, p.ID, tmuxctl.OptionNames, o.Values()); err != nil {
@@ -243,12 +233,13 @@ func testOddSessionNames(t *testing.T, control bool) {
 	}
 }
 
-func keys(m map[string]bool) []string {
-	var k []string
-	for x := range m {
-		k = append(k, x)
-	}
-	return k
+// storedName asks the server whether name is the name of pane's session, comparing them on
+// the server's side, so that the answer does not go through the output escaping under test:
+// name is set as an option by argv, and #{==:…} compares.
+func storedName(t *testing.T, s *tmuxtest.Server, pane, name string) bool {
+	t.Helper()
+	s.Tmux(t, "set-option", "-p", "-t", pane, "@want", name)
+	return s.Tmux(t, "display-message", "-p", "-t", pane, "#{==:#{session_name},#{@want}}") == "1\n"
 }
 
 // TestOddTitlesAndCommands: pane titles set with control characters, the separator, tabs,
@@ -272,18 +263,19 @@ func testOddTitlesAndCommands(t *testing.T, control bool) {
 	if err := os.Symlink(sleep, odd); err != nil {
 		t.Fatal(err)
 	}
-	// Every other pane runs cat ("exec cat": tmux 3.3a runs a one-word command through
-	// default-shell -c, and sh would stay the pane's command), not a login shell: a shell's profile runs programs (Debian's
-	// root .profile runs mesg), so its command would change between two listings.
+	// Every other pane runs cat, exec'd by tmux itself (two words: no shell between; tmux 3.7
+	// lists the program's name before the fork runs it, so a shell that has yet to exec it
+	// would show "sh" at the next look), not a login shell: a shell's profile runs programs
+	// (Debian's root .profile runs mesg), so its command would change between two listings.
 	// Window 0: a title by escape sequence with a tab, the separator, "-:-", a newline and ^A.
 	s := start(t, control, 80, 24, "sh", "-c", `printf '\033]2;A\tB\037C-:-D\nE\001F\033\\'; exec cat`)
 	ctx := context.Background()
 	c := s.Client
 	for i := 1; i <= 4; i++ {
-		s.Tmux(t, "new-window", "-d", "-t", fmt.Sprintf("main:%d", i), "exec cat")
+		s.Tmux(t, "new-window", "-d", "-t", fmt.Sprintf("main:%d", i), "cat", "-")
 	}
 	s.Tmux(t, "new-window", "-d", "-t", "main:5", odd, "1000")
-	s.Tmux(t, "new-window", "-d", "-t", "main:6", "exec cat")
+	s.Tmux(t, "new-window", "-d", "-t", "main:6", "cat", "-")
 	ids := map[int]string{}
 	for w := 0; w <= 6; w++ {
 		ids[w] = strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", fmt.Sprintf("main:%d.0", w), "#{pane_id}"))
@@ -315,7 +307,7 @@ func testOddTitlesAndCommands(t *testing.T, control bool) {
 			}
 		}
 		by := byID(panes)
-		return strings.Contains(by[ids[0]].Title, "-:-") && strings.Contains(by[ids[5]].Command, "m")
+		return strings.Contains(by[ids[0]].Title, "-:-") && (strings.Contains(by[ids[5]].Command, "m") || emptyCommand(t, s, ids[5]))
 	})
 	if len(panes) != 7 {
 		t.Fatalf("ListPanes = %d panes, want 7: %+v", len(panes), panes)
@@ -342,7 +334,8 @@ func testOddTitlesAndCommands(t *testing.T, control bool) {
 	if got := panes[4].Title; got != long {
 		t.Errorf("long title = %q (%d bytes), want %d bytes", got, len(got), len(long))
 	}
-	if got := panes[5].Command; got != "c?m?d?e" {
+	if got := panes[5].Command; got != "c?m?d?e" && !(got == "" && emptyCommand(t, s, ids[5])) {
+		// tmux 3.7 and later print nothing for a name with a control character.
 		t.Errorf("command of the oddly named program = %q, want %q (control characters as ?)", got, "c?m?d?e")
 	}
 	if got := panes[6].Command; got != "cat" {
@@ -366,6 +359,13 @@ func testOddTitlesAndCommands(t *testing.T, control bool) {
 	if len(panes) != 7 || panes[1].Options.Note != "line1?line2?x" || panes[1].Options.State != "state-1" || panes[2].Options.State != "state-2" {
 		t.Errorf("ListPanes with a note holding a newline = %+v", panes)
 	}
+}
+
+// emptyCommand reports whether the server's pane_current_command of pane is empty (tmux 3.7
+// and later, for a name with a control character), asked on the server's side.
+func emptyCommand(t *testing.T, s *tmuxtest.Server, pane string) bool {
+	t.Helper()
+	return s.Tmux(t, "display-message", "-p", "-t", pane, "#{==:#{pane_current_command},}") == "1\n"
 }
 
 func byID(panes []tmuxctl.Pane) map[string]tmuxctl.Pane {

@@ -33,6 +33,11 @@ func (c *Client) UserOptions(ctx context.Context, prefix string) ([]UserOption, 
 //   - a value of one special character, and a ~ at the start, get a backslash before them
 //     (\~, \#, \").
 //
+// tmux 3.4 prints that line through strvis once more (see fields.go): control characters are
+// escaped already, but a "$" before a letter, "_" or "{" gets a second backslash. Every such
+// "$" of a value has one of its own (it is always in double quotes, \$), so one backslash
+// before it is dropped on every version: "\$" and "$" read the same.
+//
 // A user option whose name holds a space (set-option -g '@a b' x) cannot be told from its
 // value: its name is read up to the first space. A line that breaks these rules is an error
 // naming it.
@@ -44,13 +49,30 @@ func ParseUserOptions(out, prefix string) ([]UserOption, error) {
 			continue
 		}
 		name, raw, _ := strings.Cut(line, " ")
-		value, err := unescapeOption(raw)
+		value, err := unescapeOption(dropDollarEscape(raw))
 		if err != nil {
 			return nil, fmt.Errorf("tmuxctl: show-options line %q: %w", line, err)
 		}
 		opts = append(opts, UserOption{Name: name, Value: value})
 	}
 	return opts, nil
+}
+
+// dropDollarEscape drops the backslash before each "$" followed by a letter, "_" or "{".
+func dropDollarEscape(raw string) string {
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '\\' && i+2 < len(raw) && raw[i+1] == '$' && dollarNamed(raw[i+2]) {
+			continue
+		}
+		b.WriteByte(raw[i])
+	}
+	return b.String()
+}
+
+// dollarNamed reports whether c after a "$" makes tmux 3.4's strvis escape that "$".
+func dollarNamed(c byte) bool {
+	return c == '_' || c == '{' || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }
 
 // unescapeOption reads a value as show-options prints it (ParseUserOptions).
@@ -108,13 +130,9 @@ type ServerInfo struct {
 
 // ServerInfo asks the server its version, pid and socket (one display-message).
 func (c *Client) ServerInfo(ctx context.Context) (ServerInfo, error) {
-	out, err := c.Run(ctx, "display-message", "-p", strings.Join([]string{"#{version}", "#{pid}", "#{socket_path}"}, sep))
+	f, err := c.Display(ctx, "", "version", "pid", "socket_path")
 	if err != nil {
 		return ServerInfo{}, err
-	}
-	f := strings.SplitN(strings.TrimSuffix(out, "\n"), sep, 3)
-	if len(f) != 3 {
-		return ServerInfo{}, fmt.Errorf("tmuxctl: display-message: %d fields, want 3: %q", len(f), out)
 	}
 	pid, err := strconv.Atoi(f[1])
 	if err != nil {

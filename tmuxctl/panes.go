@@ -8,16 +8,6 @@ import (
 	"time"
 )
 
-// sep separates format fields: a control character, which tmux 3.3a strips from titles and
-// escapes in session names, so a title like "a-:-b" or "x\ty" cannot shift the fields. The
-// other free-text fields can hold one (pane_current_command is the argv[0] of any program, and
-// anyone can set a user option to any text): those go through clean.
-const sep = "\x1f"
-
-// clean is the format of a tmux variable with every control character (sep and newline among
-// them) replaced by "?", so that it can neither shift the fields nor split the row.
-func clean(name string) string { return "#{s/[\x01-\x1f]/?/:" + name + "}" }
-
 // Pane is one row of `list-panes -a`.
 type Pane struct {
 	ID          string // "%12"
@@ -38,7 +28,7 @@ type Pane struct {
 	// none matches and -1 when the pane was not searched (no pre-filter, or its command is
 	// not one the search is limited to).
 	Match   int
-	Command string // pane_current_command: argv[0] of the foreground process group, control characters as "?"
+	Command string // pane_current_command: argv[0] of the foreground process group, control characters as "?" (empty on tmux 3.7 when it holds one)
 	// Options are cac-tmux's pane user options (@cac_state, …), "" when unset.
 	Options Options
 	// Request is the pane option @cac_request: an action a command hands to the running
@@ -106,8 +96,7 @@ type paneField struct {
 }
 
 // paneFields are the format of ListPanes, parsed field by field into a Pane by name: ids and
-// numbers first, free text last. Session names cannot hold control characters (tmux 3.3a
-// escapes them); the command and the options can, and are cleaned.
+// numbers first, free text last, written by freeText.
 var paneFields = append([]paneField{
 	text("#{pane_id}", func(p *Pane) *string { return &p.ID }),
 	number("pane_pid", func(p *Pane) *int { return &p.PID }),
@@ -126,13 +115,13 @@ var paneFields = append([]paneField{
 		return err
 	}},
 	{"%MATCH%", "the pre-filter's match", func(p *Pane, v string) (err error) { p.Match, err = strconv.Atoi(v); return err }},
-	text("#{session_name}", func(p *Pane) *string { return &p.Session }),
-	text(clean("pane_current_command"), func(p *Pane) *string { return &p.Command }),
+	text(freeText("session_name"), func(p *Pane) *string { return &p.Session }),
+	text(freeText("pane_current_command"), func(p *Pane) *string { return &p.Command }),
 }, append(optionFields(),
-	text(clean(RequestOption), func(p *Pane) *string { return &p.Request }),
-	text(clean(IgnoreOption), func(p *Pane) *string { return &p.Ignore }),
-	text(clean(MessageOption), func(p *Pane) *string { return &p.Message }),
-	text("#{pane_title}", func(p *Pane) *string { return &p.Title }))...)
+	text(freeText(RequestOption), func(p *Pane) *string { return &p.Request }),
+	text(freeText(IgnoreOption), func(p *Pane) *string { return &p.Ignore }),
+	text(freeText(MessageOption), func(p *Pane) *string { return &p.Message }),
+	text(freeText("pane_title"), func(p *Pane) *string { return &p.Title }))...)
 
 // RequestOption is the pane option through which a command hands an action to the running
 // watcher (Client.Request); ReplyOption is where the watcher answers it.
@@ -164,7 +153,7 @@ func flag(name string, at func(*Pane) *bool) paneField {
 func optionFields() []paneField {
 	f := make([]paneField, len(OptionNames))
 	for i, n := range OptionNames {
-		f[i] = text(clean(n), func(p *Pane) *string { return p.Options.field(i) })
+		f[i] = text(freeText(n), func(p *Pane) *string { return p.Options.field(i) })
 	}
 	return f
 }
@@ -238,7 +227,10 @@ func parseRows(out string, fields []paneField) ([]Pane, error) {
 		if line == "" {
 			continue
 		}
-		f := strings.SplitN(line, sep, len(fields))
+		f, err := splitRow(line)
+		if err != nil {
+			return nil, fmt.Errorf("tmuxctl: list-panes row %d: %w: %q", n+1, err, line)
+		}
 		if len(f) != len(fields) {
 			return nil, fmt.Errorf("tmuxctl: list-panes row %d: %d fields, want %d: %q", n+1, len(f), len(fields), line)
 		}
@@ -263,8 +255,8 @@ func parseRows(out string, fields []paneField) ([]Pane, error) {
 // pausedFields are the format of PausedPanes: the pane ID, then the options it needs, cleaned.
 var pausedFields = []paneField{
 	text("#{pane_id}", func(p *Pane) *string { return &p.ID }),
-	text(clean("@cac_state"), func(p *Pane) *string { return &p.Options.State }),
-	text(clean("@cac_due"), func(p *Pane) *string { return &p.Options.Due }),
+	text(freeText("@cac_state"), func(p *Pane) *string { return &p.Options.State }),
+	text(freeText("@cac_due"), func(p *Pane) *string { return &p.Options.Due }),
 }
 
 // PausedFilter is PausedPanes' server-side filter (`list-panes -f`): the panes that carry
@@ -308,14 +300,17 @@ type AttachedClient struct {
 // Clients lists the attached clients that show a terminal: control-mode clients (a
 // watcher's connection, iTerm2's) are left out, since they cannot show a popup.
 func (c *Client) Clients(ctx context.Context) ([]AttachedClient, error) {
-	out, err := c.Run(ctx, "list-clients", "-F", strings.Join([]string{"#{client_control_mode}", "#{client_name}", "#{client_tty}", "#{session_name}"}, sep))
+	out, err := c.Run(ctx, "list-clients", "-F", strings.Join([]string{"#{client_control_mode}", freeText("client_name"), freeText("client_tty"), freeText("session_name")}, sep))
 	if err != nil {
 		return nil, err
 	}
 	var cs []AttachedClient
-	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		f := strings.SplitN(line, sep, 4)
-		if len(f) != 4 || f[0] == "1" {
+	for line := range strings.Lines(out) {
+		f, err := splitFields(line, 4, "list-clients")
+		if err != nil {
+			return nil, err
+		}
+		if f[0] == "1" {
 			continue
 		}
 		cs = append(cs, AttachedClient{Name: f[1], TTY: f[2], Session: f[3]})

@@ -17,6 +17,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 
 	"github.com/cac-tmux/cac-tmux/clock"
 )
@@ -241,9 +244,41 @@ func (c *Client) exec(ctx context.Context, args ...string) (string, error) {
 }
 
 // Capture returns the visible screen of a pane as `capture-pane -p -J` prints it: no escapes,
-// wrapped lines joined, trailing spaces kept.
+// wrapped lines joined, trailing spaces kept, and a tab as the spaces it covers on screen (see
+// expandTabs).
 func (c *Client) Capture(ctx context.Context, pane string) (string, error) {
-	return c.Run(ctx, "capture-pane", "-p", "-J", "-t", pane)
+	out, err := c.Run(ctx, "capture-pane", "-p", "-J", "-t", pane)
+	return expandTabs(out), err
+}
+
+// expandTabs replaces each tab of a capture by spaces up to the next tab stop (every 8
+// columns, tmux's default), so that a screen reads the same on every tmux: tmux 3.6 and later
+// print a tab where the program wrote one, earlier versions the spaces it moved over. Columns
+// count display width (a wide character takes two). A program that set other tab stops, or a
+// tab on a wrapped row of a pane whose width is not a multiple of 8, comes out a few spaces
+// off: the detector reads words, not exact columns, there.
+func expandTabs(s string) string {
+	if strings.IndexByte(s, '\t') < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 64)
+	for line := range strings.Lines(s) {
+		col := 0
+		for len(line) > 0 {
+			r, n := utf8.DecodeRuneInString(line)
+			if r == '\t' {
+				pad := 8 - col%8
+				b.WriteString("        "[:pad])
+				col += pad
+			} else {
+				b.WriteString(line[:n]) // as it is: an invalid byte stays that byte
+				col += runewidth.RuneWidth(r)
+			}
+			line = line[n:]
+		}
+	}
+	return b.String()
 }
 
 // SendLiteral types text into a pane literally (`send-keys -l --`: without "--" a text that
@@ -317,14 +352,17 @@ func (c *Client) SetGlobalOption(ctx context.Context, name, value string) error 
 	return err
 }
 
-// GlobalOption reads a global user option; "" when it is unset.
+// GlobalOption reads a global user option, control characters as "?"; "" when it is unset.
 func (c *Client) GlobalOption(ctx context.Context, name string) (string, error) {
-	out, err := c.Run(ctx, "display-message", "-p", "#{"+name+"}")
-	return strings.TrimSuffix(out, "\n"), err
+	return c.PaneOption(ctx, "", name)
 }
 
-// PaneOption reads a pane user option; "" when it is unset.
+// PaneOption reads a pane user option, control characters as "?"; "" when it is unset.
+// pane "" reads the option as a command without -t would (the global one).
 func (c *Client) PaneOption(ctx context.Context, pane, name string) (string, error) {
-	out, err := c.Run(ctx, "display-message", "-p", "-t", pane, "#{"+name+"}")
-	return strings.TrimSuffix(out, "\n"), err
+	v, err := c.Display(ctx, pane, name)
+	if err != nil {
+		return "", err
+	}
+	return v[0], nil
 }

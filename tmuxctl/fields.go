@@ -1,0 +1,141 @@
+package tmuxctl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// How fields come back from tmux, on every version from 3.2a to 3.8.
+//
+// A format's fields are joined by sep, a control character, and a row ends at a newline. tmux
+// 3.2a, 3.3a and 3.6 onwards print command output as it is. tmux 3.4 and 3.5 print it through
+// strvis(VIS_OCTAL|VIS_CSTYLE|VIS_NOSLASH), over exec and control mode alike (capture-pane
+// excepted): sep arrives as the four characters `\037`, other control bytes and invalid UTF-8
+// as `\ooo` or C-style escapes (`\a`, `\b`, …), and on 3.4 a "$" before a letter, "_" or "{"
+// as `\$`, while a backslash is not doubled and tab and newline go through. A title reading
+// `\037` would then be taken for a separator.
+//
+// So a free-text field is written by freeText: its control characters (sep and newline among
+// them) become "?" and each backslash is doubled, on the server's side. A backslash that is
+// not doubled is then always the server's own escape, on any version: splitRow reads both
+// forms exactly, and no text of a pane, a session or an option can forge a field or a row. The
+// escaping need not be known to read a row; Escaping probes it for doctor.
+
+// sep separates format fields.
+const sep = "\x1f"
+
+// freeText is the format of a tmux variable whose value is free text (a title, a session or
+// command name, an option anyone can set): control characters as "?", backslashes doubled.
+func freeText(name string) string {
+	return `#{s/[` + "\x01-\x1f" + `]/?/;s/\\/\0\0/:` + name + `}`
+}
+
+// splitRow reads one row of fields joined by sep, printed raw or escaped (see above), whose
+// free-text fields were written by freeText, and returns the fields. A backslash escape tmux
+// does not make is an error.
+func splitRow(row string) ([]string, error) {
+	var fields []string
+	var b strings.Builder
+	for i := 0; i < len(row); i++ {
+		c := row[i]
+		if c == '\\' {
+			var n int
+			var err error
+			c, n, err = unescape(row[i+1:])
+			if err != nil {
+				return nil, fmt.Errorf("byte %d: %w", i, err)
+			}
+			i += n
+		}
+		if c == sep[0] {
+			fields = append(fields, b.String())
+			b.Reset()
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return append(fields, b.String()), nil
+}
+
+// unescape reads the escape after a backslash: the byte it stands for and how many bytes of
+// rest it took.
+func unescape(rest string) (byte, int, error) {
+	if rest == "" {
+		return 0, 0, fmt.Errorf("a backslash ends the row")
+	}
+	if len(rest) >= 3 && isOctal(rest[0]) && isOctal(rest[1]) && isOctal(rest[2]) && rest[0] <= '3' {
+		return (rest[0]-'0')<<6 | (rest[1]-'0')<<3 | (rest[2] - '0'), 3, nil
+	}
+	if i := strings.IndexByte(`\$nrbavtfs0`, rest[0]); i >= 0 {
+		return "\\$\n\r\b\a\v\t\f \x00"[i], 1, nil
+	}
+	return 0, 0, fmt.Errorf("unknown escape \\%c", rest[0])
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+// Display expands formats on the server (display-message -p, with -t target unless target is
+// ""), each format a free-text field (freeText), and returns their values, read exactly on
+// every tmux version. Names are tmux variables or options ("pane_id", "@cac_state").
+func (c *Client) Display(ctx context.Context, target string, names ...string) ([]string, error) {
+	formats := make([]string, len(names))
+	for i, n := range names {
+		formats[i] = freeText(n)
+	}
+	args := []string{"display-message", "-p"}
+	if target != "" {
+		args = append(args, "-t", target)
+	}
+	out, err := c.Run(ctx, append(args, strings.Join(formats, sep))...)
+	if err != nil {
+		return nil, err
+	}
+	return splitFields(out, len(names), "display-message")
+}
+
+// splitFields reads the one row of a command's output that should hold n fields.
+func splitFields(out string, n int, command string) ([]string, error) {
+	row := strings.TrimSuffix(out, "\n")
+	f, err := splitRow(row)
+	if err != nil {
+		return nil, fmt.Errorf("tmuxctl: %s: %w: %q", command, err, row)
+	}
+	if len(f) != n {
+		return nil, fmt.Errorf("tmuxctl: %s: %d fields, want %d: %q", command, len(f), n, row)
+	}
+	return f, nil
+}
+
+// Escaping is how a server prints the output of its commands.
+type Escaping int
+
+const (
+	// Raw: as it is (tmux 3.2a, 3.3a, 3.6 and later).
+	Raw Escaping = iota
+	// Vis: through strvis, control characters as octal escapes (tmux 3.4 and 3.5).
+	Vis
+)
+
+func (e Escaping) String() string {
+	if e == Vis {
+		return "escaped (strvis)"
+	}
+	return "raw"
+}
+
+// Escaping probes how the server prints command output: it prints sep and reads it back.
+// Reading fields does not depend on it (splitRow reads both); doctor reports it.
+func (c *Client) Escaping(ctx context.Context) (Escaping, error) {
+	out, err := c.Run(ctx, "display-message", "-p", sep)
+	switch row := strings.TrimSuffix(out, "\n"); {
+	case err != nil:
+		return Raw, err
+	case row == sep:
+		return Raw, nil
+	case row == `\037`:
+		return Vis, nil
+	default:
+		return Raw, fmt.Errorf("tmuxctl: display-message: a field separator printed as %q", row)
+	}
+}
