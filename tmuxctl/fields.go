@@ -79,10 +79,11 @@ func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 // ""), each format a free-text field (freeText), and returns their values, read exactly on
 // every tmux version. Names are tmux variables or options ("pane_id", "@cac_state").
 func (c *Client) Display(ctx context.Context, target string, names ...string) ([]string, error) {
-	formats := make([]string, len(names))
+	formats := make([]string, len(names), len(names)+1)
 	for i, n := range names {
 		formats[i] = freeText(n)
 	}
+	formats = append(formats, "#{pid}") // never empty: see rowEnd
 	args := []string{"display-message", "-p"}
 	if target != "" {
 		args = append(args, "-t", target)
@@ -91,7 +92,14 @@ func (c *Client) Display(ctx context.Context, target string, names ...string) ([
 	if err != nil {
 		return nil, err
 	}
-	return splitFields(out, len(names), "display-message")
+	f, err := splitFields(out, len(formats), "display-message")
+	if err != nil {
+		return nil, err
+	}
+	if f[len(names)] == "" {
+		return nil, fmt.Errorf("tmuxctl: display-message: cut short (tmux's time limit on a format?): %q", out)
+	}
+	return f[:len(names)], nil
 }
 
 // splitFields reads the one row of a command's output that should hold n fields.

@@ -2,6 +2,7 @@ package tmuxctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -111,17 +112,37 @@ var paneFields = append([]paneField{
 	flag("pane_synchronized", func(p *Pane) *bool { return &p.Synced }),
 	{"#{window_activity}", "window_activity", func(p *Pane, v string) error {
 		t, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return errors.New("not a number")
+		}
 		p.WindowActivity = time.Unix(t, 0)
-		return err
+		return nil
 	}},
-	{"%MATCH%", "the pre-filter's match", func(p *Pane, v string) (err error) { p.Match, err = strconv.Atoi(v); return err }},
+	{"%MATCH%", "the pre-filter's match", func(p *Pane, v string) (err error) {
+		if p.Match, err = strconv.Atoi(v); err != nil {
+			return errors.New("not a number")
+		}
+		return nil
+	}},
 	text(freeText("session_name"), func(p *Pane) *string { return &p.Session }),
 	text(freeText("pane_current_command"), func(p *Pane) *string { return &p.Command }),
 }, append(optionFields(),
 	text(freeText(RequestOption), func(p *Pane) *string { return &p.Request }),
 	text(freeText(IgnoreOption), func(p *Pane) *string { return &p.Ignore }),
 	text(freeText(MessageOption), func(p *Pane) *string { return &p.Message }),
-	text(freeText("pane_title"), func(p *Pane) *string { return &p.Title }))...)
+	text(freeText("pane_title"), func(p *Pane) *string { return &p.Title }),
+	rowEnd)...)
+
+// rowEnd ends every row: the pane ID again. tmux 3.8 stops expanding a format that has taken
+// 100 ms (FORMAT_TIME_LIMIT, a loaded server) and every field after that point comes out
+// empty, a flag as "" that would read as off, an option as unset: a row whose end is not its
+// start was cut short, and is not read.
+var rowEnd = paneField{"#{pane_id}", "the row's end", func(p *Pane, v string) error {
+	if v != p.ID {
+		return errors.New("cut short (tmux's time limit on a format?)")
+	}
+	return nil
+}}
 
 // RequestOption is the pane option through which a command hands an action to the running
 // watcher (Client.Request); ReplyOption is where the watcher answers it.
@@ -142,11 +163,22 @@ func text(format string, at func(*Pane) *string) paneField {
 }
 
 func number(name string, at func(*Pane) *int) paneField {
-	return paneField{"#{" + name + "}", name, func(p *Pane, v string) (err error) { *at(p), err = strconv.Atoi(v); return err }}
+	return paneField{"#{" + name + "}", name, func(p *Pane, v string) (err error) {
+		if *at(p), err = strconv.Atoi(v); err != nil {
+			return errors.New("not a number")
+		}
+		return nil
+	}}
 }
 
 func flag(name string, at func(*Pane) *bool) paneField {
-	return paneField{"#{" + name + "}", name, func(p *Pane, v string) error { *at(p) = v == "1"; return nil }}
+	return paneField{"#{" + name + "}", name, func(p *Pane, v string) error {
+		if v != "0" && v != "1" {
+			return errors.New("not 0 or 1")
+		}
+		*at(p) = v == "1"
+		return nil
+	}}
 }
 
 // optionFields are the fields of the pane options, in OptionNames order.
@@ -237,7 +269,7 @@ func parseRows(out string, fields []paneField) ([]Pane, error) {
 		var p Pane
 		for i, pf := range fields {
 			if err := pf.set(&p, f[i]); err != nil {
-				return nil, fmt.Errorf("tmuxctl: list-panes row %d: %s %q is not a number: %q", n+1, pf.name, f[i], line)
+				return nil, fmt.Errorf("tmuxctl: list-panes row %d: %s %q: %w: %q", n+1, pf.name, f[i], err, line)
 			}
 		}
 		if !strings.HasPrefix(p.ID, "%") {
@@ -257,6 +289,7 @@ var pausedFields = []paneField{
 	text("#{pane_id}", func(p *Pane) *string { return &p.ID }),
 	text(freeText("@cac_state"), func(p *Pane) *string { return &p.Options.State }),
 	text(freeText("@cac_due"), func(p *Pane) *string { return &p.Options.Due }),
+	rowEnd,
 }
 
 // PausedFilter is PausedPanes' server-side filter (`list-panes -f`): the panes that carry

@@ -44,7 +44,7 @@ var opts = []string{"", "", "", "", "", "", "", "", "", "", ""}
 // plainRow is a listing row of pane id with the given pid, session and title.
 func plainRow(id, pid, window, session, title string) string {
 	f := append([]string{id, pid, "@1", window, "0", "80", "24", "0", "0", "0", "0", "0", "0", session, "bash"}, opts...)
-	return row(append(f, title)...)
+	return row(append(f, title, id)...)
 }
 
 func TestParsePanes(t *testing.T) {
@@ -61,7 +61,7 @@ func TestParsePanes(t *testing.T) {
 		{"braille spinner", "⠂ Claude Code"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := row(append(base, tc.title)...) + "\n"
+			out := row(append(base, tc.title, "%3")...) + "\n"
 			got, err := tmuxctl.ParsePanes(out)
 			if err != nil {
 				t.Fatalf("ParsePanes(%q) error: %v", out, err)
