@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,44 +17,19 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
-// MinTmux is the oldest tmux cac-tmux works with: its listing filters panes (list-panes -f)
-// and searches their screens (#{C/ri:…}), which tmux 3.2 brought. It is tested with 3.3a.
+// MinTmux is the oldest tmux cac-tmux works with: its listing filters panes (list-panes -f),
+// which tmux 3.2 brought. It is tested on 3.2a, 3.3a, 3.4, 3.5a, 3.6b, 3.7c and next-3.8.
 const MinTmux = "3.2"
 
+// checkTmux names the tmux binary cac-tmux runs (`tmux -V`); what a version can do is asked
+// of the server (checkServer), never read off this string.
 func checkTmux(ctx context.Context, e Env) Check {
 	v, err := e.Tmux.Version(ctx)
-	switch {
-	case err != nil:
+	if err != nil {
 		return Check{Name: "tmux", Detail: "tmux cannot be run: " + err.Error(),
 			Fix: "install tmux " + MinTmux + " or later (apt install tmux, brew install tmux) on the PATH of cac-tmux"}
-	case olderThan(v, 3, 2):
-		return Check{Name: "tmux", Detail: v + " is older than " + MinTmux,
-			Fix: "upgrade tmux to " + MinTmux + " or later: the watcher's listing uses list-panes -f and #{C/ri:…}"}
 	}
 	return Check{Name: "tmux", OK: true, Detail: v}
-}
-
-// olderThan reports whether `tmux -V`'s "tmux 3.1c" is older than major.minor; a version it
-// cannot read ("tmux master", "tmux next-3.4") is not.
-func olderThan(v string, major, minor int) bool {
-	v = strings.TrimPrefix(v, "tmux ")
-	maj, rest, ok := strings.Cut(v, ".")
-	if !ok {
-		return false
-	}
-	mj, err := strconv.Atoi(maj)
-	if err != nil {
-		return false
-	}
-	digits := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-	if digits < 0 {
-		digits = len(rest)
-	}
-	mn, err := strconv.Atoi(rest[:digits])
-	if err != nil {
-		return false
-	}
-	return mj < major || mj == major && mn < minor
 }
 
 func checkServer(ctx context.Context, e Env) Check {
@@ -70,8 +44,31 @@ func checkServer(ctx context.Context, e Env) Check {
 		return Check{Name: "server", Detail: e.Server + ": " + err.Error(),
 			Fix: "check that the socket is a running tmux server of this user (tmux -S SOCKET ls)"}
 	}
-	return Check{Name: "server", OK: true,
-		Detail: fmt.Sprintf("%s: socket %s, pid %d, tmux %s", e.Server, info.Socket, info.PID, info.Version)}
+	detail := fmt.Sprintf("%s: socket %s, pid %d, tmux %s", e.Server, info.Socket, info.PID, info.Version)
+	k, err := e.Tmux.Probe(ctx)
+	switch {
+	case err != nil:
+		return Check{Name: "server", Detail: detail + "; what it can do cannot be asked: " + err.Error(),
+			Fix: "run doctor again; if it fails again, run it with the tmux server's user"}
+	case !k.Filter:
+		return Check{Name: "server", Detail: detail + ": too old, it cannot filter a listing (list-panes -f)",
+			Fix: "upgrade tmux to " + MinTmux + " or later, then restart the server (tmux kill-server)"}
+	}
+	return Check{Name: "server", OK: true, Detail: detail + "; " + capabilities(k)}
+}
+
+// capabilities says what the watcher uses of what the server can do.
+func capabilities(k tmuxctl.Capabilities) string {
+	control := "control mode"
+	if k.Control != nil {
+		control = "no control mode (" + strings.TrimPrefix(k.Control.Error(), tmuxctl.ErrRefused.Error()+": ") +
+			"), every command a process"
+	}
+	change := "changes seen by window activity"
+	if k.LastOutput {
+		change += " (pane_last_output_time exists, not used yet)"
+	}
+	return fmt.Sprintf("%s, output %s, %s", control, k.Escaping, change)
 }
 
 // checkConfig reads the configuration; with a mistake in it, the defaults stand in for the

@@ -128,17 +128,6 @@ func TestPaneRecords(t *testing.T) {
 	}
 }
 
-func TestOlderThan(t *testing.T) {
-	for v, want := range map[string]bool{
-		"tmux 3.3a": false, "tmux 3.2": false, "tmux 3.1c": true, "tmux 2.9a": true, "tmux 3.10": false, "tmux 4.0": false,
-		"tmux next-3.4": false, "tmux master": false, "tmux openbsd-7.4": false, "": false,
-	} {
-		if got := olderThan(v, 3, 2); got != want {
-			t.Errorf("olderThan(%q, 3.2) = %v, want %v", v, got, want)
-		}
-	}
-}
-
 func TestZones(t *testing.T) {
 	env := func(tz string) func(string) string {
 		return func(k string) string {

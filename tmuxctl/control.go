@@ -698,7 +698,7 @@ func (n *Conn) control(ctx context.Context) *Control {
 		return nil
 	}
 	n.failures = 0
-	if err := keepsAlive(ctx, k); err != nil {
+	if err := keepsAlive(ctx, k.Run); err != nil {
 		k.Close()
 		n.refused = err
 		n.log("refused", err)
@@ -725,8 +725,8 @@ func (n *Conn) wait() time.Duration {
 
 // keepsAlive says why an attached control client would change what the server does when the
 // user detaches (a nil error: it would not).
-func keepsAlive(ctx context.Context, k *Control) error {
-	out, err := k.Run(ctx, "display-message", "-p", strings.Join([]string{"#{exit-unattached}", "#{destroy-unattached}", freeText("session_name")}, sep))
+func keepsAlive(ctx context.Context, run func(context.Context, ...string) (string, error)) error {
+	out, err := run(ctx, "display-message", "-p", strings.Join([]string{"#{exit-unattached}", "#{destroy-unattached}", freeText("session_name")}, sep))
 	if err != nil {
 		return fmt.Errorf("%w: cannot read exit-unattached and destroy-unattached: %w", ErrRefused, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
 func TestParseUserOptions(t *testing.T) {
@@ -151,4 +152,34 @@ func FuzzParseUserOptions(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestProbe: what Probe finds agrees with what the server does: a listing filters, fields come
+// back exactly whatever the escaping, pane_last_output_time has a value after output exactly
+// where it is said to exist, and control mode is refused once destroy-unattached is on.
+func TestProbe(t *testing.T) {
+	s := tmuxtest.Start(t, 80, 24, "sh", "-c", "echo out; exec cat")
+	s.WaitScreen(t, "%0", "out")
+	ctx := context.Background()
+	k, err := s.Client.Probe(ctx)
+	if err != nil || !k.Filter || k.Version == "" || k.Control != nil {
+		t.Fatalf("Probe = %+v, %v; want a version, the filter, control mode", k, err)
+	}
+	raw := s.Tmux(t, "display-message", "-p", "\x1f")
+	if (k.Escaping == tmuxctl.Vis) != (raw == `\037`+"\n") {
+		t.Errorf("Escaping = %v, but the server prints the separator as %q", k.Escaping, raw)
+	}
+	last := s.Tmux(t, "display-message", "-p", "-t", "%0", "[#{pane_last_output_time}]")
+	if k.LastOutput != (last != "[]\n") {
+		t.Errorf("LastOutput = %v, but #{pane_last_output_time} after output reads %q", k.LastOutput, last)
+	}
+	keep, err := s.Client.Dial(ctx) // attached, or the session would go at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keep.Close()
+	s.Tmux(t, "set-option", "-t", "main", "destroy-unattached", "on")
+	if k, err := s.Client.Probe(ctx); err != nil || k.Control == nil {
+		t.Errorf("Probe with destroy-unattached on = %+v, %v; want control mode refused", k, err)
+	}
 }

@@ -111,13 +111,16 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 	}
 	conf := filepath.Join(dir, "tmux.conf")
 	s := &Server{Dir: dir, Socket: filepath.Join(dir, "s"), ClaudeDir: filepath.Join(dir, "claude")}
-	text := Config + "set-environment -g CLAUDE_CONFIG_DIR '" + s.ClaudeDir + "'\n"
+	// default-size: windows made later without a client (new-window, another new-session)
+	// take it on every tmux (3.2a would make them 80x23).
+	text := Config + fmt.Sprintf("set -g default-size %dx%d\n", width, height) +
+		"set-environment -g CLAUDE_CONFIG_DIR '" + s.ClaudeDir + "'\n"
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s.Client = &tmuxctl.Client{SocketPath: s.Socket, Timeout: Scale(tmuxctl.DefaultTimeout)}
 	args := []string{"-f", conf, "new-session", "-d", "-s", "main", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
-	args = append(args, command...)
+	args = append(append(args, command...), keepSize(width, height)...)
 	if _, err := s.Client.Run(context.Background(), args...); err != nil {
 		os.RemoveAll(dir)
 		t.Fatalf("start tmux server: %v", err)
@@ -127,6 +130,16 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 		os.RemoveAll(dir)
 	})
 	return s
+}
+
+// keepSize is the commands that give the first window the size asked for where new-session -x
+// -y did not (tmux 3.2a sizes a detached session's first window to the default 80x23):
+// resize-window, which also makes that window's size manual, so only where it is needed. Run
+// in new-session's command line, before the server reads the program's first output.
+func keepSize(width, height int) []string {
+	size := fmt.Sprintf("%dx%d", width, height)
+	return []string{";", "if-shell", "-F", "-t", "main:0", "#{!=:#{window_width}x#{window_height}," + size + "}",
+		fmt.Sprintf("resize-window -t main:0 -x %d -y %d", width, height)}
 }
 
 // Connect makes s.Client run its commands over a control-mode connection (Client.Connect)
@@ -198,14 +211,28 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-// WaitScreen waits until the pane's screen contains text and returns the screen.
+// WaitScreen waits until the pane's screen contains text and returns the screen, each line
+// without its trailing spaces (tmux 3.2a's capture-pane -J pads lines with them).
 func (s *Server) WaitScreen(t testing.TB, pane, text string) string {
 	t.Helper()
 	var screen string
 	WaitFor(t, 10*time.Second, fmt.Sprintf("%q on pane %s", text, pane), func() bool {
 		out, err := s.Client.Capture(context.Background(), pane)
-		screen = out
-		return err == nil && strings.Contains(out, text)
+		screen = TrimLines(out)
+		return err == nil && strings.Contains(screen, text)
 	})
 	return screen
+}
+
+// TrimLines is s with the trailing spaces of each line removed.
+func TrimLines(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		body, nl := strings.CutSuffix(line, "\n")
+		b.WriteString(strings.TrimRight(body, " "))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
