@@ -101,6 +101,11 @@ func TestWatchInSparePane(t *testing.T) {
 	if !strings.Contains(screen, pane) || !strings.Contains(screen, "waiting") || !strings.Contains(screen, reset.Format("15:04")+" UTC") {
 		t.Errorf("live table, want pane %s waiting for %s UTC:\n%s", pane, reset.Format("15:04"), screen)
 	}
+	// Its tmux commands go over a control-mode client, on every tmux version (3.4 and later
+	// once read "off" for "on" and ran every command as a process): tmux lists that client.
+	tmuxtest.WaitFor(t, 10*time.Second, "the watcher's control-mode client", func() bool {
+		return strings.Contains(s.Tmux(t, "list-clients", "-F", "#{client_control_mode}"), "1")
+	})
 
 	// list --json during the wait: the pane, its state and the exact reset.
 	got, stderr := listJSONOf(t, "-S", s.Socket)
