@@ -20,3 +20,22 @@ func TestExpandTabs(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandLinesFitTmux37: tmux 3.7 refuses a command line of more than 1,000 arguments
+// ("command too long"); the longest ones cac-tmux builds, a batch of captures and a full set of
+// pane options with the request, stay under it.
+func TestCommandLinesFitTmux37(t *testing.T) {
+	var captures []string
+	for i := range captureBatch {
+		if i > 0 {
+			captures = append(captures, ";")
+		}
+		captures = append(captures, "capture-pane", "-p", "-J", "-t", "%1")
+	}
+	if n := len(captures); n > 1000 {
+		t.Errorf("a batch of %d captures is %d arguments, more than tmux 3.7 takes", captureBatch, n)
+	}
+	if n := 7*len(OptionNames) + 12; n > 1000 {
+		t.Errorf("setting every pane option is %d arguments", n)
+	}
+}

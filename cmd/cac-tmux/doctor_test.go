@@ -91,7 +91,7 @@ func TestDoctorWithoutClaude(t *testing.T) {
 
 	// The text report says the same.
 	code, out, _ := cacRun("doctor", "-S", s.Socket)
-	if code != 1 || !strings.Contains(out, "ok      tmux: tmux 3.") || !strings.Contains(out, "PROBLEM watcher: no watcher supervises") ||
+	if code != 1 || !strings.Contains(out, "ok      tmux: tmux ") || !strings.Contains(out, "PROBLEM watcher: no watcher supervises") ||
 		!strings.Contains(out, "          fix: start one in a spare pane") || !strings.Contains(out, shell+" main:0.0 (sh): not Claude Code: ") {
 		t.Errorf("doctor = %d:\n%s", code, out)
 	}

@@ -45,7 +45,7 @@ func TestWatchTerminalHangUp(t *testing.T) {
 	t.Parallel()
 	s := tmuxtest.Start(t, 150, 30)
 	pane, _ := startClaude(t, s, "--reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
-	s.Tmux(t, "send-keys", "-t", "main:0.0", "-l", "--", bins.cac+" watch -S "+s.Socket+" --interval 300ms")
+	s.Tmux(t, "send-keys", "-t", "main:0.0", "-l", "--", pathHere()+bins.cac+" watch -S "+s.Socket+" --interval 300ms")
 	s.Tmux(t, "send-keys", "-t", "main:0.0", "Enter")
 	s.WaitScreen(t, "main:0.0", "1 paused") // the live table: stdin and stdout are the pane's tty
 	lockDir, err := store.LockDir(os.Getenv)

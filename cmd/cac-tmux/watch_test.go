@@ -55,6 +55,13 @@ func hasState(states []string, s string) bool {
 	return false
 }
 
+// pathHere is the start of a command line typed into a pane's shell that gives it this test's
+// PATH: the pane's login shell sets its own from /etc/profile, where another tmux than the one
+// under test (make test-tmux) would be found.
+func pathHere() string {
+	return "PATH='" + strings.ReplaceAll(os.Getenv("PATH"), "'", `'\''`) + "' "
+}
+
 // startClaude opens a window running the fake Claude Code and waits until it draws.
 func startClaude(t *testing.T, s *tmuxtest.Server, args ...string) (pane, log string) {
 	t.Helper()
@@ -95,7 +102,7 @@ func TestWatchInSparePane(t *testing.T) {
 	const margin = time.Second
 	s := tmuxtest.Start(t, 150, 30)
 	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
-	s.Tmux(t, "send-keys", "-t", "main:0.0", "-l", "--", bins.cac+" watch -S "+s.Socket+" --interval 500ms --margin "+margin.String())
+	s.Tmux(t, "send-keys", "-t", "main:0.0", "-l", "--", pathHere()+bins.cac+" watch -S "+s.Socket+" --interval 500ms --margin "+margin.String())
 	s.Tmux(t, "send-keys", "-t", "main:0.0", "Enter")
 	screen := s.WaitScreen(t, "main:0.0", "1 paused")
 	if !strings.Contains(screen, pane) || !strings.Contains(screen, "waiting") || !strings.Contains(screen, reset.Format("15:04")+" UTC") {
