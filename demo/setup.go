@@ -118,7 +118,7 @@ func (w *world) start(ctx context.Context, conf, claude string) error {
 		return append([]string{"-e", "CLAUDE_CONFIG_DIR=" + filepath.Join(w.dir, "claude-config"), claude, SimCommand}, s.args(w.plan, w.logPath(s.key))...)
 	}
 	first := []string{"-f", conf, "new-session", "-d", "-s", "demo", "-n", "demo", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}
-	a, err := w.pane(ctx, first, sim(sessions[0]))
+	a, err := w.pane(ctx, first, append(sim(sessions[0]), tmuxctl.KeepSize("demo", width, height)...))
 	if err != nil {
 		return err
 	}

@@ -366,3 +366,14 @@ func (c *Client) PaneOption(ctx context.Context, pane, name string) (string, err
 	}
 	return v[0], nil
 }
+
+// KeepSize is the commands, to follow a new-session -d -x W -y H in its command line, that
+// give session's first window the size asked for where new-session did not: tmux 3.2a sizes a
+// detached session's first window to the default 80x23. It is resize-window, which also makes
+// that window's size manual, so it runs only where the size differs (if-shell -F, no shell).
+// In new-session's command line it runs before the server reads the program's first output.
+func KeepSize(session string, width, height int) []string {
+	win := "=" + session + ":0"
+	return []string{";", "if-shell", "-F", "-t", win, fmt.Sprintf("#{!=:#{window_width}x#{window_height},%dx%d}", width, height),
+		fmt.Sprintf("resize-window -t %s -x %d -y %d", win, width, height)}
+}

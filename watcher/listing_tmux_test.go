@@ -95,7 +95,7 @@ func TestChangesBetweenFullListings(t *testing.T) {
 	wd.quiet()
 	b := wd.claude(false)
 	wd.waitTarget(b.pane, "main:2.0", watcher.Waiting)
-	wd.s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "120", "-y", "40")
+	wd.s.NewSession(t, "other", 120, 40)
 	wd.quiet()
 	c := wd.split("other:0")
 	wd.waitTarget(c.pane, "other:0.1", watcher.Waiting)
@@ -154,7 +154,7 @@ func TestResyncFindsWhatTmuxDoesNotNotify(t *testing.T) {
 	wd := newWorld(t, time.Minute)
 	// Before the watcher's control client attaches: tmux 3.3a can crash when a session is
 	// made while a control client attaches.
-	wd.s.Tmux(t, "new-session", "-d", "-s", "other", "-x", "120", "-y", "40")
+	wd.s.NewSession(t, "other", 120, 40)
 	wd.start(func(c *watcher.Config) { c.Resync = 3 * time.Second })
 	log := filepath.Join(wd.s.Dir, "idle.log")
 	out := wd.s.Tmux(t, "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "other:0", claudeBin, "--log", log, "--scenario", "idle")
@@ -176,6 +176,7 @@ func TestServerRestartedBetweenFullListings(t *testing.T) {
 	log := filepath.Join(wd.s.Dir, "again.log")
 	argv := []string{"-f", filepath.Join(wd.s.Dir, "tmux.conf"), "new-session", "-d", "-s", "again", "-x", "120", "-y", "40",
 		claudeBin, "--log", log, "--reset", wd.reset.Format(time.RFC3339), "--limit-until", wd.real(wd.reset).Format(time.RFC3339Nano)}
+	argv = append(argv, tmuxtest.KeepSize("again", 120, 40)...)
 	tmuxtest.WaitFor(t, patience, "a new server on the socket", func() bool {
 		_, err := wd.s.Client.Run(context.Background(), argv...) // fails while the old one exits
 		return err == nil

@@ -12,7 +12,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/doctor"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
@@ -45,7 +44,7 @@ func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bo
 	stateDir, err := store.StateDir(os.Getenv)
 	lockDir, _ := store.LockDir(os.Getenv) // fails as StateDir does
 	r := doctor.Run(ctx, doctor.Env{
-		Tmux: tmux, Finder: &proc.Finder{}, Server: serverName(tmux), Socket: socket,
+		Tmux: tmux, Finder: newFinder(), Server: serverName(tmux), Socket: socket,
 		Config: func(ctx context.Context) (config.Config, string, error) {
 			l, err := loadSettings(ctx, tmux, path, nil)
 			if err != nil {

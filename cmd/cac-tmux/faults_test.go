@@ -269,7 +269,8 @@ func TestFaultServerRestart(t *testing.T) {
 	time.Sleep(3 * time.Second) // several polls without a server
 
 	conf := filepath.Join(s.Dir, "tmux.conf")
-	if _, err := s.Client.Run(context.Background(), "-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "30"); err != nil {
+	if _, err := s.Client.Run(context.Background(), append([]string{"-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "30"},
+		tmuxtest.KeepSize("main", 120, 30)...)...); err != nil {
 		t.Fatal(err)
 	}
 	reset := nextReset(10 * time.Second)

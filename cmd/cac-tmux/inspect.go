@@ -18,7 +18,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // maxScreen bounds what inspect reads: a 500×200 pane is 100 kB of text even with wide runes
@@ -139,7 +138,7 @@ func fromRecords(ctx context.Context, o *inspectOptions, v detector.Verdict) (de
 	if err != nil {
 		return v, rec
 	}
-	finder := &proc.Finder{}
+	finder := newFinder()
 	found, ok, err := finder.Find(ctx, info.PID)
 	if err != nil || !ok {
 		return v, rec

@@ -101,7 +101,7 @@ func paneRows(ctx context.Context, tmux *tmuxctl.Client, all bool, warn io.Write
 		return nil, fmt.Errorf("%s: %w", serverName(tmux), hint(err))
 	}
 	var rows []watcher.Row
-	finder := &proc.Finder{}
+	finder := newFinder()
 	for _, p := range panes {
 		r, err := watcher.RowOf(p)
 		if err != nil {

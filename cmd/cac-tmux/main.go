@@ -21,6 +21,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
+	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // Exit codes, for every command (SPEC §2). inspect has its own contract on top: 0 limited,
@@ -209,4 +210,14 @@ func socketFlags(fs *pflag.FlagSet) *tmuxctl.Client {
 	fs.StringVarP(&c.SocketName, "socket-name", "L", "", "tmux server socket name, as tmux -L")
 	fs.StringVarP(&c.SocketPath, "socket-path", "S", "", "tmux server socket path, as tmux -S")
 	return c
+}
+
+// NoProcEnv, set to 1, makes every command identify Claude Code the way it does where there is
+// no /proc (ps and lsof, see package watcher/proc) even on Linux: to check that path on a
+// machine at hand, or where /proc hides other processes.
+const NoProcEnv = "CAC_TMUX_NO_PROC"
+
+// newFinder is the process finder of every command.
+func newFinder() *proc.Finder {
+	return &proc.Finder{NoProc: os.Getenv(NoProcEnv) == "1"}
 }

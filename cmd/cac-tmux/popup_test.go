@@ -99,7 +99,8 @@ func TestPopupSizesAndJump(t *testing.T) {
 		a.screen(t, held+" ")
 		a.key(t, "Enter")
 		tmuxtest.WaitFor(t, 10*time.Second, "the client on the chosen pane", func() bool {
-			return strings.TrimSpace(a.inner.Tmux(t, "display-message", "-p", "-c", a.client, "#{pane_id}")) == held
+			// list-clients, not display-message -c, which tmux 3.2a refuses with its usage.
+			return strings.Contains(a.inner.Tmux(t, "list-clients", "-F", "#{client_name} #{pane_id}"), a.client+" "+held+"\n")
 		})
 	}
 }

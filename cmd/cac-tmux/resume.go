@@ -17,7 +17,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
@@ -153,7 +152,7 @@ func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a wat
 	cfg.Store = store.New(stateDir, server)
 	cfg.Server = server
 	cfg.Log = zerolog.New(logTo).Level(zerolog.WarnLevel)
-	wt := watcher.New(tmux, &proc.Finder{}, cfg)
+	wt := watcher.New(tmux, newFinder(), cfg)
 	out, err := wt.Do(ctx, id, a)
 	if err != nil || !out.Done || a != watcher.ResumeNow {
 		return out, err

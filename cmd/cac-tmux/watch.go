@@ -22,7 +22,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
@@ -233,7 +232,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	}
 	defer o.notify.close()
 	o.cfg.Notify = n
-	w := watcher.New(o.tmux, &proc.Finder{}, o.cfg)
+	w := watcher.New(o.tmux, newFinder(), o.cfg)
 	if o.once {
 		return watchOnce(ctx, w, std)
 	}

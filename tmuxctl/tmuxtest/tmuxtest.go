@@ -120,7 +120,7 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 	}
 	s.Client = &tmuxctl.Client{SocketPath: s.Socket, Timeout: Scale(tmuxctl.DefaultTimeout)}
 	args := []string{"-f", conf, "new-session", "-d", "-s", "main", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
-	args = append(append(args, command...), keepSize(width, height)...)
+	args = append(append(args, command...), KeepSize("main", width, height)...)
 	if _, err := s.Client.Run(context.Background(), args...); err != nil {
 		os.RemoveAll(dir)
 		t.Fatalf("start tmux server: %v", err)
@@ -132,14 +132,17 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 	return s
 }
 
-// keepSize is the commands that give the first window the size asked for where new-session -x
-// -y did not (tmux 3.2a sizes a detached session's first window to the default 80x23):
-// resize-window, which also makes that window's size manual, so only where it is needed. Run
-// in new-session's command line, before the server reads the program's first output.
-func keepSize(width, height int) []string {
-	size := fmt.Sprintf("%dx%d", width, height)
-	return []string{";", "if-shell", "-F", "-t", "main:0", "#{!=:#{window_width}x#{window_height}," + size + "}",
-		fmt.Sprintf("resize-window -t main:0 -x %d -y %d", width, height)}
+// NewSession makes another detached session of the given size running command (the default
+// shell when empty), its first window that size on every tmux (see tmuxctl.KeepSize).
+func (s *Server) NewSession(t testing.TB, name string, width, height int, command ...string) {
+	t.Helper()
+	args := []string{"new-session", "-d", "-s", name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
+	s.Tmux(t, append(append(args, command...), KeepSize(name, width, height)...)...)
+}
+
+// KeepSize is tmuxctl.KeepSize.
+func KeepSize(session string, width, height int) []string {
+	return tmuxctl.KeepSize(session, width, height)
 }
 
 // Connect makes s.Client run its commands over a control-mode connection (Client.Connect)

@@ -10,7 +10,8 @@ import (
 // and says why (for a "no" too, for logs and doctor). resolve gives the real path of a path
 // the process names, relative to its working directory (nil: taken as given).
 //
-// With the executable known (exe, from /proc/PID/exe), what runs decides, never a name a
+// With the executable known (exe: /proc/PID/exe, or lsof's program text where there is no
+// /proc), what runs decides, never a name a
 // process was given (issue 11, finding 3): "exec -a claude cat", a shell script named
 // "claude" (its comm is "claude", its executable the shell) and a wrapper whose Claude Code
 // child is gone are not Claude Code. It is Claude Code when (SPEC §4.7):
@@ -23,11 +24,12 @@ import (
 //     "@anthropic-ai/claude-code"; or it set its own title to "claude" (comm and the whole
 //     argv read "claude": Claude Code's npm build sets process.title on Linux, which rewrites
 //     both, while "exec -a" sets argv[0] only and a script's comm is its interpreter's once
-//     that runs).
+//     that runs; on macOS, where the title leaves comm alone, the path without /proc passes
+//     the title for comm when the argument area was rewritten, see procArgs.retitled).
 //
-// With exe "" (the ps fallback, where there is no /proc) only names can tell: base(argv[0])
-// "claude" or "claude.exe", a version-named argv[0] under a claude directory, or a runtime
-// whose script is named "claude". That is weaker ("exec -a claude cat" passes): see SAFETY.md.
+// With exe "" (the executable could not be learned: another user's process, or gone) it is
+// never Claude Code: names alone cannot tell (issue 21). Every path of Find learns the
+// executable: /proc/PID/exe on Linux, lsof where there is no /proc.
 func IsClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
 	if why, ok := isClaude(comm, argv, exe, resolve); ok {
 		return why, true
@@ -46,11 +48,11 @@ func notClaude(comm string, argv []string, exe string) string {
 
 // isClaude is IsClaude without the sentence for a "no", which Find does not need.
 func isClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
+	if exe == "" {
+		return "", false
+	}
 	if resolve == nil {
 		resolve = func(p string) string { return p }
-	}
-	if exe == "" {
-		return byName(comm, argv, resolve)
 	}
 	exeBase := baseName(exe)
 	switch {
@@ -68,32 +70,6 @@ func isClaude(comm string, argv []string, exe string, resolve func(string) strin
 	}
 	if comm == "claude" && len(argv) == 1 && argv[0] == "claude" {
 		return fmt.Sprintf("%s (%s) titled itself \"claude\" (comm and argv)", rt, exe), true
-	}
-	return "", false
-}
-
-// byName is the decision without the executable (the ps fallback): by names only.
-func byName(comm string, argv []string, resolve func(string) string) (string, bool) {
-	var arg0 string
-	if len(argv) > 0 {
-		arg0 = argv[0]
-	}
-	base0 := baseName(arg0)
-	switch {
-	case isClaudeName(base0):
-		return fmt.Sprintf("argv[0] %q (no executable to confirm it)", arg0), true
-	case isClaudeName(comm):
-		return fmt.Sprintf("comm %q (no executable to confirm it)", comm), true
-	case (isVersion(comm) || isVersion(base0)) && hasClaudeDir(arg0):
-		return fmt.Sprintf("version-named binary under a claude directory: argv[0] %q", arg0), true
-	}
-	if rt := runtimeName(comm, base0); rt != "" {
-		if arg, ok := claudePackage(argv, resolve); ok {
-			return fmt.Sprintf("%s running %q", rt, arg), true
-		}
-		if arg, ok := claudeScript(argv); ok {
-			return fmt.Sprintf("%s running %q (no executable to confirm it)", rt, arg), true
-		}
 	}
 	return "", false
 }
@@ -149,19 +125,6 @@ func claudePackage(argv []string, resolve func(string) string) (string, bool) {
 
 // claudeNPM is the npm package Claude Code ships in.
 const claudeNPM = "@anthropic-ai/claude-code"
-
-// claudeScript reports whether the script a runtime runs (the first argument that is not an
-// option) is named "claude". Only the script counts, so that "node server.js claude" is not
-// taken for Claude Code.
-func claudeScript(argv []string) (string, bool) {
-	if len(argv) < 2 {
-		return "", false
-	}
-	if a := scriptArg(argv[1:]); isClaudeName(baseName(a)) {
-		return a, true
-	}
-	return "", false
-}
 
 // scriptArg is the script among a runtime's arguments: the first that is not an option or an
 // option's value, "" when there is none.

@@ -60,16 +60,18 @@ func TestIsClaude(t *testing.T) {
 		{"claude-monitor", []string{"claude-monitor"}, "/usr/local/bin/claude-monitor", false, ""},
 		{"2.1.329", []string{"./2.1.329"}, "/home/u/build/2.1.329", false, ""}, // no claude directory
 		{"python3", []string{"python3", "/home/u/claude/tool.py"}, "/usr/bin/python3", false, ""},
-		// Without the executable (the ps fallback): names only.
-		{"claude", []string{"claude", "--resume"}, "", true, "no executable to confirm it"},
-		{"claude", nil, "", true, `comm "claude"`},
-		{"claude.exe", nil, "", true, "claude.exe"},
-		{"init", []string{"/mnt/c/Users/u/AppData/claude.exe"}, "", true, "claude.exe"},
-		{"", []string{"/usr/local/bin/claude", "-c"}, "", true, "argv[0]"},
-		{"2.1.329", []string{"/Users/me/.local/share/claude/versions/2.1.329", "--resume"}, "", true, "argv[0]"},
-		{"", []string{"/usr/local/bin/node", "/usr/local/bin/claude"}, "", true, cliJS},
-		{"nodejs", []string{"nodejs", "-r", "ts-node/register", "/usr/bin/claude"}, "", true, "nodejs"},
-		{"bun", []string{"bun", "run", "/home/u/.bun/bin/claude"}, "", true, "bun"},
+		// Without the executable (another user's process): never, whatever the names say
+		// (issue 21: there was a fallback by names, which "exec -a claude cat" passed).
+		{"claude", []string{"claude", "--resume"}, "", false, ""},
+		{"claude", nil, "", false, ""},
+		{"claude.exe", nil, "", false, ""},
+		{"init", []string{"/mnt/c/Users/u/AppData/claude.exe"}, "", false, ""},
+		{"", []string{"/usr/local/bin/claude", "-c"}, "", false, ""},
+		{"2.1.329", []string{"/Users/me/.local/share/claude/versions/2.1.329", "--resume"}, "", false, ""},
+		{"", []string{"/usr/local/bin/node", "/usr/local/bin/claude"}, "", false, ""},
+		{"nodejs", []string{"nodejs", "-r", "ts-node/register", "/usr/bin/claude"}, "", false, ""},
+		{"bun", []string{"bun", "run", "/home/u/.bun/bin/claude"}, "", false, ""},
+		{"node", []string{"node", cliJS}, "", false, ""},
 		{"1.2", []string{"/opt/claude/1.2"}, "", false, ""}, // not digits.digits.digits
 		{"", nil, "", false, ""},
 	}

@@ -45,9 +45,9 @@ func TestExplainFakeProc(t *testing.T) {
 			t.Errorf("%s: Find(%d) = %v, but Explain says %q", tc.name, tc.pane, ok, tc.want)
 		}
 	}
-	f := &Finder{Root: filepath.Join(t.TempDir(), "none"), PS: noPS(t)}
+	f := &Finder{Root: filepath.Join(t.TempDir(), "none"), PS: failPS}
 	if _, err := f.Explain(context.Background(), 100); err == nil || !strings.HasPrefix(err.Error(), "proc: explain pane pid 100: ") {
-		t.Errorf("Explain without /proc = %v, want an error", err)
+		t.Errorf("Explain without /proc, ps failing = %v, want an error", err)
 	}
 }
 

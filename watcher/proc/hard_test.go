@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -128,7 +127,8 @@ func TestFindUnreadableProc(t *testing.T) {
 			const listing = `  100     1   100   100 Ss+  Fri Nov 20 22:54:00 2026 -bash
   300   100   300   100 T    Fri Nov 20 22:54:10 2026 claude
 `
-			f := &Finder{Root: root, PS: func(context.Context) (string, error) { return listing, nil }}
+			f := &Finder{Root: root, PS: func(context.Context) (string, error) { return listing, nil },
+				lsof: lsofOf(map[int]lsofFake{100: {exe: "/usr/bin/bash"}, 300: {exe: nativeExe}}), args: noExactArgs}
 			got, ok, err := findWithin(t, f, 100)
 			if err != nil || ok {
 				t.Errorf("Find(100) = %+v, %v, %v; want not Claude Code from ps", got, ok, err)
@@ -337,7 +337,8 @@ func FuzzParseStat(f *testing.F) {
 }
 
 // FuzzParsePS: any ps output parses or fails without panicking; parsed rows have a pid and a
-// state, and walking the table from any pid ends quickly without panicking.
+// state, and walking the table from any pid ends quickly without panicking, with at most
+// maxCandidates candidates, each of the foreground group and not a zombie.
 func FuzzParsePS(f *testing.F) {
 	f.Add(linuxPS)
 	f.Add(macPS)
@@ -358,8 +359,14 @@ func FuzzParsePS(f *testing.F) {
 				t.Fatalf("parsePS(%q): row %+v", out, r)
 			}
 			for _, pid := range []int{r.pid, r.ppid, r.pgid, r.tpgid} {
-				if found, ok := tab.find(pid); ok && !strings.Contains(found.How, "(ps)") {
-					t.Errorf("find(%d) = %+v without (ps)", pid, found)
+				w := tab.walk(pid)
+				if len(w.cands) > maxCandidates {
+					t.Errorf("walk(%d) has %d candidates", pid, len(w.cands))
+				}
+				for _, c := range w.cands {
+					if c.row.pgid != w.tpgid || zombie(c.row.stat[0]) || c.depth > maxDepth {
+						t.Errorf("walk(%d): candidate %+v, foreground group %d", pid, c, w.tpgid)
+					}
 				}
 			}
 			tab.alive(Identity{PID: r.pid, Start: lstartPrefix + r.lstart})

@@ -8,15 +8,29 @@
 // claude suspended with Ctrl-Z or running in the background of a shell is not taken for the
 // foreground program.
 //
+// What runs decides, never a name a process was given (IsClaude): a process is Claude Code by
+// its executable, and one whose executable cannot be learned is not.
+//
 // On Linux it reads /proc (a few files per candidate, no exec). Where /proc is not usable
-// (macOS, or a /proc that cannot be read) it runs ps once per call instead:
+// (macOS, the BSDs, or a /proc that cannot be read), or with Finder.NoProc, it asks the tools
+// those systems have, the same rule deciding. ps, once per call, gives the process tree:
 //
 //	ps -ww -A -o pid= -o ppid= -o pgid= -o tpgid= -o stat= -o lstart= -o args=
 //
 // with LC_ALL=C and TZ=UTC0, so that the five lstart tokens ("Fri Nov 20 10:00:00 2026") are the
 // same for every call of every watcher. Every column but the last is one token; args, the only
-// free text, is last. The comm column is not asked for: it is free text too (a full path with
-// spaces on macOS), and base(argv[0]) from args tells the same for Claude Code.
+// free text, is last. Then one lsof run for all the candidates of the walk gives each one's
+// executable (its program text, the first txt file), working directory (to resolve the script
+// a runtime runs) and command name:
+//
+//	lsof -w -b -O +c 0 -a -p PID,PID… -d txt,cwd -F pcftn
+//
+// argv comes from the kernel on macOS (sysctl kern.procargs2: exact), elsewhere from ps's args
+// column, split at spaces (ambiguous: an argument holding a space reads as two). The
+// environment (Env) comes from kern.procargs2 on macOS, elsewhere from `ps eww -p PID -o
+// command=` (ambiguous where a value holds a space followed by NAME=: then an error, never a
+// guess, for the two variables read). Every tool's output is parsed strictly: what does not
+// fit is an error or an unknown, never Claude Code.
 //
 // A process is identified by its pid and its start (Identity), since pids are reused.
 package proc
@@ -32,11 +46,12 @@ import (
 // Identity is one process instance: a pid can be reused, so its start time is part of it.
 type Identity struct {
 	PID   int
-	Start string // Linux /proc: "ticks:<starttime field 22 of /proc/PID/stat>"; ps fallback: "lstart:<ps lstart text>"
+	Start string // Linux /proc: "ticks:<starttime field 22 of /proc/PID/stat>"; without /proc: "lstart:<ps lstart text>"
 }
 
 // ProcStart is the start of a process found through /proc as Claude Code's session registry
-// writes it (procStart: field 22 of /proc/PID/stat); ok is false for an identity from ps.
+// writes it (procStart: field 22 of /proc/PID/stat); ok is false for an identity found
+// without /proc.
 func (id Identity) ProcStart() (string, bool) {
 	return strings.CutPrefix(id.Start, ticksPrefix)
 }
@@ -52,15 +67,28 @@ type Found struct {
 }
 
 // Finder finds Claude Code under a pane's process. Its methods may be called concurrently.
+// The zero Finder reads /proc where it is usable, and asks ps and lsof where it is not.
 type Finder struct {
 	// Root is the proc filesystem root; "" means "/proc". It counts as usable when Root/self
-	// exists (procfs always has it); otherwise Find and Alive fall back to ps.
+	// exists (procfs always has it); otherwise Find and Explain take the path without /proc.
 	Root string
-	// PS runs `ps` for the fallback and returns its output; nil means exec the real ps (argv
-	// only, bounded by the context, or 5 s when it has no deadline). A replacement prints what
-	// `ps -ww -A -o pid= -o ppid= -o pgid= -o tpgid= -o stat= -o lstart= -o args=` prints in the
-	// C locale.
+	// NoProc makes Find and Explain take the path without /proc (ps, lsof, and
+	// kern.procargs2 on macOS) even where /proc is usable: the path macOS and the BSDs take,
+	// selectable on Linux to run and test it there. The identities Find gives then start
+	// "lstart:", and Alive and Env check them without /proc too (an identity's prefix, not
+	// NoProc, tells Alive and Env where to look).
+	NoProc bool
+	// PS runs `ps` for the path without /proc and returns its output; nil means exec the real
+	// ps (argv only, bounded by the context, or 5 s when it has no deadline). A replacement
+	// prints what `ps -ww -A -o pid= -o ppid= -o pgid= -o tpgid= -o stat= -o lstart= -o args=`
+	// prints in the C locale.
 	PS func(ctx context.Context) (string, error)
+
+	// Replacements for tests, nil in use: the output of lsof with lsofArgs(pids), of ps with
+	// psEnvironArgs(pid), and kern.procargs2 parsed (exactArgs).
+	lsof      func(ctx context.Context, pids []int) (string, error)
+	psEnviron func(ctx context.Context, pid int) (string, error)
+	args      func(pid int) (procArgs, error)
 }
 
 // Start prefixes of an Identity: which source it came from.
@@ -78,7 +106,8 @@ const (
 
 // Find returns the Claude Code process in the foreground of the pane whose first process is
 // panePID. ok=false, err=nil: definitely not Claude Code (a shell, vim, …), or the pane
-// process is gone, or not yet (found.Starting). err != nil: neither /proc nor ps could tell.
+// process is gone, or not yet (found.Starting). err != nil: neither /proc nor the tools could
+// tell.
 func (f *Finder) Find(ctx context.Context, panePID int) (found Found, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %w", panePID, err)
@@ -86,26 +115,27 @@ func (f *Finder) Find(ctx context.Context, panePID int) (found Found, ok bool, e
 	if panePID <= 0 {
 		return Found{}, false, fmt.Errorf("proc: find pane pid %d: not a pid", panePID)
 	}
-	fs := procfs{root: f.root()}
-	found, ok, procErr := fs.find(panePID)
-	if procErr == nil {
+	var procErr error
+	if !f.NoProc {
+		fs := procfs{root: f.root()}
+		found, ok, procErr = fs.find(panePID)
+		if procErr == nil {
+			return found, ok, nil
+		}
+	}
+	found, ok, err = f.findNoProc(ctx, panePID, &noProc{})
+	switch {
+	case err == nil:
 		return found, ok, nil
+	case procErr != nil:
+		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %v; without /proc: %w", panePID, procErr, err)
 	}
-	out, err := f.runPS(ctx)
-	if err != nil {
-		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %v; fallback: %w", panePID, procErr, err)
-	}
-	tab, err := parsePS(out)
-	if err != nil {
-		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %v; fallback: %w", panePID, procErr, err)
-	}
-	found, ok = tab.find(panePID)
-	return found, ok, nil
+	return Found{}, false, fmt.Errorf("proc: find pane pid %d: %w", panePID, err)
 }
 
 // Alive reports whether the process id is still running with the same start (same Root/PS
 // sources). A zombie is not running. An identity from /proc ("ticks:") can only be checked
-// through /proc, one from ps ("lstart:") only through ps.
+// through /proc, one found without /proc ("lstart:") only through ps.
 func (f *Finder) Alive(ctx context.Context, id Identity) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("proc: alive pid %d: %w", id.PID, err)
@@ -136,20 +166,31 @@ func (f *Finder) Alive(ctx context.Context, id Identity) (bool, error) {
 }
 
 // Env is the part of the environment of the Claude Code process id that locates its records
-// (records.Env: CLAUDE_CONFIG_DIR and HOME), read from /proc/PID/environ while the process
-// runs (/proc only: ps cannot read another process's environment).
+// (records.Env: CLAUDE_CONFIG_DIR and HOME), as it was started, while the process runs: from
+// /proc/PID/environ for an identity from /proc, else as the package doc says (kern.procargs2
+// on macOS, `ps eww` elsewhere).
 func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 	if err := ctx.Err(); err != nil {
 		return records.Env{}, fmt.Errorf("proc: environment of pid %d: %w", id.PID, err)
 	}
-	if !strings.HasPrefix(id.Start, ticksPrefix) {
-		return records.Env{}, fmt.Errorf("proc: environment of pid %d: readable through /proc only", id.PID)
+	var env records.Env
+	switch {
+	case id.PID <= 0:
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: not a pid", id.PID)
+	case strings.HasPrefix(id.Start, ticksPrefix):
+		fs := procfs{root: f.root()}
+		if alive, err := fs.alive(id); err != nil || !alive {
+			return records.Env{}, fmt.Errorf("proc: environment of pid %d: the process is gone", id.PID)
+		}
+		env = fs.env(id.PID)
+	case strings.HasPrefix(id.Start, lstartPrefix):
+		var err error
+		if env, err = f.envNoProc(ctx, id); err != nil {
+			return records.Env{}, fmt.Errorf("proc: environment of pid %d: %w", id.PID, err)
+		}
+	default:
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unknown start %q", id.PID, id.Start)
 	}
-	fs := procfs{root: f.root()}
-	if alive, err := fs.alive(id); err != nil || !alive {
-		return records.Env{}, fmt.Errorf("proc: environment of pid %d: the process is gone", id.PID)
-	}
-	env := fs.env(id.PID)
 	if env.Dir() == "" {
 		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unreadable, or no CLAUDE_CONFIG_DIR or HOME", id.PID)
 	}
@@ -159,24 +200,38 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 // Explain says why Find takes no process in the pane whose first process is panePID for
 // Claude Code, for doctor: one sentence for each process of the foreground group Find looked
 // at, in the order it did (the leader first, then its descendants in the group): IsClaude's
-// reason, or that its executable cannot be read; or one sentence saying why it looked at
-// none. It returns nil when Find does take one. /proc only: where /proc is not usable, an
-// error.
+// reason, or that its executable cannot be learned; or one sentence saying why it looked at
+// none. It returns nil when Find does take one. It takes the path Find takes.
 func (f *Finder) Explain(ctx context.Context, panePID int) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
 	}
-	fs := procfs{root: f.root(), explain: true}
-	_, ok, err := fs.find(panePID)
+	var rejects []string
+	var ok bool
+	var procErr error
+	if !f.NoProc {
+		fs := procfs{root: f.root(), explain: true}
+		_, ok, procErr = fs.find(panePID)
+		rejects = fs.rejects
+	}
+	if f.NoProc || procErr != nil {
+		np := &noProc{explain: true}
+		var err error
+		if _, ok, err = f.findNoProc(ctx, panePID, np); err != nil {
+			if procErr != nil {
+				return nil, fmt.Errorf("proc: explain pane pid %d: %v; without /proc: %w", panePID, procErr, err)
+			}
+			return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+		}
+		rejects = np.rejects
+	}
 	switch {
-	case err != nil:
-		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
 	case ok:
 		return nil, nil
-	case len(fs.rejects) == 0:
+	case len(rejects) == 0:
 		return []string{"no process of the foreground group could be read"}, nil
 	}
-	return fs.rejects, nil
+	return rejects, nil
 }
 
 func (f *Finder) root() string {
@@ -186,7 +241,7 @@ func (f *Finder) root() string {
 	return strings.TrimSuffix(f.Root, "/")
 }
 
-// how is the sentence of Found.How. source is "" for /proc, " (ps)" for the fallback.
+// how is the sentence of Found.How. source is "" for /proc, noProcSource without it.
 func how(source string, panePID, tpgid, pid, depth int, why string) string {
 	if pid == tpgid {
 		return fmt.Sprintf("foreground group %d of pane pid %d%s: %s", tpgid, panePID, source, why)

@@ -370,6 +370,7 @@ func TestFindFallback(t *testing.T) {
 `
 	good := func(context.Context) (string, error) { return listing, nil }
 	bad := func(context.Context) (string, error) { return "", errors.New("ps not found") }
+	tools := map[int]lsofFake{100: {exe: "/usr/bin/bash"}, 200: {exe: nativeExe, comm: "claude"}}
 
 	notProcfs := t.TempDir() // exists but has no "self"
 	garbled := fakeTree(t, true, shell(200))
@@ -377,12 +378,12 @@ func TestFindFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, root := range []string{filepath.Join(t.TempDir(), "none"), notProcfs, garbled} {
-		f := &Finder{Root: root, PS: good}
+		f := &Finder{Root: root, PS: good, lsof: lsofOf(tools), args: noExactArgs}
 		got, ok, err := f.Find(context.Background(), 100)
-		if err != nil || !ok || got.PID != 200 || got.Start != "lstart:Fri Nov 20 22:54:10 2026" || !strings.Contains(got.How, "(ps)") {
+		if err != nil || !ok || got.PID != 200 || got.Start != "lstart:Fri Nov 20 22:54:10 2026" || !strings.Contains(got.How, noProcSource) {
 			t.Errorf("Find with root %s = %+v, %v, %v, want pid 200 from ps", root, got, ok, err)
 		}
-		f = &Finder{Root: root, PS: bad}
+		f = &Finder{Root: root, PS: bad, lsof: lsofOf(tools), args: noExactArgs}
 		if got, ok, err := f.Find(context.Background(), 100); err == nil || !strings.Contains(err.Error(), "ps not found") {
 			t.Errorf("Find with root %s and failing ps = %+v, %v, %v, want an error", root, got, ok, err)
 		} else {
@@ -391,7 +392,7 @@ func TestFindFallback(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	f := &Finder{Root: garbled, PS: good}
+	f := &Finder{Root: garbled, PS: good, lsof: lsofOf(tools), args: noExactArgs}
 	if _, _, err := f.Find(ctx, 100); !errors.Is(err, context.Canceled) {
 		t.Errorf("Find with a cancelled context: error %v, want context.Canceled", err)
 	}

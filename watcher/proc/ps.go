@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
-	"time"
 )
 
-// psArgs is the ps command line of the fallback, valid for procps-ng (Linux) and BSD ps (macOS):
-// every column is one token except lstart, five tokens in the C locale ("Fri Nov 20 10:00:00
-// 2026", the day padded with a space before 10), and args, the free text, is last. No header
-// (the "=" suffixes). -ww: no truncation of args (BSD ps cuts at the terminal width, or 79
-// columns, without it). comm is not asked for: on macOS it is a full path that may contain
-// spaces, so it could not be a middle column; base(argv[0]) of args serves instead.
+// psArgs is the ps command line of the path without /proc, valid for procps-ng (Linux) and
+// BSD ps (macOS): every column is one token except lstart, five tokens in the C locale ("Fri
+// Nov 20 10:00:00 2026", the day padded with a space before 10), and args, the free text, is
+// last. No header (the "=" suffixes). -ww: no truncation of args (BSD ps cuts at the terminal
+// width, or 79 columns, without it). comm is not asked for: on macOS it is a full path that
+// may contain spaces, so it could not be a middle column; lsof gives it (lsofArgs).
 var psArgs = []string{"-ww", "-A",
 	"-o", "pid=", "-o", "ppid=", "-o", "pgid=", "-o", "tpgid=", "-o", "stat=", "-o", "lstart=", "-o", "args="}
 
@@ -22,9 +20,6 @@ var psArgs = []string{"-ww", "-A",
 // lstart, part of an Identity, does not depend on the watcher's TZ. Nothing else of ours leaks
 // in (procps reads PS_PERSONALITY, PS_FORMAT, COLUMNS, CMD_ENV, POSIXLY_CORRECT, …).
 var psEnv = []string{"LC_ALL=C", "TZ=UTC0"}
-
-// psTimeout bounds one ps run when the context has no deadline.
-const psTimeout = 5 * time.Second
 
 // runPS returns the output of ps (psArgs), from f.PS when set.
 func (f *Finder) runPS(ctx context.Context) (string, error) {
@@ -35,26 +30,8 @@ func (f *Finder) runPS(ctx context.Context) (string, error) {
 		}
 		return out, nil
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, psTimeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, "ps", psArgs...)
-	cmd.Env = psEnv
-	cmd.WaitDelay = time.Second
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("ps: %w", ctx.Err())
-		}
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return "", fmt.Errorf("ps: %w: %s", err, msg)
-		}
-		return "", fmt.Errorf("ps: %w", err)
-	}
-	return stdout.String(), nil
+	out, _, err := runTool(ctx, "ps", psArgs, psEnv)
+	return out, err
 }
 
 // psRow is one line of ps output.
@@ -138,28 +115,50 @@ func parsePSLine(line string) (psRow, bool) {
 	return r, true
 }
 
-// find is Finder.Find on a ps listing: the same walk as on /proc (procfs.find).
-func (t *psTable) find(panePID int) (Found, bool) {
+// psWalk is what the listing tells of a pane's foreground: the candidates Find looks at, in
+// the order it looks at them, or why there are none.
+type psWalk struct {
+	tpgid    int
+	cands    []psCand
+	gone     bool // the pane's process is not in the listing
+	starting bool // the pane's process is still the tmux server's fork (procfs.forked)
+	noTTY    bool // the pane's process has no controlling terminal
+}
+
+// psCand is one candidate of a walk: a process of the foreground group and its depth below
+// the group leader (-1: the leader has exited and the group was scanned).
+type psCand struct {
+	row   psRow
+	depth int
+}
+
+// walk lists the candidates for the pane whose first process is panePID, the same walk as
+// procfs.find: the foreground group's leader, then its descendants in the group breadth-first
+// up to maxDepth, at most maxCandidates looked at; or, with the leader gone, every member of
+// the group. Find stops at the first that is Claude Code, so listing them all first changes
+// nothing but lets one lsof run answer for all.
+func (t *psTable) walk(panePID int) psWalk {
 	i, ok := t.byPID[panePID]
 	if !ok {
-		return Found{}, false // the pane's process is gone
+		return psWalk{gone: true}
 	}
 	if j, ok := t.byPID[t.rows[i].ppid]; ok && t.rows[j].args == t.rows[i].args {
 		// Still the tmux server's fork (procfs.forked): ps shows its parent's argv.
-		return Found{Starting: true}, false
+		return psWalk{starting: true}
 	}
-	tpgid := t.rows[i].tpgid
-	if tpgid <= 0 {
-		return Found{}, false // no controlling terminal (procps prints -1, BSD ps 0)
+	w := psWalk{tpgid: t.rows[i].tpgid}
+	if w.tpgid <= 0 {
+		w.noTTY = true // procps prints -1, BSD ps 0
+		return w
 	}
 	type candidate struct{ pid, depth int }
-	queue := []candidate{{tpgid, 0}}
-	if j, ok := t.byPID[tpgid]; !ok || t.rows[j].pgid != tpgid || zombie(t.rows[j].stat[0]) {
+	queue := []candidate{{w.tpgid, 0}}
+	if j, ok := t.byPID[w.tpgid]; !ok || t.rows[j].pgid != w.tpgid || zombie(t.rows[j].stat[0]) {
 		// The leader has exited (gone, a zombie, or its pid reused); the group lives on
 		// while a member does.
 		queue = queue[:0]
 		for _, r := range t.rows {
-			if r.pgid == tpgid && len(queue) < maxCandidates {
+			if r.pgid == w.tpgid && len(queue) < maxCandidates {
 				queue = append(queue, candidate{r.pid, -1})
 			}
 		}
@@ -171,15 +170,10 @@ func (t *psTable) find(panePID int) (Found, bool) {
 			continue
 		}
 		r := t.rows[j]
-		if r.pgid != tpgid || zombie(r.stat[0]) {
+		if r.pgid != w.tpgid || zombie(r.stat[0]) {
 			continue // not in the foreground (a job suspended with Ctrl-Z, a background job)
 		}
-		if why, ok := isClaude("", strings.Fields(r.args), "", nil); ok {
-			return Found{
-				Identity: Identity{PID: r.pid, Start: lstartPrefix + r.lstart},
-				How:      how(" (ps)", panePID, tpgid, r.pid, c.depth, why),
-			}, true
-		}
+		w.cands = append(w.cands, psCand{row: r, depth: c.depth})
 		if c.depth >= 0 && c.depth < maxDepth {
 			for _, kid := range t.byParent[c.pid] {
 				if len(queue) == maxCandidates {
@@ -189,7 +183,7 @@ func (t *psTable) find(panePID int) (Found, bool) {
 			}
 		}
 	}
-	return Found{}, false
+	return w
 }
 
 // alive is Finder.Alive on a ps listing for an identity from ps.

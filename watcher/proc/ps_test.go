@@ -80,6 +80,18 @@ func TestParsePS(t *testing.T) {
 	}
 }
 
+// psProcs is what lsof tells of the processes of linuxPS and macPS.
+var psProcs = map[int]lsofFake{
+	1: {exe: "/sbin/init"}, 100: {exe: "/usr/bin/bash"}, 200: {exe: "/usr/bin/bash"},
+	201: {exe: nativeExe, comm: "claude"}, 300: {exe: nativeExe}, 400: {exe: "/usr/bin/bash"},
+	500: {exe: "/usr/bin/bash"}, 600: {exe: "/usr/bin/dash", comm: "sh"}, 701: {exe: "/usr/bin/node"},
+	612:  {exe: "/Applications/Visual Studio Code.app/Contents/MacOS/Electron"},
+	4100: {exe: "/bin/zsh"}, 4210: {exe: "/Users/me/.local/share/claude/versions/2.1.329"},
+	4300: {exe: "/bin/zsh"}, 4400: {exe: "/bin/zsh"}, 4401: {exe: "/opt/homebrew/Cellar/node/22.1.0/bin/node"},
+	4500: {exe: "/opt/homebrew/bin/tmux"},
+}
+
+// TestFindPS: the walk over a listing and the decision by the executable lsof gives.
 func TestFindPS(t *testing.T) {
 	tests := []struct {
 		listing string
@@ -87,21 +99,22 @@ func TestFindPS(t *testing.T) {
 		wantPID int // 0: not Claude Code
 		wantHow string
 	}{
-		{linuxPS, 100, 201, "(ps): pid 201 at depth 1"}, // wrapper; the stopped claude 300 is not it
-		{linuxPS, 400, 0, ""},                           // shell at the prompt
-		{linuxPS, 500, 0, ""},                           // zombie
-		{linuxPS, 600, 701, "(leader gone): pid 701"},
+		{linuxPS, 100, 201, noProcSource + ": pid 201 at depth 1"}, // wrapper; the stopped claude 300 is not it
+		{linuxPS, 400, 0, ""}, // shell at the prompt
+		{linuxPS, 500, 0, ""}, // zombie
+		{linuxPS, 600, 701, "(leader gone): pid 701: node (/usr/bin/node) running"},
 		{linuxPS, 1, 0, ""},   // no terminal
 		{linuxPS, 999, 0, ""}, // gone
-		{macPS, 4100, 4210, `foreground group 4210 of pane pid 4100 (ps): version-named binary under a claude directory: argv[0] "/Users/me/.local/share/claude/versions/2.1.329"`},
+		{macPS, 4100, 4210, `foreground group 4210 of pane pid 4100` + noProcSource + `: version-named executable under a claude directory: "/Users/me/.local/share/claude/versions/2.1.329"`},
 		{macPS, 4300, 0, ""},
-		{macPS, 4400, 4401, `node running "/opt/homebrew/bin/claude"`},
+		// node running the npm bin link: its real path is not inside the package here (no
+		// such file), so not Claude Code; on the Mac it resolves into the package.
+		{macPS, 4400, 0, ""},
 		{macPS, 612, 0, ""},
 		{macPS, 4500, 0, ""}, // tmux's fork, before it runs the pane's program: Starting
 	}
 	for _, tt := range tests {
-		listing := tt.listing
-		f := &Finder{Root: "/nonexistent", PS: func(context.Context) (string, error) { return listing, nil }}
+		f := fakeTools(tt.listing, psProcs)
 		got, ok, err := f.Find(context.Background(), tt.pane)
 		if err != nil {
 			t.Errorf("Find(%d) error: %v", tt.pane, err)

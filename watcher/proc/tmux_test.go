@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -47,14 +48,24 @@ func panePID(t *testing.T, s *tmuxtest.Server, target string) int {
 	return pid
 }
 
-// finders are the two sources: the real /proc, and ps (no /proc at Root).
+// finders are the two paths: /proc, and the path without it (ps and lsof) that macOS and
+// the BSDs take, run here on Linux.
 var finders = []struct {
 	name   string
 	f      *Finder
 	prefix string
 }{
 	{"proc", &Finder{}, ticksPrefix},
-	{"ps", &Finder{Root: "/nonexistent"}, lstartPrefix},
+	{"noproc", &Finder{NoProc: true}, lstartPrefix},
+}
+
+// needLsof fails the test when lsof is missing: the path without /proc needs it, and a test
+// that skipped would hide that path untested.
+func needLsof(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("lsof"); err != nil {
+		t.Fatalf("lsof is not installed, and the path without /proc needs it (Debian: apt-get install lsof): %v", err)
+	}
 }
 
 // waitFound polls Find on every source until each finds Claude Code in the pane, and returns
@@ -77,7 +88,7 @@ func waitFound(t *testing.T, pane int) []Found {
 		t.Logf("%s: %+v", src.name, founds[i])
 	}
 	if founds[0].PID != founds[1].PID {
-		t.Errorf("/proc found pid %d, ps pid %d", founds[0].PID, founds[1].PID)
+		t.Errorf("/proc found pid %d, the path without /proc pid %d", founds[0].PID, founds[1].PID)
 	}
 	return founds
 }
@@ -122,6 +133,7 @@ func wantNotClaude(t *testing.T, pane int) {
 }
 
 func TestTmux(t *testing.T) {
+	needLsof(t)
 	claude := fakeClaudeBin(t)
 	s := tmuxtest.Start(t, 80, 24) // /bin/sh at its prompt in main:0
 
@@ -186,9 +198,10 @@ func TestTmux(t *testing.T) {
 }
 
 // TestTmuxNamesAreNotClaude: on a real server, processes that only carry Claude Code's name
-// (issue 11, finding 3) are not Claude Code for /proc, which reads what runs. (ps can only
-// read names: see SAFETY.md.)
+// (issue 11, finding 3) are not Claude Code, on /proc and without it (issue 21): both read
+// what runs.
 func TestTmuxNamesAreNotClaude(t *testing.T) {
+	needLsof(t)
 	claude := fakeClaudeBin(t)
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skipf("no bash for exec -a: %v", err)
@@ -205,88 +218,177 @@ func TestTmuxNamesAreNotClaude(t *testing.T) {
 		return p
 	}
 	s := tmuxtest.Start(t, 80, 24)
-	f := &Finder{}
-	window := func(argv ...string) int {
-		out := s.Tmux(t, append([]string{"new-window", "-d", "-P", "-F", "#{pane_pid}", "-t", "main:"}, argv...)...)
-		pane, err := strconv.Atoi(strings.TrimSpace(out))
-		if err != nil {
-			t.Fatalf("new-window printed %q", out)
-		}
-		return pane
-	}
-	// notClaude waits until the pane's foreground runs what wantComm names, then checks that
-	// Find does not take it for Claude Code.
 	notClaude := func(name string, pane int, wantComm string) {
 		t.Helper()
-		tmuxtest.WaitFor(t, 5*time.Second, name+": "+wantComm+" in the foreground", func() bool {
-			fs := procfs{root: "/proc"}
-			st, err := fs.stat(pane)
-			if err != nil {
-				return false
+		waitForeground(t, name, pane, wantComm)
+		for _, src := range finders {
+			if got, ok, err := src.f.Find(context.Background(), pane); err != nil || ok {
+				t.Errorf("%s: %s: Find = %+v, %v, %v, want not Claude Code", name, src.name, got, ok, err)
 			}
-			for _, p := range fs.scan() {
-				if p.pgrp == st.tpgid && p.comm == wantComm {
-					return true
-				}
+			why, err := src.f.Explain(context.Background(), pane)
+			if err != nil || len(why) == 0 || !strings.Contains(strings.Join(why, "|"), "not Claude Code") {
+				t.Errorf("%s: %s: Explain = %q, %v", name, src.name, why, err)
 			}
-			return false
-		})
-		if got, ok, err := f.Find(context.Background(), pane); err != nil || ok {
-			t.Errorf("%s: Find = %+v, %v, %v, want not Claude Code", name, got, ok, err)
+			t.Logf("%s: %s: %q", name, src.name, why)
 		}
 	}
-	notClaude("exec -a claude cat", window("bash", "-c", "exec -a claude cat"), "cat")
-	notClaude("a script named claude running cat", window(script("cat", "cat")), "cat")
+	notClaude("exec -a claude cat", newWindow(t, s, "bash", "-c", "exec -a claude cat"), "cat")
+	notClaude("a script named claude running cat", newWindow(t, s, script("cat", "cat")), "cat")
 
 	// A wrapper named claude: Claude Code while its claude child runs, not once it is killed
 	// and the wrapper sits in its read.
-	pane := window(script("wrapper", claude+" 600; read x"))
-	var found Found
-	tmuxtest.WaitFor(t, 5*time.Second, "the wrapper's claude child found", func() bool {
-		var ok bool
-		found, ok, _ = f.Find(context.Background(), pane)
-		return ok
-	})
-	if found.PID == pane {
-		t.Fatalf("found the wrapper itself: %+v", found)
+	pane := newWindow(t, s, script("wrapper", claude+" 600; read x"))
+	founds := waitFound(t, pane)
+	if founds[0].PID == pane {
+		t.Fatalf("found the wrapper itself: %+v", founds[0])
 	}
-	if err := syscall.Kill(found.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	tmuxtest.WaitFor(t, 5*time.Second, "the child gone", func() bool {
-		alive, err := f.Alive(context.Background(), found.Identity)
-		return err == nil && !alive
-	})
+	killAndWait(t, founds)
 	notClaude("a wrapper named claude whose child is gone", pane, "claude")
 }
 
-// BenchmarkFindTmux measures Find on the real /proc for a pane with a shell at its prompt (one
-// candidate, the common case) and one running a wrapper shell with claude below it (two).
+// newWindow opens a window running argv on the server and returns its pane's pid.
+func newWindow(t *testing.T, s *tmuxtest.Server, argv ...string) int {
+	t.Helper()
+	out := s.Tmux(t, append([]string{"new-window", "-d", "-P", "-F", "#{pane_pid}", "-t", "main:"}, argv...)...)
+	pane, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		t.Fatalf("new-window printed %q", out)
+	}
+	return pane
+}
+
+// waitForeground waits until the pane's foreground group holds a process whose comm is
+// wantComm (read from /proc: the test runs on Linux).
+func waitForeground(t *testing.T, name string, pane int, wantComm string) {
+	t.Helper()
+	tmuxtest.WaitFor(t, 5*time.Second, name+": "+wantComm+" in the foreground", func() bool {
+		fs := procfs{root: "/proc"}
+		st, err := fs.stat(pane)
+		if err != nil {
+			return false
+		}
+		for _, p := range fs.scan() {
+			if p.pgrp == st.tpgid && p.comm == wantComm {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestTmuxRuntimes: a JavaScript runtime running Claude Code's npm package is found by both
+// paths, by its executable (a copy of sh named node) and the script it runs, an absolute
+// path or one relative to its working directory through the npm bin link; a runtime running
+// something else, or only named claude, is not.
+func TestTmuxRuntimes(t *testing.T) {
+	needLsof(t)
+	dir := t.TempDir()
+	sh, err := os.ReadFile("/bin/sh")
+	if err != nil {
+		t.Skipf("no /bin/sh: %v", err)
+	}
+	node := filepath.Join(dir, "rt", "node")
+	writeFile(t, dir, "rt/node", sh)
+	if err := os.Chmod(node, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const body = "read x\n" // stays in the foreground, reading the terminal
+	writeFile(t, dir, "lib/node_modules/@anthropic-ai/claude-code/cli.js", []byte(body))
+	writeFile(t, dir, "server.js", []byte(body))
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../lib/node_modules/@anthropic-ai/claude-code/cli.js", filepath.Join(dir, "bin", "claude")); err != nil {
+		t.Fatal(err)
+	}
+	s := tmuxtest.Start(t, 80, 24)
+
+	abs := newWindow(t, s, node, filepath.Join(dir, "lib/node_modules/@anthropic-ai/claude-code/cli.js"))
+	if f := waitFound(t, abs); !strings.Contains(f[1].How, "node ("+node+") running") {
+		t.Errorf("How = %q", f[1].How)
+	}
+	rel := newWindow(t, s, "sh", "-c", "cd '"+dir+"' && exec ./rt/node bin/claude")
+	if f := waitFound(t, rel); !strings.Contains(f[1].How, "bin/claude → ") {
+		t.Errorf("How = %q, want the resolved script", f[1].How)
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skipf("no bash for exec -a: %v", err)
+	}
+	for _, c := range []struct{ name, cmd string }{
+		{"node server.js claude", "cd '" + dir + "' && exec ./rt/node server.js claude"},
+		// argv is ["claude"], as a runtime that titled itself has, but its comm is "node".
+		{"exec -a claude node", "cd '" + dir + "' && exec -a claude ./rt/node"},
+	} {
+		pane := newWindow(t, s, "bash", "-c", c.cmd)
+		waitForeground(t, c.name, pane, "node")
+		wantNotClaude(t, pane)
+	}
+}
+
+// TestTmuxEnv: Env reads CLAUDE_CONFIG_DIR and HOME of the process found, on both paths, a
+// value with spaces whole; where ps's output is ambiguous (a value holding " HOME=") the path
+// without /proc says so rather than guess.
+func TestTmuxEnv(t *testing.T) {
+	needLsof(t)
+	claude := fakeClaudeBin(t)
+	s := tmuxtest.Start(t, 80, 24)
+	want := records.Env{ConfigDir: "/tmp/cfg dir/a b", Home: "/tmp/home"}
+	pane := newWindow(t, s, "env", "CLAUDE_CONFIG_DIR="+want.ConfigDir, "HOME="+want.Home, claude, "600")
+	founds := waitFound(t, pane)
+	for i, src := range finders {
+		if env, err := src.f.Env(context.Background(), founds[i].Identity); err != nil || env != want {
+			t.Errorf("%s: Env(%+v) = %+v, %v, want %+v", src.name, founds[i].Identity, env, err, want)
+		}
+	}
+	pane = newWindow(t, s, "env", "HOME="+want.Home, "X=a HOME=/elsewhere", claude, "601")
+	founds = waitFound(t, pane)
+	if env, err := finders[0].f.Env(context.Background(), founds[0].Identity); err != nil || env.Home != want.Home {
+		t.Errorf("proc: Env = %+v, %v, want HOME %s", env, err, want.Home)
+	}
+	if env, err := finders[1].f.Env(context.Background(), founds[1].Identity); err == nil {
+		t.Errorf("noproc: Env with a value holding \" HOME=\" = %+v, want an error", env)
+	} else {
+		t.Logf("noproc: %v", err)
+	}
+	killAndWait(t, founds)
+	for i, src := range finders {
+		if env, err := src.f.Env(context.Background(), founds[i].Identity); err == nil {
+			t.Errorf("%s: Env of a killed process = %+v, want an error", src.name, env)
+		}
+	}
+}
+
+// BenchmarkFindTmux measures Find on both paths for a pane with a shell at its prompt (one
+// candidate, the common case), one running claude itself, and one running a wrapper shell
+// with claude below it (two): /proc reads a few files; the path without it runs ps and lsof.
 func BenchmarkFindTmux(b *testing.B) {
+	needLsof(b)
 	bin := fakeClaudeBin(b)
 	s := tmuxtest.Start(b, 80, 24) // sh in main:0
-	s.Tmux(b, "new-window", "-d", "-t", "main:1", "sh", "-c", bin+" 600; true")
-	f := &Finder{}
+	s.Tmux(b, "new-window", "-d", "-t", "main:1", bin, "600")
+	s.Tmux(b, "new-window", "-d", "-t", "main:2", "sh", "-c", bin+" 600; true")
 	ctx := context.Background()
-	for _, c := range []struct {
-		name, target string
-		want         bool
-	}{{"shell", "main:0", false}, {"wrapper", "main:1", true}} {
-		out := s.Tmux(b, "display-message", "-p", "-t", c.target, "#{pane_pid}")
-		pane, err := strconv.Atoi(strings.TrimSpace(out))
-		if err != nil {
-			b.Fatalf("pane_pid of %s: %q", c.target, out)
-		}
-		tmuxtest.WaitFor(b, 5*time.Second, c.name+" ready", func() bool {
-			_, ok, err := f.Find(ctx, pane)
-			return err == nil && ok == c.want
-		})
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, ok, err := f.Find(ctx, pane); err != nil || ok != c.want {
-					b.Fatalf("Find: %v, %v", ok, err)
-				}
+	for _, src := range finders {
+		for _, c := range []struct {
+			name, target string
+			want         bool
+		}{{"shell", "main:0", false}, {"claude", "main:1", true}, {"wrapper", "main:2", true}} {
+			out := s.Tmux(b, "display-message", "-p", "-t", c.target, "#{pane_pid}")
+			pane, err := strconv.Atoi(strings.TrimSpace(out))
+			if err != nil {
+				b.Fatalf("pane_pid of %s: %q", c.target, out)
 			}
-		})
+			tmuxtest.WaitFor(b, 5*time.Second, c.name+" ready", func() bool {
+				_, ok, err := src.f.Find(ctx, pane)
+				return err == nil && ok == c.want
+			})
+			b.Run(src.name+"/"+c.name, func(b *testing.B) {
+				for b.Loop() {
+					if _, ok, err := src.f.Find(ctx, pane); err != nil || ok != c.want {
+						b.Fatalf("Find: %v, %v", ok, err)
+					}
+				}
+			})
+		}
 	}
 }

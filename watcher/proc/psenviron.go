@@ -1,0 +1,102 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cac-tmux/cac-tmux/records"
+)
+
+// psEnvironArgs asks ps for one process's arguments followed by its environment: the BSD
+// option "e" (procps, and the BSDs, which read a first argument without "-" as BSD options),
+// no truncation (ww), and the command column alone, without header.
+func psEnvironArgs(pid int) []string {
+	return []string{"eww", "-p", strconv.Itoa(pid), "-o", "command="}
+}
+
+// parsePSEnviron reads records.Env from the output of ps with psEnvironArgs, given the
+// process's args column from the listing. ps joins argv and the environment with spaces:
+// procps prints the environment after the arguments, FreeBSD before them, so the args must
+// be found whole at one end or the output is not trusted (the pid was reused, or the process
+// changed its argv). Then an entry starts at each space followed by NAME= (NAME: a letter or
+// "_", then letters, digits, "_", "." or "-"); what follows a space otherwise belongs to the
+// value before. That is ambiguous: a value holding " NAME=" is split there, and a value
+// ending in spaces loses them. So a HOME or CLAUDE_CONFIG_DIR seen twice is an error, never a
+// guess; a wrong directory can only point at records that do not name the process.
+func parsePSEnviron(out, args string) (records.Env, error) {
+	line := strings.TrimSpace(strings.TrimSuffix(out, "\n"))
+	args = strings.TrimSpace(args)
+	if strings.ContainsAny(line, "\n\x00") {
+		return records.Env{}, errors.New("ps: more than one line")
+	}
+	var text string
+	switch {
+	case args == "":
+		return records.Env{}, errors.New("ps: no arguments to find")
+	case line == args:
+		return records.Env{}, nil
+	case strings.HasPrefix(line, args+" "):
+		text = line[len(args)+1:]
+	case strings.HasSuffix(line, " "+args):
+		text = line[:len(line)-len(args)-1]
+	default:
+		return records.Env{}, fmt.Errorf("ps: %.80q does not show the arguments %.80q", line, args)
+	}
+	var env records.Env
+	var seenDir, seenHome bool
+	key := ""
+	var value strings.Builder
+	flush := func() error {
+		switch key {
+		case "CLAUDE_CONFIG_DIR":
+			if seenDir {
+				return errors.New("ps: CLAUDE_CONFIG_DIR twice in the environment")
+			}
+			env.ConfigDir, seenDir = value.String(), true
+		case "HOME":
+			if seenHome {
+				return errors.New("ps: HOME twice in the environment")
+			}
+			env.Home, seenHome = value.String(), true
+		}
+		value.Reset()
+		return nil
+	}
+	for i, tok := range strings.Split(text, " ") {
+		name, val, ok := strings.Cut(tok, "=")
+		switch {
+		case ok && isEnvName(name):
+			if err := flush(); err != nil {
+				return records.Env{}, err
+			}
+			key = name
+			value.WriteString(val)
+		case i == 0:
+			return records.Env{}, fmt.Errorf("ps: environment %.40q does not start with NAME=", text)
+		default:
+			value.WriteString(" " + tok)
+		}
+	}
+	if err := flush(); err != nil {
+		return records.Env{}, err
+	}
+	return env, nil
+}
+
+// isEnvName reports whether s reads as the name of an environment variable in ps's output.
+func isEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range []byte(s) {
+		switch {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
