@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -192,6 +193,22 @@ func TestDoctorWithClaude(t *testing.T) {
 	}
 	if c := check(t, r, "watcher"); !strings.HasPrefix(c.Detail, "a watcher (pid ") || !strings.Contains(c.Detail, " held by pid ") {
 		t.Errorf("watcher check = %+v", c)
+	}
+
+	// The same through the path of systems without /proc (CAC_TMUX_NO_PROC=1: ps and lsof),
+	// the look-alike still not taken for Claude Code.
+	cmd := exec.Command(bins.cac, "doctor", "-S", s.Socket, "--json")
+	cmd.Env = append(os.Environ(), NoProcEnv+"=1")
+	npOut, _ := cmd.Output()
+	var np doctor.Report
+	if err := json.Unmarshal(npOut, &np); err != nil {
+		t.Fatalf("doctor --json with %s=1: %q: %v", NoProcEnv, npOut, err)
+	}
+	if p := paneOf(t, np, work); !p.Claude || !strings.Contains(p.How, "(ps, lsof)") || !strings.Contains(p.How, `executable "`+bins.claude+`"`) {
+		t.Errorf("Claude Code pane without /proc = %+v", p)
+	}
+	if p := paneOf(t, np, lookAlike); p.Claude || !p.LooksLike || !strings.Contains(p.Why, "not Claude Code") {
+		t.Errorf("look-alike pane without /proc = %+v", p)
 	}
 
 	// Without the look-alike, all is well.
