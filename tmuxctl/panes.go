@@ -247,12 +247,12 @@ func (c *Client) PaneInfo(ctx context.Context, pane string) (Pane, error) {
 // ParsePanes parses ListPanes output. A row that does not have the fields it needs is an
 // error naming the row; free-text fields (session, command, title) may hold anything.
 func ParsePanes(out string) ([]Pane, error) {
-	return parseRows(out, paneFields)
+	return parseRows(out, paneFields, true)
 }
 
 // parseRows parses the rows of a `list-panes -F` listing whose format is fields joined by
-// sep, deduplicated by pane ID (the first field).
-func parseRows(out string, fields []paneField) ([]Pane, error) {
+// sep, deduplicated by pane ID (the first field) when dedupe is set.
+func parseRows(out string, fields []paneField, dedupe bool) ([]Pane, error) {
 	var panes []Pane
 	seen := map[string]bool{}
 	for n, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
@@ -275,7 +275,7 @@ func parseRows(out string, fields []paneField) ([]Pane, error) {
 		if !strings.HasPrefix(p.ID, "%") {
 			return nil, fmt.Errorf("tmuxctl: list-panes row %d: pane id %q does not start with %%", n+1, p.ID)
 		}
-		if seen[p.ID] {
+		if dedupe && seen[p.ID] {
 			continue
 		}
 		seen[p.ID] = true
@@ -320,7 +320,7 @@ func (c *Client) PausedPanes(ctx context.Context) ([]Pane, error) {
 
 // ParsePaused parses PausedPanes output, like ParsePanes.
 func ParsePaused(out string) ([]Pane, error) {
-	return parseRows(out, pausedFields)
+	return parseRows(out, pausedFields, true)
 }
 
 // AttachedClient is one attached tmux client.

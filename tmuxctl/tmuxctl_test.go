@@ -504,3 +504,36 @@ func testCaptureTabs(t *testing.T, control bool) {
 		t.Errorf("Captures = %+v, %v; want two screens starting with %q", screens, err, want)
 	}
 }
+
+// TestFindPane: a pane is found exactly by its id or session:window.pane, under each session
+// its window is linked into; a window of one pane by session:window; anything that does not
+// exist, or is named otherwise, is an error, never the current pane.
+func TestFindPane(t *testing.T) {
+	s := tmuxtest.Start(t, 80, 24)
+	ctx := context.Background()
+	s.Tmux(t, "split-window", "-d", "-t", "main:0")
+	s.Tmux(t, "new-window", "-d", "-t", "main:3")
+	s.NewSession(t, "work", 80, 24)
+	s.Tmux(t, "link-window", "-d", "-s", "main:3", "-t", "work:7")
+	id := func(target string) string {
+		return strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", target, "#{pane_id}"))
+	}
+	for target, want := range map[string]string{
+		"main:0.0": id("main:0.0"), "main:0.1": id("main:0.1"), "main:3.0": id("main:3.0"), "main:3": id("main:3.0"),
+		"work:7.0": id("main:3.0"), "work:7": id("main:3.0"), "work:0": id("work:0.0"), id("main:0.1"): id("main:0.1"),
+	} {
+		if p, err := s.Client.FindPane(ctx, target); err != nil || p.ID != want {
+			t.Errorf("FindPane(%q) = %s, %v; want %s", target, p.ID, err, want)
+		}
+	}
+	for target, want := range map[string]error{
+		"main:9.9": tmuxctl.ErrNoTarget, "main:0.7": tmuxctl.ErrNoTarget, "main:5": tmuxctl.ErrNoTarget, "mai:0.0": tmuxctl.ErrNoTarget,
+		"ma*:0.0": tmuxctl.ErrNoTarget, "%999": tmuxctl.ErrNoTarget, "main:0": tmuxctl.ErrBadTarget, "main": tmuxctl.ErrBadTarget,
+		"main:x.0": tmuxctl.ErrBadTarget, ":0.0": tmuxctl.ErrBadTarget, "%x": tmuxctl.ErrBadTarget, "{marked}": tmuxctl.ErrBadTarget,
+		"main:0.0.1": tmuxctl.ErrBadTarget, "main:-1.0": tmuxctl.ErrBadTarget,
+	} {
+		if p, err := s.Client.FindPane(ctx, target); !errors.Is(err, want) {
+			t.Errorf("FindPane(%q) = %+v, %v; want an error wrapping %v", target, p, err, want)
+		}
+	}
+}

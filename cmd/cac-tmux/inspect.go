@@ -54,7 +54,7 @@ Exit 0 limited, 1 not limited, 2 error.`,
 	fs.StringVar(&o.nowText, "now", "", "capture instant, RFC3339 (e.g. 2026-11-20T23:00:00+01:00); the message is taken to have appeared then. Default: now, appearance unknown")
 	fs.StringVar(&o.tzText, "tz", "", "IANA zone of the host that ran claude, for messages that print none (default: this machine's zone)")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object")
-	fs.StringVar(&o.pane, "pane", "", "inspect a live pane (%N) instead of a file")
+	fs.StringVar(&o.pane, "pane", "", "inspect a live pane (%N or session:window.pane) instead of a file")
 	o.tmux = socketFlags(fs)
 	return c
 }
@@ -159,6 +159,11 @@ func inspectInput(ctx context.Context, o *inspectOptions, stdin io.Reader) (stri
 	if o.pane == "" {
 		return readScreen(o.file, stdin)
 	}
+	id, err := paneID(ctx, o.tmux, o.pane) // exactly that pane, or a usage error
+	if err != nil {
+		return "", err
+	}
+	o.pane = id
 	raw, err := o.tmux.Capture(ctx, o.pane)
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoServer):

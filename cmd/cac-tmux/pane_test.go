@@ -27,8 +27,10 @@ func TestInspectPane(t *testing.T) {
 	}{
 		{[]string{"--pane", ids[0], "-S", s.Socket, "--json"}, 0, `"limited": true`, ""},
 		{[]string{"--pane", ids[1], "--socket-path", s.Socket, "--json"}, 1, `"limited": false`, ""},
-		{[]string{"--pane", "%999", "-S", s.Socket}, 2, "", "can't find pane: %999"},
-		{[]string{"--pane", ids[0], "-S", s.Dir + "/none"}, 2, "", "is tmux running there?"},
+		{[]string{"--pane", "%999", "-S", s.Socket}, 2, "", `no pane "%999"`},
+		{[]string{"--pane", "main:9.9", "-S", s.Socket}, 2, "", `no pane "main:9.9"`}, // not the current pane
+		{[]string{"--pane", "main:1.0", "-S", s.Socket, "--json"}, 1, `"limited": false`, ""},
+		{[]string{"--pane", ids[0], "-S", s.Dir + "/none"}, 2, "", "select the server with -L NAME or -S PATH"},
 		{[]string{"--pane", ids[0], "-S", s.Socket, pos.Path}, 2, "", "--pane and a FILE"},
 	} {
 		var out, errOut bytes.Buffer

@@ -98,18 +98,19 @@ func doAction(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Ac
 	return actHere(ctx, tmux, server, id, a, logTo)
 }
 
-// paneID resolves a pane id or tmux target to the pane's id. A target tmux cannot find is a
-// usage error.
+// paneID resolves a pane id or session:window.pane to the pane's id, exactly
+// (tmuxctl.FindPane). A pane that does not exist, or a name of another form, is a usage error.
 func paneID(ctx context.Context, tmux *tmuxctl.Client, target string) (string, error) {
-	out, err := tmux.Run(ctx, "display-message", "-p", "-t", target, "#{pane_id}")
-	id := strings.TrimSpace(out)
+	p, err := tmux.FindPane(ctx, target)
 	switch {
-	case errors.Is(err, tmuxctl.ErrNoTarget) || err == nil && !strings.HasPrefix(id, "%"):
-		return "", usageErrorf("no pane %q on %s: give a pane id (%%12) or a tmux target (work:2.1); cac-tmux list shows them", target, serverName(tmux))
+	case errors.Is(err, tmuxctl.ErrNoTarget):
+		return "", usageErrorf("no pane %q on %s: give a pane id (%%12) or session:window.pane (work:2.1); cac-tmux list shows them", target, serverName(tmux))
+	case errors.Is(err, tmuxctl.ErrBadTarget):
+		return "", usageErrorf("%v: give a pane id (%%12) or session:window.pane (work:2.1); cac-tmux list shows them", strings.TrimPrefix(err.Error(), "tmuxctl: "))
 	case err != nil:
 		return "", fmt.Errorf("%s: %w", serverName(tmux), hint(err))
 	}
-	return id, nil
+	return p.ID, nil
 }
 
 // handOver hands the action to the running watcher through the pane option @cac_request and

@@ -89,6 +89,22 @@ func TestResumeRefusalsAndSkip(t *testing.T) {
 		t.Errorf("skip without PANE = %d, %q; want 2", code, errOut)
 	}
 	plain, plainLog := startClaude(t, s, "--reset", reset)
+	// A window or pane that does not exist is exit 2 and nothing sent, never the current pane
+	// (display-message -t falls back to it): issue 22, finding 3.
+	plainWin := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", plain, "#{window_index}"))
+	for _, bad := range []string{"main:9.9", "main:" + plainWin + ".7", "main:77", "mai:" + plainWin + ".0", "main", "main:x.0", "%999", "{marked}", "main:" + plainWin + ".0.1"} {
+		for _, verb := range []string{"resume", "skip"} {
+			if code, _, errOut := runCmd(verb, "-S", s.Socket, bad); code != 2 {
+				t.Errorf("%s %s = %d, %q; want 2", verb, bad, code, errOut)
+			}
+		}
+	}
+	if st := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", plain, "#{@cac_state}")); st != "" {
+		t.Errorf("@cac_state after resume and skip of panes that do not exist = %q, want none", st)
+	}
+	if code, out, errOut := runCmd("skip", "-S", s.Socket, "main:"+plainWin); code != 0 || !strings.Contains(out, "skipped") {
+		t.Errorf("skip main:%s (a window of one pane) = %d, %q, %q; want 0", plainWin, code, out, errOut)
+	}
 	if code, out, errOut := runCmd("skip", "-S", s.Socket, plain); code != 0 || !strings.Contains(out, "skipped") {
 		t.Errorf("skip = %d, %q, %q; want 0", code, out, errOut)
 	}
