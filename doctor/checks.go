@@ -156,6 +156,12 @@ func checkDir(name, what, dir string, dirErr error, env string) Check {
 		return Check{Name: name, Detail: what + " " + dir + " cannot be written: " + err.Error(),
 			Fix: "make " + at + " a directory this user can write, or set " + env + " to one"}
 	}
+	if at == dir {
+		if err := store.PrivateDir(dir); err != nil { // a symlink, another user's, writable by others
+			return Check{Name: name, Detail: what + " " + dir + " is not private: " + strings.TrimPrefix(err.Error(), "store: "),
+				Fix: "the watcher refuses it; follow the advice above"}
+		}
+	}
 	detail := what + " " + dir + " is writable"
 	if at != dir {
 		detail = what + " " + dir + " does not exist yet; " + at + " is writable, so the watcher can create it"

@@ -347,6 +347,10 @@ func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, err
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := store.PrivateDir(stateDir); err != nil { // refused now, not at the first save
+		lock.Release()
+		return nil, nil, err
+	}
 	return st, lock, nil
 }
 

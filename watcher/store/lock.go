@@ -32,16 +32,17 @@ func (e *LockedError) Error() string {
 // LockPath is the lock file of the server whose socket is server, in directory dir.
 func LockPath(dir, server string) string { return filepath.Join(dir, Key(server)+".lock") }
 
-// Acquire takes the lock of server in dir without waiting, and writes this process's pid and
+// Acquire takes the lock of server in dir without waiting (dir made private, see PrivateDir;
+// the lock file opened without following a symlink, and checked to be this user's own), and writes this process's pid and
 // the server into the lock file for the next one who asks. A held lock gives *LockedError.
 // The lock file is never removed: removing it would let a second watcher lock a new file
 // while a third still holds the old one.
 func Acquire(dir, server string) (*Lock, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("store: create %s: %w", dir, err)
+	if err := PrivateDir(dir); err != nil {
+		return nil, err
 	}
 	path := LockPath(dir, server)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openPrivate(path, os.O_RDWR, true)
 	if err != nil {
 		return nil, fmt.Errorf("store: open lock %s: %w", path, err)
 	}
@@ -78,7 +79,7 @@ func (l *Lock) Release() error {
 // when no watcher holds it; pid is 0 when the holder has not written its pid yet.
 func Holder(dir, server string) (pid int, running bool, err error) {
 	path := LockPath(dir, server)
-	f, err := os.Open(path)
+	f, err := openPrivate(path, os.O_RDONLY, false)
 	if os.IsNotExist(err) {
 		return 0, false, nil
 	}

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,7 +129,7 @@ func (e *SetAsideError) Unwrap() error { return e.Err }
 // corrupt file, one of another version or of another server is renamed to Path.bad-TIME and
 // Load returns no records and a *SetAsideError, which the caller reports as a warning.
 func (s *Store) Load() (map[string]Pane, error) {
-	data, err := os.ReadFile(s.Path)
+	data, err := readPrivate(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]Pane{}, nil
 	}
@@ -192,12 +193,23 @@ func (s *Store) Save(panes map[string]Pane) error {
 	return nil
 }
 
+// readPrivate reads a file of a private directory, never through a symlink (openPrivate).
+func readPrivate(path string) ([]byte, error) {
+	f, err := openPrivate(path, os.O_RDONLY, false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 // writeAtomic replaces path with data: temporary file in the same directory, fsync, rename,
-// fsync of the directory. The directory is created 0700 when missing.
+// fsync of the directory. The directory is created 0700 when missing, and must be this
+// user's own (PrivateDir).
 func writeAtomic(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("store: create %s: %w", dir, err)
+	if err := PrivateDir(dir); err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
 	if err != nil {

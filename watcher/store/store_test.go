@@ -253,3 +253,76 @@ func TestLockDiesWithProcess(t *testing.T) {
 	}
 	l.Release()
 }
+
+// TestLockAndStateRefuseWhatOthersControl: a symlink planted where the lock or the state file
+// goes is never followed (its target is left as it was), and a directory or file that another
+// user owns or can write is refused with the fix (issue 22, finding 4).
+func TestLockAndStateRefuseWhatOthersControl(t *testing.T) {
+	base := t.TempDir()
+	victim := filepath.Join(base, "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "run", "cac-tmux")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	server := "/tmp/tmux-0/default"
+	if err := os.Symlink(victim, LockPath(dir, server)); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("Acquire with a planted symlink = %v, %v; want a refusal naming the symlink", l, err)
+	}
+	if _, _, err := Holder(dir, server); err == nil {
+		t.Errorf("Holder through a planted symlink: no error")
+	}
+	st := New(dir, server)
+	if err := os.Symlink(victim, st.Path); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := st.Load(); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("Load through a planted symlink = %v, %v; want a refusal", recs, err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Errorf("the symlink's target was changed: %q", b)
+	}
+
+	// A lock file others can write, a directory others can write, a parent others can write.
+	os.Remove(LockPath(dir, server))
+	if err := os.WriteFile(LockPath(dir, server), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(LockPath(dir, server), 0o666)
+	if _, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "chmod go-w") {
+		t.Errorf("Acquire with a lock file others can write: %v; want a refusal", err)
+	}
+	os.Chmod(LockPath(dir, server), 0o600)
+	os.Chmod(dir, 0o777)
+	if _, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "written by other users") {
+		t.Errorf("Acquire in a directory others can write: %v; want a refusal", err)
+	}
+	os.Chmod(dir, 0o700)
+	os.Chmod(filepath.Dir(dir), 0o777)
+	if _, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
+		t.Errorf("Acquire under a runtime directory others can write: %v; want a refusal with the fix", err)
+	}
+	os.Chmod(filepath.Dir(dir), 0o777|os.ModeSticky) // sticky, like /tmp: nobody can replace another's entry
+	l, err := Acquire(dir, server)
+	if err != nil {
+		t.Fatalf("Acquire under a sticky runtime directory: %v", err)
+	}
+	l.Release()
+
+	// A directory of another user (as root, the test can make one).
+	if os.Getuid() != 0 {
+		t.Logf("not root: the directory of another user is not tried")
+		return
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "another user") {
+		t.Errorf("Acquire in another user's directory: %v; want a refusal", err)
+	}
+}
