@@ -64,8 +64,12 @@ test-tmux:
 	@bin=$$($(SHARED)/tools/tmux-build.sh $(V)) && echo "test-tmux: $$bin/tmux ($$($$bin/tmux -V))" && \
 		PATH="$$bin:$$PATH" $(GO) test -count=1 -parallel 8 $(TMUX_PKGS)
 
-test-matrix:
-	@set -e; for v in $(TMUX_VERSIONS); do $(MAKE) --no-print-directory test-tmux V=$$v; done
+# Each version a target of its own, so that `make -j2 -O test-matrix` (CI) runs two at once:
+# the tests mostly wait on the real clock.
+test-matrix: $(addprefix test-tmux-,$(TMUX_VERSIONS))
+
+test-tmux-%:
+	@$(MAKE) --no-print-directory test-tmux V=$*
 
 # Opt-in, not part of test or CI: the real Claude Code (CAC_CLAUDE_VERSION, fetched by
 # ../shared/tools/real-claude.sh) against the loopback mock API (CAC_SHARED), on the real clock.
