@@ -54,6 +54,19 @@ func runPlugin(t *testing.T, s *tmuxtest.Server) {
 	}
 }
 
+// binding is the line of `list-keys -T prefix` that binds key, "" when none does. The whole
+// table is listed: tmux 3.7 shows `list-keys -T prefix KEY` as a message on a client instead
+// of printing it.
+func binding(t *testing.T, s *tmuxtest.Server, key string) string {
+	t.Helper()
+	for line := range strings.Lines(s.Tmux(t, "list-keys", "-T", "prefix")) {
+		if f := strings.Fields(line); len(f) > 3 && f[3] == key {
+			return line
+		}
+	}
+	return ""
+}
+
 // fakeBin writes a cac-tmux that records its arguments in dir/args and returns dir.
 func fakeBin(t *testing.T) string {
 	t.Helper()
@@ -88,7 +101,7 @@ func TestPluginKeyOpensPopup(t *testing.T) {
 	bin := fakeBin(t)
 	s := pluginServer(t, 80, bin)
 	runPlugin(t, s)
-	keys := s.Tmux(t, "list-keys", "-T", "prefix", "C")
+	keys := binding(t, s, "C")
 	if !strings.Contains(keys, `display-popup -E -w 80% -h 60% \"cac-tmux popup --client '#{client_name}'\"`) {
 		t.Errorf("prefix C = %q, want the popup", keys)
 	}
@@ -106,7 +119,7 @@ func TestPluginKeyOpensPopup(t *testing.T) {
 
 	s.Tmux(t, "set-option", "-g", "@cac-tmux-key", "M-c")
 	runPlugin(t, s)
-	if keys := s.Tmux(t, "list-keys", "-T", "prefix", "M-c"); !strings.Contains(keys, "cac-tmux popup --client") {
+	if keys := binding(t, s, "M-c"); !strings.Contains(keys, "cac-tmux popup --client") {
 		t.Errorf("prefix M-c = %q, want the popup", keys)
 	}
 	if out := s.Tmux(t, "show-option", "-gv", "status-right"); strings.Contains(out, "cac-tmux") {
@@ -155,7 +168,7 @@ func TestPluginNoBinary(t *testing.T) {
 			screen, err := outer.Client.Capture(context.Background(), "main")
 			return err == nil && !strings.Contains(screen, "cac-tmux: no cac-tmux binary")
 		})
-		if keys := s.Tmux(t, "list-keys", "-T", "prefix", "C"); strings.Contains(keys, "cac-tmux") {
+		if keys := binding(t, s, "C"); strings.Contains(keys, "cac-tmux") {
 			t.Errorf("prefix C is bound without a binary: %q", keys)
 		}
 		if out := s.Tmux(t, "show-option", "-gv", "status-right"); strings.Contains(out, "cac-tmux") {
@@ -207,8 +220,8 @@ func TestPluginREADMEBinding(t *testing.T) {
 	plain.Tmux(t, "source-file", conf)
 	withPlugin := pluginServer(t, 80, fakeBin(t))
 	runPlugin(t, withPlugin)
-	got, want := plain.Tmux(t, "list-keys", "-T", "prefix", "C"), withPlugin.Tmux(t, "list-keys", "-T", "prefix", "C")
-	if got != want {
+	got, want := binding(t, plain, "C"), binding(t, withPlugin, "C")
+	if got != want || !strings.Contains(got, "cac-tmux popup") {
 		t.Errorf("the README's line binds %q, the plugin %q", got, want)
 	}
 }
