@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -103,6 +104,7 @@ func Format(cells [][]string, width int) []string {
 	if len(cells) == 0 {
 		return nil
 	}
+	cells = printableCells(cells)
 	n := len(cells[0])
 	widths := make([]int, n)
 	for _, row := range cells {
@@ -138,8 +140,42 @@ func Format(cells [][]string, width int) []string {
 	return lines
 }
 
-// Cut shortens s to width runes, ending in "…" when it was longer (0: no limit).
+// Printable is s as it may reach a terminal: each control character (an escape sequence's
+// ESC, a TAB, C1 codes) and each byte that is not UTF-8 as "?". Cells hold text that anyone
+// can set (an account's path, a session name, a note): unfiltered, an escape sequence in one
+// would retitle or redraw the user's terminal (issue 22, finding 11).
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			b.WriteByte('?')
+		} else {
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
+
+func printableCells(cells [][]string) [][]string {
+	out := make([][]string, len(cells))
+	for i, row := range cells {
+		out[i] = make([]string, len(row))
+		for j, c := range row {
+			out[i][j] = Printable(c)
+		}
+	}
+	return out
+}
+
+// Cut shortens s to width runes, ending in "…" when it was longer (0: no limit), each
+// control character as "?" (Printable).
 func Cut(s string, width int) string {
+	s = Printable(s)
 	if width <= 0 || utf8.RuneCountInString(s) <= width {
 		return s
 	}

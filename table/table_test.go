@@ -90,3 +90,24 @@ func TestCellsAccountsAndExactReset(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintable: text anyone can set (an account path with an escape sequence that would
+// retitle the terminal, a note with a TAB, bytes that are not UTF-8) reaches the terminal
+// with "?" for each control character, through Format and Cut alike.
+func TestPrintable(t *testing.T) {
+	evil := "/home/u/\x1b]2;pwned\x07.claude\tx\x9b31m\xff"
+	want := "/home/u/?]2;pwned?.claude?x?31m?"
+	if got := Printable(evil); got != want {
+		t.Errorf("Printable(%q) = %q, want %q", evil, got, want)
+	}
+	lines := Format([][]string{{"PANE", "ACCOUNT"}, {"%1", evil}}, 0)
+	if len(lines) != 2 || strings.ContainsAny(lines[1], "\x1b\x07\t\x9b") || !strings.HasSuffix(lines[1], want) {
+		t.Errorf("Format = %q, want the account as %q", lines, want)
+	}
+	if got := Cut(evil, 12); got != "/home/u/?]2…" {
+		t.Errorf("Cut = %q", got)
+	}
+	if got := Printable("plain ✳ café"); got != "plain ✳ café" {
+		t.Errorf("Printable changed printable text: %q", got)
+	}
+}

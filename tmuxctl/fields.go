@@ -31,6 +31,14 @@ func freeText(name string) string {
 	return `#{s/[` + "\x01-\x1f" + `]/?/;s/\\/\0\0/:` + name + `}`
 }
 
+// markedText is freeText for a value that is checked before it is used (@cac_message, typed
+// into a pane): its control characters become DEL (0x7f), a control character itself but
+// neither the separator nor a newline, so that the check refuses the value instead of taking
+// "?" for what the user wrote (a TAB would otherwise be typed as "?").
+func markedText(name string) string {
+	return `#{s/[` + "\x01-\x1f" + `]/` + "\x7f" + `/;s/\\/\0\0/:` + name + `}`
+}
+
 // splitRow reads one row of fields joined by sep, printed raw or escaped (see above), whose
 // free-text fields were written by freeText, and returns the fields. A backslash escape tmux
 // does not make is an error.

@@ -48,8 +48,11 @@ func (v values) row() (string, error) {
 		if !ok {
 			return "", fmt.Errorf("the test has no value for list-panes field %q", pf.format)
 		}
-		if strings.HasPrefix(pf.format, freeTextPrefix) {
+		switch {
+		case strings.HasPrefix(pf.format, freeTextPrefix):
 			s = served(s)
+		case strings.HasPrefix(pf.format, markedTextPrefix):
+			s = strings.ReplaceAll(marked(s), `\`, `\\`)
 		}
 		f[i] = s
 	}
@@ -58,6 +61,20 @@ func (v values) row() (string, error) {
 
 // freeTextPrefix starts every format freeText makes.
 var freeTextPrefix = strings.TrimSuffix(freeText(""), "}")
+
+// markedTextPrefix starts every format markedText makes.
+var markedTextPrefix = strings.TrimSuffix(markedText(""), "}")
+
+// marked is a value as a markedText field reads back: its control characters as DEL.
+func marked(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 0x01 && c <= 0x1f {
+			b[i] = 0x7f
+		}
+	}
+	return string(b)
+}
 
 // served is what tmux makes of a value in freeText: control characters as "?", each
 // backslash doubled.

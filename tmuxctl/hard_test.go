@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
@@ -374,4 +375,31 @@ func byID(panes []tmuxctl.Pane) map[string]tmuxctl.Pane {
 		m[p.ID] = p
 	}
 	return m
+}
+
+// TestMessageKeepsControlCharacters: a @cac_message holding a control character (a TAB, an
+// escape) reads back with a control character in its place, so that the watcher's check
+// refuses it rather than typing "?" for it (issue 22, finding 11); the other options read
+// with "?" as before.
+func TestMessageKeepsControlCharacters(t *testing.T) {
+	t.Parallel()
+	eachTransport(t, func(t *testing.T, control bool) {
+		s := start(t, control, 80, 24)
+		ctx := context.Background()
+		s.Tmux(t, "set-option", "-p", "-t", "%0", tmuxctl.MessageOption, "go\ton\x1b[31m")
+		s.Tmux(t, "set-option", "-p", "-t", "%0", "@cac_note", "a\tb")
+		panes, err := s.Client.ListPanes(ctx, tmuxctl.Search{})
+		if err != nil || len(panes) != 1 {
+			t.Fatalf("ListPanes = %+v, %v", panes, err)
+		}
+		if got := panes[0].Message; got != "go\x7fon\x7f[31m" || config.CheckMessage(got) == "" {
+			t.Errorf("Message = %q, want each control character as DEL, refused by config.CheckMessage", got)
+		}
+		if got := panes[0].Options.Note; got != "a?b" {
+			t.Errorf("Note = %q, want a?b", got)
+		}
+		if info, err := s.Client.PaneInfo(ctx, "%0"); err != nil || info.Message != panes[0].Message {
+			t.Errorf("PaneInfo = %+v, %v; want the listing's message", info, err)
+		}
+	})
 }

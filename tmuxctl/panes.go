@@ -35,8 +35,9 @@ type Pane struct {
 	// Request is the pane option @cac_request: an action a command hands to the running
 	// watcher ("resume NONCE"), "" when none.
 	Request string
-	// Ignore and Message are the user's pane options @cac_ignore and @cac_message as set
-	// (control characters as "?"), "" when unset.
+	// Ignore and Message are the user's pane options @cac_ignore and @cac_message as set,
+	// "" when unset: control characters as "?" in Ignore, as DEL in Message (which the
+	// watcher checks, config.CheckMessage, before typing it).
 	Ignore, Message string
 	Title           string // pane_title, free text: last
 }
@@ -129,7 +130,7 @@ var paneFields = append([]paneField{
 }, append(optionFields(),
 	text(freeText(RequestOption), func(p *Pane) *string { return &p.Request }),
 	text(freeText(IgnoreOption), func(p *Pane) *string { return &p.Ignore }),
-	text(freeText(MessageOption), func(p *Pane) *string { return &p.Message }),
+	text(markedText(MessageOption), func(p *Pane) *string { return &p.Message }),
 	text(freeText("pane_title"), func(p *Pane) *string { return &p.Title }),
 	rowEnd)...)
 
