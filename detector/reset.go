@@ -151,15 +151,15 @@ func resolve(msg message, f Facts, summary *clockText) Reset {
 	switch {
 	case !f.Appeared.IsZero():
 		r.Anchor = AnchorAppeared
-		r.At = nextAfter(f.Appeared.Add(-truncation), c.hour, c.minute, loc)
-		r.How = fmt.Sprintf("next %s %s after the message appeared at %s", clockString(c), zoneHow, f.Appeared.In(loc).Format(time.RFC3339))
+		r.At, r.Ambiguous = nextAfter(f.Appeared.Add(-truncation), c.hour, c.minute, loc)
+		r.How = fmt.Sprintf("next %s %s after the message appeared at %s", clockString(c), zoneHow, f.Appeared.In(loc).Format(time.RFC3339)) + twiceHow(r.Ambiguous)
 	case summary != nil:
 		// The turn summary printed right after the stop ("done 10:58 PM") gives the
 		// appearance to the minute, in the same (host) zone.
 		seen := lastAtOrBefore(f.Now.Add(truncation), summary.hour, summary.minute, loc)
 		r.Anchor = AnchorSummary
-		r.At = nextAfter(seen.Add(-truncation), c.hour, c.minute, loc)
-		r.How = fmt.Sprintf("next %s %s after the turn summary's %s", clockString(c), zoneHow, clockString(summary))
+		r.At, r.Ambiguous = nextAfter(seen.Add(-truncation), c.hour, c.minute, loc)
+		r.How = fmt.Sprintf("next %s %s after the turn summary's %s", clockString(c), zoneHow, clockString(summary)) + twiceHow(r.Ambiguous)
 	default:
 		r.Anchor = AnchorUnknown
 		r.Ambiguous = true
@@ -167,6 +167,15 @@ func resolve(msg message, f Facts, summary *clockText) Reset {
 		r.How += " " + zoneHow
 	}
 	return r
+}
+
+// twiceHow says why a reset known from its appearance is still ambiguous: its wall time
+// happens twice that night.
+func twiceHow(twice bool) string {
+	if !twice {
+		return ""
+	}
+	return "; that time happens twice that night (clocks go back), so the later one: never an hour early"
 }
 
 func anchorOr(t, or time.Time) time.Time {
@@ -197,7 +206,7 @@ func resolveDate(c *clockText, loc *time.Location, anchor time.Time) time.Time {
 // message); a printed time that passed within the hour is taken as passed.
 func resolveUnanchored(now time.Time, c *clockText, loc *time.Location, kind Kind) (time.Time, string) {
 	r1 := lastAtOrBefore(now, c.hour, c.minute, loc)
-	r2 := nextAfter(now.Add(time.Nanosecond), c.hour, c.minute, loc)
+	r2, _ := nextAfter(now.Add(time.Nanosecond), c.hour, c.minute, loc)
 	bound := dayBound
 	if kind == KindSession || kind == KindFiveHour {
 		bound = sessionBound
@@ -235,16 +244,22 @@ func sameWall(a, b time.Time, loc *time.Location) bool {
 }
 
 // nextAfter is the first instant at or after t whose wall clock in loc reads h:m.
-func nextAfter(t time.Time, h, m int, loc *time.Location) time.Time {
+func nextAfter(t time.Time, h, m int, loc *time.Location) (at time.Time, twice bool) {
 	lt := t.In(loc)
 	for d := 0; d < 3; d++ {
-		for _, o := range occurrences(lt.Year(), lt.Month(), lt.Day()+d, h, m, loc) {
+		occ := occurrences(lt.Year(), lt.Month(), lt.Day()+d, h, m, loc)
+		for i, o := range occ {
 			if !o.Before(t) {
-				return o.In(loc)
+				// The wall time repeats after t (a fall-back night): which of the two
+				// Claude Code meant cannot be told, so the later, never an hour early.
+				if i+1 < len(occ) {
+					return occ[i+1].In(loc), true
+				}
+				return o.In(loc), false
 			}
 		}
 	}
-	return time.Date(lt.Year(), lt.Month(), lt.Day()+1, h, m, 0, 0, loc) // unreachable: a day has every wall time
+	return time.Date(lt.Year(), lt.Month(), lt.Day()+1, h, m, 0, 0, loc), false // unreachable: a day has every wall time
 }
 
 // lastAtOrBefore is the last instant at or before t whose wall clock in loc reads h:m.

@@ -385,11 +385,12 @@ func TestTableTimeForms(t *testing.T) {
 		{msg: "You've hit your session limit · resets 3:30am (America/New_York)",
 			f:  unseen(time.Date(2026, 3, 8, 0, 10, 0, 0, newYork), newYork),
 			at: time.Date(2026, 3, 8, 7, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "America/New_York", zonePrinted: true},
-		// DST: fall back (New York 2026-11-01 02:00 EDT → 01:00 EST): 1:30am happens twice; the
-		// first occurrence at or after Appeared−1min counts.
+		// DST: fall back (New York 2026-11-01 02:00 EDT → 01:00 EST): 1:30am happens twice.
+		// When both are at or after Appeared−1min, which one Claude Code meant cannot be
+		// told: the later, ambiguous, never an hour early (issue 22, finding 12).
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  seen(time.Date(2026, 11, 1, 4, 30, 0, 0, time.UTC), newYork), // 00:30 EDT
-			at: time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: true},
+			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, ambiguous: true, zone: "America/New_York", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  seen(time.Date(2026, 11, 1, 5, 45, 0, 0, time.UTC), newYork), // 01:45 EDT
 			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: true},
@@ -397,8 +398,8 @@ func TestTableTimeForms(t *testing.T) {
 			f:  seen(time.Date(2026, 11, 1, 6, 10, 0, 0, time.UTC), newYork), // 01:10 EST
 			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
-			f:  seen(time.Date(2026, 11, 1, 5, 30, 20, 0, time.UTC), newYork), // 01:30:20 EDT
-			at: time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: true},
+			f:  seen(time.Date(2026, 11, 1, 5, 30, 20, 0, time.UTC), newYork), // 01:30:20 EDT: this minute, or 01:30 EST
+			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, ambiguous: true, zone: "America/New_York", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  unseen(time.Date(2026, 11, 1, 5, 45, 0, 0, time.UTC), newYork), // 01:45 EDT: 01:30 EDT passed 15 min ago
 			at: time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "America/New_York", zonePrinted: true},
