@@ -74,6 +74,7 @@ type pane struct {
 	due      time.Time // from the scheduler
 	slot     time.Time // the pane's place in its group's stagger, kept once given
 	capped   bool      // beyond the cap of wakes per reset
+	capNote  string    // the note of a capped pane, "" when not capped
 	retryAt  time.Time // after a failed attempt: replaces due
 	// pressEnter: Claude Code asks for a bare Enter ("press enter to continue").
 	pressEnter bool
@@ -146,6 +147,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
 	p.recs.judged, p.recs.id = time.Time{}, "" // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
+	p.capNote = ""
 	p.manual, p.slot, p.policy, p.silent = false, time.Time{}, decision{}, false
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
@@ -248,7 +250,7 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	case !p.retryAt.IsZero():
 		p.set(Waiting, p.note) // keep the retry's note
 	default:
-		p.set(Waiting, "")
+		p.set(Waiting, p.capNote)
 	}
 }
 

@@ -130,7 +130,8 @@ func TestUnitTranscriptSettlesTheDay(t *testing.T) {
 // Accounts wake apart: the stagger and the cap count within one config directory, and one
 // account's waits never delay another's.
 func TestUnitAccountsAreStaggeredApart(t *testing.T) {
-	r := newRig(t, func(c *watcher.Config) { c.Schedule.MaxPerReset = 2 })
+	var logs bytes.Buffer
+	r := newRig(t, func(c *watcher.Config) { c.Schedule.MaxPerReset = 2; c.Log = zerolog.New(&logs) })
 	exact := time.Date(2026, 11, 20, 19, 30, 17, 0, time.UTC)
 	panes := map[string]*fakePane{}
 	for i, id := range []string{"%1", "%2", "%3", "%4", "%5"} {
@@ -155,8 +156,17 @@ func TestUnitAccountsAreStaggeredApart(t *testing.T) {
 	r.wantKeys(panes["%5"], "continue", "Enter")
 	r.at(first.Sub(t0) + time.Hour)
 	r.wantKeys(panes["%3"]) // account a's third: beyond the cap of 2
-	if row := r.row("%3"); row.Account != panes["%3"].env().Dir() {
+	row := r.row("%3")
+	if row.Account != panes["%3"].env().Dir() {
 		t.Errorf("row account = %q, want %q", row.Account, panes["%3"].env().Dir())
+	}
+	// It says so, on the pane and once in the log (issue 22, finding 9).
+	if !strings.Contains(row.Note, "max_per_reset") || !strings.Contains(row.Note, "cac-tmux resume %3") ||
+		!strings.Contains(panes["%3"].info.Options.Note, "max_per_reset") {
+		t.Errorf("capped pane: note %q, published %+v; want why it does not wake and how to wake it", row.Note, panes["%3"].info.Options)
+	}
+	if n := strings.Count(logs.String(), `"capped: `); n != 1 || !strings.Contains(logs.String(), `"pane":"%3"`) {
+		t.Errorf("log has %d capped lines, want 1 for %%3:\n%s", n, logs.String())
 	}
 }
 

@@ -17,6 +17,7 @@ package watcher
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"maps"
 	"slices"
@@ -674,8 +675,24 @@ func (w *Watcher) schedule() {
 		p := w.panes[s.Pane]
 		// A capped pane stays capped for its stop: the panes before it wake and leave the
 		// group, which would otherwise bring it under the cap.
-		p.due, p.slot, p.capped = s.Due, s.Slot, p.capped || s.Capped
+		p.due, p.slot = s.Due, s.Slot
+		if s.Capped && !p.capped {
+			w.cap(p)
+		}
 	}
+}
+
+// cap keeps a pane beyond watch.max_per_reset from waking by itself, and says so on the pane
+// and in the log once (issue 22, finding 9: it showed "waiting" with no due instant and no word).
+func (w *Watcher) cap(p *pane) {
+	p.capped = true
+	p.capNote = fmt.Sprintf("not woken by itself: %d panes of its account already wake at this reset (watch.max_per_reset); cac-tmux resume %s wakes it",
+		w.cfg.Schedule.MaxPerReset, p.info.ID)
+	if p.state == Waiting && p.note == "" {
+		p.note = p.capNote
+	}
+	p.event(w.cfg.Log.Warn()).Str("state", string(p.state)).Int("max_per_reset", w.cfg.Schedule.MaxPerReset).
+		Msg("capped: beyond the panes that wake at this reset; it waits for a resume by hand")
 }
 
 // byDue returns the panes that may act (those with a due or check instant), earliest first;
