@@ -40,6 +40,9 @@ type Pane struct {
 	// watcher checks, config.CheckMessage, before typing it).
 	Ignore, Message string
 	Title           string // pane_title, free text: last
+	// Watcher is the global WatcherOption (a running watcher's pid) as PausedPanes reads it;
+	// "" elsewhere.
+	Watcher string
 }
 
 // Options are the pane user options cac-tmux publishes on a supervised pane (SPEC §6).
@@ -285,13 +288,19 @@ func parseRows(out string, fields []paneField, dedupe bool) ([]Pane, error) {
 	return panes, nil
 }
 
-// pausedFields are the format of PausedPanes: the pane ID, then the options it needs, cleaned.
+// pausedFields are the format of PausedPanes: the pane ID, then the options it needs, cleaned,
+// and the global WatcherOption.
 var pausedFields = []paneField{
 	text("#{pane_id}", func(p *Pane) *string { return &p.ID }),
 	text(freeText("@cac_state"), func(p *Pane) *string { return &p.Options.State }),
 	text(freeText("@cac_due"), func(p *Pane) *string { return &p.Options.Due }),
+	text(freeText(WatcherOption), func(p *Pane) *string { return &p.Watcher }),
 	rowEnd,
 }
+
+// WatcherOption is the global user option a running watcher sets to its pid, so that
+// readers of what it published can tell whether it is live.
+const WatcherOption = "@cac_watcher"
 
 // PausedFilter is PausedPanes' server-side filter (`list-panes -f`): the panes that carry
 // @cac_state, which a watcher sets on every pane that is not running.
@@ -309,7 +318,7 @@ func PausedFormat() string {
 // PausedPanes lists, in one tmux call, the panes on which a watcher published a state
 // (`list-panes -a -f '#{@cac_state}'`: tmux filters on its side, so the answer is as small as
 // the number of paused panes), deduplicated by pane ID. Each Pane has only its ID,
-// Options.State and Options.Due; the other fields are zero. It is what `cac-tmux status`
+// Options.State, Options.Due and Watcher; the other fields are zero. It is what `cac-tmux status`
 // asks on every status-interval of every client, so it asks for nothing more.
 func (c *Client) PausedPanes(ctx context.Context) ([]Pane, error) {
 	out, err := c.Run(ctx, "list-panes", "-a", "-f", PausedFilter, "-F", PausedFormat())

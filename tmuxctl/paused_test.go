@@ -63,12 +63,12 @@ func TestParsePaused(t *testing.T) {
 		err  string
 	}{
 		{"", nil, ""},
-		{row("%1", "waiting", "2026-11-21T01:31:00Z", "%1") + "\n" + row("%1", "waiting", "", "%1") + "\n",
-			[]tmuxctl.Pane{{ID: "%1", Options: tmuxctl.Options{State: "waiting", Due: "2026-11-21T01:31:00Z"}}}, ""},
-		{row("%1", "waiting", "%1"), nil, "3 fields, want 4"},
-		{row("1", "waiting", "", "1"), nil, `pane id "1"`},
+		{row("%1", "waiting", "2026-11-21T01:31:00Z", "4242", "%1") + "\n" + row("%1", "waiting", "", "4242", "%1") + "\n",
+			[]tmuxctl.Pane{{ID: "%1", Options: tmuxctl.Options{State: "waiting", Due: "2026-11-21T01:31:00Z"}, Watcher: "4242"}}, ""},
+		{row("%1", "waiting", "", "%1"), nil, "4 fields, want 5"},
+		{row("1", "waiting", "", "", "1"), nil, `pane id "1"`},
 		// tmux 3.8 cut the row short at its time limit on a format: every field after is empty.
-		{row("%1", "", "", ""), nil, "cut short"},
+		{row("%1", "", "", "", ""), nil, "cut short"},
 	} {
 		got, err := tmuxctl.ParsePaused(tc.out)
 		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) || !reflect.DeepEqual(got, tc.want) {

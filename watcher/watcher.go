@@ -60,7 +60,7 @@ type Store interface {
 
 // WatcherOption is the global user option a running watcher sets to its pid, so that `list`
 // and status formats can tell whether the published state is live.
-const WatcherOption = "@cac_watcher"
+const WatcherOption = tmuxctl.WatcherOption
 
 // Finder finds the Claude Code process in a pane and reads its settings (proc.Finder
 // implements it).

@@ -146,18 +146,33 @@ func watcherRunning(ctx context.Context, c *tmuxctl.Client) bool {
 // watcherPID says whether a watcher supervises the server, and its pid (0 when its lock file
 // names none): the one holding the server's lock, or the live pid published as @cac_watcher.
 func watcherPID(ctx context.Context, c *tmuxctl.Client) (pid int, running bool) {
-	if server, err := c.SocketFileHere(); err == nil {
-		if dir, err := store.LockDir(os.Getenv); err == nil {
-			if pid, running, err := store.Holder(dir, server); err == nil && running {
-				return pid, true
-			}
-		}
+	if pid, running := heldLock(c); running {
+		return pid, true
 	}
 	v, err := c.GlobalOption(ctx, watcher.WatcherOption)
 	if err != nil {
 		return 0, false
 	}
-	pid, err = strconv.Atoi(strings.TrimSpace(v))
+	return pidAlive(v)
+}
+
+// heldLock says whether a watcher holds the server's lock here, and its pid.
+func heldLock(c *tmuxctl.Client) (pid int, running bool) {
+	server, err := c.SocketFileHere()
+	if err != nil {
+		return 0, false
+	}
+	dir, err := store.LockDir(os.Getenv)
+	if err != nil {
+		return 0, false
+	}
+	pid, running, err = store.Holder(dir, server)
+	return pid, err == nil && running
+}
+
+// pidAlive reads a published @cac_watcher and says whether that process runs.
+func pidAlive(v string) (int, bool) {
+	pid, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || pid <= 0 {
 		return 0, false
 	}

@@ -31,10 +31,15 @@ type statusData struct {
 	// NextAt is that due instant (a time.Time, e.g. {{.NextAt.Format "15:04"}}); zero when
 	// none is due.
 	NextAt time.Time
+	// Watching is true when a watcher runs on the server: without one, what was published is
+	// what the last watcher saw, and nothing is resumed.
+	Watching bool
 }
 
-// defaultStatusFormat prints nothing when nothing is paused, else "⏸ 2 · 1h12m".
-const defaultStatusFormat = `{{if .Count}}⏸ {{.Count}}{{with .Next}} · {{.}}{{end}}{{end}}`
+// defaultStatusFormat prints nothing when nothing is paused, else "⏸ 2 · 1h12m", or
+// "⏸ 2 · no watcher" when no watcher runs (issue 22, finding 13: the countdown of a watcher
+// that is gone promised a resume nobody would make).
+const defaultStatusFormat = `{{if .Count}}⏸ {{.Count}}{{if not .Watching}} · no watcher{{else}}{{with .Next}} · {{.}}{{end}}{{end}}{{end}}`
 
 func newStatus(std stdio) *cobra.Command {
 	var tmux *tmuxctl.Client
@@ -43,8 +48,9 @@ func newStatus(std stdio) *cobra.Command {
 		Use:   "status [-L NAME|-S PATH] [--format TEMPLATE]",
 		Short: "one short line for tmux's status-right: ⏸ 2 · 1h12m",
 		Long: `One short line for tmux's status line, as set -g status-right '#(cac-tmux status) %H:%M':
-the number of paused panes and the countdown to the soonest due one ("⏸ 2 · 1h12m"), and
-nothing at all when nothing is paused or no tmux server runs. It reads the pane options a
+the number of paused panes and the countdown to the soonest due one ("⏸ 2 · 1h12m"), "no
+watcher" instead of the countdown when no watcher runs, and nothing at all when nothing is
+paused or no tmux server runs. It reads the pane options a
 watcher published, in one tmux call.
 
 --format is a Go text/template (pkg.go.dev/text/template) over:
@@ -54,6 +60,7 @@ watcher published, in one tmux call.
   .Failed   not resumed (failed, unwaitable)
   .Next     countdown to the soonest due instant ("1h12m", "4m05s", "now"; "" when none)
   .NextAt   that instant (a time.Time; zero when none), e.g. {{.NextAt.Format "15:04"}}
+  .Watching whether a watcher runs (without one: "⏸ 2 · no watcher", nothing is resumed)
 An empty result prints nothing. Exit status: 0, also when no server runs; 1 when tmux fails
 otherwise (tmux shows no status job's error); 2 for a bad --format.`,
 		Args: noArgs,
@@ -76,7 +83,7 @@ otherwise (tmux shows no status job's error); 2 for a bad --format.`,
 func parseStatusFormat(format string) (*template.Template, error) {
 	tmpl, err := template.New("status").Parse(format)
 	if err == nil {
-		sample := statusData{Count: 3, Waiting: 1, Held: 1, Failed: 1, Next: "1h12m", NextAt: time.Unix(0, 0)}
+		sample := statusData{Count: 3, Waiting: 1, Held: 1, Failed: 1, Next: "1h12m", NextAt: time.Unix(0, 0), Watching: true}
 		err = tmpl.Execute(io.Discard, sample)
 	}
 	if err != nil {
@@ -96,8 +103,10 @@ func runStatus(ctx context.Context, tmux *tmuxctl.Client, tmpl *template.Templat
 	case err != nil:
 		return fmt.Errorf("status: %s: %w", serverName(tmux), err)
 	}
+	d := statusOf(panes, now)
+	d.Watching = watching(tmux, panes)
 	var b strings.Builder
-	if err := tmpl.Execute(&b, statusOf(panes, now)); err != nil {
+	if err := tmpl.Execute(&b, d); err != nil {
 		return fmt.Errorf("status: --format: %w", err)
 	}
 	line := b.String()
@@ -111,6 +120,19 @@ func runStatus(ctx context.Context, tmux *tmuxctl.Client, tmpl *template.Templat
 		return fmt.Errorf("status: write: %w", err)
 	}
 	return nil
+}
+
+// watching says whether a watcher runs: it holds the server's lock here, or the pid it
+// published (read with the panes, every row the same) runs. Nothing paused: not asked.
+func watching(tmux *tmuxctl.Client, panes []tmuxctl.Pane) bool {
+	if len(panes) == 0 {
+		return false
+	}
+	if _, running := heldLock(tmux); running {
+		return true
+	}
+	_, alive := pidAlive(panes[0].Watcher)
+	return alive
 }
 
 // statusOf counts the paused panes by state and finds the soonest due instant. A pane whose

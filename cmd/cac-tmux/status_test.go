@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,12 @@ func panes(t testing.TB, s *tmuxtest.Server, n int) []string {
 		t.Fatalf("panes = %q, want %d", ids, n)
 	}
 	return ids
+}
+
+// watched publishes this test's pid as the server's watcher (a live process), as a watcher does.
+func watched(t testing.TB, s *tmuxtest.Server) {
+	t.Helper()
+	s.Tmux(t, "set-option", "-g", "@cac_watcher", strconv.Itoa(os.Getpid()))
 }
 
 // publish sets a pane's @cac_state and, when due is not zero, its @cac_due, as a watcher does.
@@ -62,6 +69,7 @@ func TestStatus(t *testing.T) {
 		}
 	}
 	check("nothing paused", "")
+	watched(t, s)
 	publish(t, s, ids[0], "running", time.Time{}) // not paused, whatever published it
 	publish(t, s, ids[6], "dozing", time.Time{})  // not a state: left out
 	check("nothing paused", "")
@@ -77,6 +85,13 @@ func TestStatus(t *testing.T) {
 	publish(t, s, ids[2], "verifying", now.Add(-time.Minute))
 	check("one overdue", "⏸ 5 · now\n")
 
+	// No watcher: what was published is what the last one saw, and nothing is resumed.
+	s.Tmux(t, "set-option", "-g", "@cac_watcher", "999999999") // a watcher killed: its pid runs no more
+	check("a dead watcher's pid", "⏸ 5 · no watcher\n")
+	s.Tmux(t, "set-option", "-gu", "@cac_watcher")
+	check("no watcher", "⏸ 5 · no watcher\n")
+	watched(t, s)
+
 	code, out, errOut := status("-S", s.Socket, "--format",
 		`{{.Count}} {{.Waiting}}/{{.Held}}/{{.Failed}} {{.Next}} {{.NextAt.Unix}}`)
 	if want := fmt.Sprintf("5 2/2/1 now %d\n", now.Add(-time.Minute).Unix()); code != 0 || out != want || errOut != "" {
@@ -89,6 +104,7 @@ func TestStatusOnlyHeld(t *testing.T) {
 	t.Parallel()
 	s := tmuxtest.Start(t, 80, 24)
 	ids := panes(t, s, 2)
+	watched(t, s)
 	publish(t, s, ids[1], "held", time.Time{})
 	if code, out, _ := status("-S", s.Socket); code != 0 || out != "⏸ 1\n" {
 		t.Errorf("status = %d, %q; want 0, %q", code, out, "⏸ 1\n")
@@ -129,6 +145,7 @@ func TestStatusOneTmuxCall(t *testing.T) {
 	t.Parallel()
 	s := tmuxtest.Start(t, 80, 24)
 	ids := panes(t, s, 3)
+	watched(t, s)
 	publish(t, s, ids[2], "waiting", time.Now().Add(time.Hour+30*time.Second))
 	real, err := exec.LookPath("tmux")
 	if err != nil {
@@ -161,6 +178,7 @@ func TestStatusAsStatusJob(t *testing.T) {
 	s := tmuxtest.Start(t, 80, 24)
 	s.Connect(t)
 	ids := panes(t, s, 2)
+	watched(t, s)
 	publish(t, s, ids[1], "waiting", time.Now().Add(3*time.Hour+30*time.Second))
 	job := "#(" + bins.cac + " status)"
 	var got string
