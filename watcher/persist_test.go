@@ -22,15 +22,46 @@ import (
 // Restarts, crashes and a changing server, on the fake server and a manual clock (the same
 // faults on a real server are in scenarios_test.go and cmd/cac-tmux).
 
-// memStore is a state file in memory.
+// memStore is a state file in memory; full makes Save fail as a full disk does.
 type memStore struct {
 	recs map[string]store.Pane
+	full bool
 }
 
 func (m *memStore) Load() (map[string]store.Pane, error) { return maps.Clone(m.recs), nil }
 func (m *memStore) Save(r map[string]store.Pane) error {
+	if m.full {
+		return errors.New("write state.json.tmp: no space left on device")
+	}
 	m.recs = maps.Clone(r)
 	return nil
+}
+
+// A state file that cannot be written sends no key: a restart would not know the attempt and
+// would send it again, past the bound on attempts (issue 22, finding 8). Once it can be
+// written again, the resume goes out, counted once.
+func TestPersistFullDiskSendsNothing(t *testing.T) {
+	st := &memStore{}
+	r := newRig(t, withStore(st))
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	m := r.tmux.add("%2", 101, screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
+		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel"))
+	r.at(0)
+	st.full = true
+	for i := range 5 {
+		r.at(31*time.Minute + time.Duration(i)*5*time.Second)
+	}
+	r.wantKeys(p)
+	r.wantKeys(m)
+	if row := r.row("%1"); row.State != watcher.Waiting || !strings.Contains(row.Note, "state file cannot be written") {
+		t.Errorf("row with a full disk = %+v, want waiting, saying why nothing is sent", row)
+	}
+	st.full = false
+	r.at(32 * time.Minute)
+	r.wantKeys(p, "continue", "Enter")
+	if rec := st.recs["%1"]; rec.Attempts != 1 {
+		t.Errorf("record after the disk freed = %+v, want attempt 1", rec)
+	}
 }
 
 func withStore(st watcher.Store) func(*watcher.Config) {

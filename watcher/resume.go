@@ -172,6 +172,15 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 	return w.send(ctx, p, l, s, now)
 }
 
+// unsaved keeps a pane waiting, its keys unsent, when its record could not be saved: a
+// restart would not know the attempt and would send it again, past the bound on attempts
+// (issue 22, finding 8). It is tried again at the next tick; the log says why once.
+func (w *Watcher) unsaved(p *pane, err error) error {
+	p.set(Waiting, "the state file cannot be written, so nothing is sent (a restart would repeat it): "+err.Error())
+	p.checkAt = time.Time{}
+	return nil
+}
+
 // send records the step in the state file, then sends its keys. Each resume is recorded
 // before its keys go out: a watcher that dies in between finds it sent and looks for its
 // effect instead of sending it again.
@@ -181,17 +190,23 @@ func (w *Watcher) send(ctx context.Context, p *pane, l look, s step, now time.Ti
 	if s == pressStop {
 		p.set(Resuming, "pressed the options menu's Stop row")
 		p.checkAt = now.Add(w.cfg.Settle / 3)
-		w.save()
+		if err := w.save(); err != nil {
+			return w.unsaved(p, err)
+		}
 		return w.tmux.SendKey(ctx, id, strconv.Itoa(l.v.Menu.StopDigit))
 	}
 	// The attempt is counted before its keys: a failed send is an attempt too, so a pane
 	// that keeps failing cannot be typed into without bound.
+	sent, typed := p.sent, p.typed
 	p.attempts++
 	p.sent = now
 	p.typed = p.typed || s == typeMessage
 	p.set(Verifying, "sent; looking for a resumed turn")
 	p.checkAt = now.Add(w.cfg.Settle)
-	w.save()
+	if err := w.save(); err != nil {
+		p.attempts, p.sent, p.typed = p.attempts-1, sent, typed // nothing went out
+		return w.unsaved(p, err)
+	}
 	if s == pressEnter {
 		return w.tmux.SendKey(ctx, id, "Enter")
 	}

@@ -300,14 +300,17 @@ func (w *Watcher) load() {
 }
 
 // save writes the records of the stopped sessions, and those not yet matched with a listing,
-// to the store. A failure is logged (once while it repeats); the watcher goes on.
-func (w *Watcher) save() {
+// to the store. A failure is logged (once while it repeats) and returned: the watcher goes on,
+// but sends no key that the record did not reach (send).
+func (w *Watcher) save() error {
 	if w.cfg.Store == nil || w.cfg.DryRun {
-		return
+		return nil
 	}
 	recs := maps.Clone(w.restore)
 	w.records(recs)
-	w.report("state file", w.cfg.Store.Save(recs))
+	err := w.cfg.Store.Save(recs)
+	w.report("state file", err)
+	return err
 }
 
 // records adds the records of the supervised sessions that have one to recs (a calm pane has
