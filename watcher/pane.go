@@ -75,6 +75,7 @@ type pane struct {
 	slot     time.Time // the pane's place in its group's stagger, kept once given
 	capped   bool      // beyond the cap of wakes per reset
 	capNote  string    // the note of a capped pane, "" when not capped
+	armed    bool      // Claude Code's own auto-continue was seen armed for this stop
 	retryAt  time.Time // after a failed attempt: replaces due
 	// pressEnter: Claude Code asks for a bare Enter ("press enter to continue").
 	pressEnter bool
@@ -147,7 +148,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
 	p.recs.judged, p.recs.id = time.Time{}, "" // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
-	p.capNote = ""
+	p.capNote, p.armed = "", false
 	p.manual, p.slot, p.policy, p.silent = false, time.Time{}, decision{}, false
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
@@ -231,6 +232,11 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 		p.set(Held, "a draft is in the input box; it is left alone (resume by hand when ready)")
 	case v.Menu.Open && v.Menu.StopDigit == 0:
 		p.set(Held, "the options menu has no row with a known Stop label; nothing will be pressed")
+	case v.Menu.Open && p.armed && !p.manual:
+		// The user opened /rate-limit-options over the armed auto-continue, which the menu
+		// hides; it still fires, and Stop would only close the user's menu (issue 22,
+		// finding 10).
+		p.set(Held, "the options menu was opened over Claude Code's armed auto-continue; nothing is pressed (it goes first)")
 	case !v.Menu.Open && !v.Input.Visible:
 		p.set(Held, "no input box on screen; nothing will be typed")
 	case held:
@@ -244,6 +250,7 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	case !p.reset.Known && !p.manual:
 		p.set(Limited, "no reset time on screen; nothing will be typed")
 	case v.Native == detector.NativeArmed:
+		p.armed = true
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
 	case unsafe(p.info) != "":
 		p.set(Waiting, unsafe(p.info)+"; nothing is sent until it is safe")

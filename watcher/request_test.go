@@ -145,3 +145,25 @@ func TestUnitRequestThroughPaneOption(t *testing.T) {
 		t.Errorf("reply to an unknown request = %q", p.reply)
 	}
 }
+
+// Claude Code's own auto-continue armed, then the user opens /rate-limit-options, which hides
+// the armed line: the menu is the user's, the auto-continue still fires, and Stop is never
+// pressed (issue 22, finding 10).
+func TestUnitMenuOverArmedAutoContinue(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)",
+		"● Usage limit reached · continuing automatically at 7:30pm · esc to cancel"}, prompt("")...)...))
+	r.at(0)
+	if got := r.state("%1"); got != watcher.Native {
+		t.Fatalf("state = %s, want native", got)
+	}
+	p.draw(screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
+		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel"))
+	for _, at := range []time.Duration{time.Second, 31 * time.Minute, 35 * time.Minute, time.Hour} {
+		r.at(at)
+	}
+	r.wantKeys(p)
+	if row := r.row("%1"); row.State != watcher.Held || !strings.Contains(row.Note, "armed auto-continue") {
+		t.Errorf("row = %+v, want held over the armed auto-continue", row)
+	}
+}
