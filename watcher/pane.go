@@ -227,7 +227,7 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	case p.state == Failed || p.state == Skipped || p.sticky:
 		// stays until the stop changes or the session runs again
 	case p.unknown:
-		p.set(Held, "cannot confirm the claude process (no /proc and no ps); nothing will be typed")
+		p.set(Held, "cannot confirm the claude process (neither /proc nor ps and lsof answered); nothing will be typed")
 	case v.Input.Draft != "" && !ours:
 		p.set(Held, "a draft is in the input box; it is left alone (resume by hand when ready)")
 	case v.Menu.Open && v.Menu.StopDigit == 0:

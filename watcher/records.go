@@ -97,7 +97,8 @@ type session struct {
 }
 
 // records returns where the pane's claude process keeps its records; ok is false when its
-// environment cannot be read (the ps fallback, another user's process, a process gone).
+// environment cannot be read (ambiguous ps output without /proc, another user's process, a
+// process gone).
 func (w *Watcher) recordsOf(ctx context.Context, p *pane) (records.Env, bool) {
 	if !p.recs.asked && !p.unknown {
 		p.recs.asked = true

@@ -256,6 +256,7 @@ func BenchmarkStatus(b *testing.B) {
 	for _, paused := range []int{0, 1, 20} {
 		s := tmuxtest.Start(b, 80, 24)
 		ids := panes(b, s, 24)
+		watched(b, s)
 		due := time.Now().Add(time.Hour)
 		for i := range paused {
 			publish(b, s, ids[i], "waiting", due.Add(time.Duration(i)*time.Minute))
