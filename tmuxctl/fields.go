@@ -27,16 +27,18 @@ const sep = "\x1f"
 
 // freeText is the format of a tmux variable whose value is free text (a title, a session or
 // command name, an option anyone can set): control characters as "?", backslashes doubled.
-func freeText(name string) string {
-	return `#{s/[` + "\x01-\x1f" + `]/?/;s/\\/\0\0/:` + name + `}`
-}
+func freeText(name string) string { return textWith(name, "?") }
 
 // markedText is freeText for a value that is checked before it is used (@cac_message, typed
 // into a pane): its control characters become DEL (0x7f), a control character itself but
 // neither the separator nor a newline, so that the check refuses the value instead of taking
 // "?" for what the user wrote (a TAB would otherwise be typed as "?").
-func markedText(name string) string {
-	return `#{s/[` + "\x01-\x1f" + `]/` + "\x7f" + `/;s/\\/\0\0/:` + name + `}`
+func markedText(name string) string { return textWith(name, "\x7f") }
+
+// textWith is the format of variable name with each control character replaced by mark and
+// each backslash doubled, on the server's side.
+func textWith(name, mark string) string {
+	return `#{s/[` + "\x01-\x1f" + `]/` + mark + `/;s/\\/\0\0/:` + name + `}`
 }
 
 // splitRow reads one row of fields joined by sep, printed raw or escaped (see above), whose

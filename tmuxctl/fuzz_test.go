@@ -66,15 +66,7 @@ var freeTextPrefix = strings.TrimSuffix(freeText(""), "}")
 var markedTextPrefix = strings.TrimSuffix(markedText(""), "}")
 
 // marked is a value as a markedText field reads back: its control characters as DEL.
-func marked(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 0x01 && c <= 0x1f {
-			b[i] = 0x7f
-		}
-	}
-	return string(b)
-}
+func marked(s string) string { return controlsAs(s, 0x7f) }
 
 // served is what tmux makes of a value in freeText: control characters as "?", each
 // backslash doubled.
@@ -83,11 +75,14 @@ func served(s string) string {
 }
 
 // cleaned is a value as a free-text field reads back: its control characters as "?".
-func cleaned(s string) string {
+func cleaned(s string) string { return controlsAs(s, '?') }
+
+// controlsAs is s with each control character (0x01–0x1f) replaced by mark.
+func controlsAs(s string, mark byte) string {
 	b := []byte(s)
 	for i, c := range b {
 		if c >= 0x01 && c <= 0x1f {
-			b[i] = '?'
+			b[i] = mark
 		}
 	}
 	return string(b)

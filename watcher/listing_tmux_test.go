@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -176,7 +177,7 @@ func TestServerRestartedBetweenFullListings(t *testing.T) {
 	log := filepath.Join(wd.s.Dir, "again.log")
 	argv := []string{"-f", filepath.Join(wd.s.Dir, "tmux.conf"), "new-session", "-d", "-s", "again", "-x", "120", "-y", "40",
 		claudeBin, "--log", log, "--reset", wd.reset.Format(time.RFC3339), "--limit-until", wd.real(wd.reset).Format(time.RFC3339Nano)}
-	argv = append(argv, tmuxtest.KeepSize("again", 120, 40)...)
+	argv = append(argv, tmuxctl.KeepSize("again", 120, 40)...)
 	tmuxtest.WaitFor(t, patience, "a new server on the socket", func() bool {
 		_, err := wd.s.Client.Run(context.Background(), argv...) // fails while the old one exits
 		return err == nil

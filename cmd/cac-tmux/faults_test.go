@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/store"
@@ -270,7 +271,7 @@ func TestFaultServerRestart(t *testing.T) {
 
 	conf := filepath.Join(s.Dir, "tmux.conf")
 	if _, err := s.Client.Run(context.Background(), append([]string{"-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "30"},
-		tmuxtest.KeepSize("main", 120, 30)...)...); err != nil {
+		tmuxctl.KeepSize("main", 120, 30)...)...); err != nil {
 		t.Fatal(err)
 	}
 	reset := nextReset(10 * time.Second)

@@ -120,7 +120,7 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 	}
 	s.Client = &tmuxctl.Client{SocketPath: s.Socket, Timeout: Scale(tmuxctl.DefaultTimeout)}
 	args := []string{"-f", conf, "new-session", "-d", "-s", "main", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
-	args = append(append(args, command...), KeepSize("main", width, height)...)
+	args = append(append(args, command...), tmuxctl.KeepSize("main", width, height)...)
 	if _, err := s.Client.Run(context.Background(), args...); err != nil {
 		os.RemoveAll(dir)
 		t.Fatalf("start tmux server: %v", err)
@@ -137,12 +137,7 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 func (s *Server) NewSession(t testing.TB, name string, width, height int, command ...string) {
 	t.Helper()
 	args := []string{"new-session", "-d", "-s", name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
-	s.Tmux(t, append(append(args, command...), KeepSize(name, width, height)...)...)
-}
-
-// KeepSize is tmuxctl.KeepSize.
-func KeepSize(session string, width, height int) []string {
-	return tmuxctl.KeepSize(session, width, height)
+	s.Tmux(t, append(append(args, command...), tmuxctl.KeepSize(name, width, height)...)...)
 }
 
 // Connect makes s.Client run its commands over a control-mode connection (Client.Connect)

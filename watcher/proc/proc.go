@@ -115,22 +115,31 @@ func (f *Finder) Find(ctx context.Context, panePID int) (found Found, ok bool, e
 	if panePID <= 0 {
 		return Found{}, false, fmt.Errorf("proc: find pane pid %d: not a pid", panePID)
 	}
+	found, ok, _, err = f.search(ctx, "find", panePID, false)
+	return found, ok, err
+}
+
+// search is the walk of Find and Explain: on /proc, unless NoProc is set or /proc cannot be
+// read, then without it. op names the call in errors; rejects say why no process was taken,
+// when explain is set.
+func (f *Finder) search(ctx context.Context, op string, panePID int, explain bool) (found Found, ok bool, rejects []string, err error) {
 	var procErr error
 	if !f.NoProc {
-		fs := procfs{root: f.root()}
+		fs := procfs{root: f.root(), explain: explain}
 		found, ok, procErr = fs.find(panePID)
 		if procErr == nil {
-			return found, ok, nil
+			return found, ok, fs.rejects, nil
 		}
 	}
-	found, ok, err = f.findNoProc(ctx, panePID, &noProc{})
+	np := &noProc{explain: explain}
+	found, ok, err = f.findNoProc(ctx, panePID, np)
 	switch {
 	case err == nil:
-		return found, ok, nil
+		return found, ok, np.rejects, nil
 	case procErr != nil:
-		return Found{}, false, fmt.Errorf("proc: find pane pid %d: %v; without /proc: %w", panePID, procErr, err)
+		return Found{}, false, nil, fmt.Errorf("proc: %s pane pid %d: %v; without /proc: %w", op, panePID, procErr, err)
 	}
-	return Found{}, false, fmt.Errorf("proc: find pane pid %d: %w", panePID, err)
+	return Found{}, false, nil, fmt.Errorf("proc: %s pane pid %d: %w", op, panePID, err)
 }
 
 // Alive reports whether the process id is still running with the same start (same Root/PS
@@ -206,24 +215,9 @@ func (f *Finder) Explain(ctx context.Context, panePID int) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
 	}
-	var rejects []string
-	var ok bool
-	var procErr error
-	if !f.NoProc {
-		fs := procfs{root: f.root(), explain: true}
-		_, ok, procErr = fs.find(panePID)
-		rejects = fs.rejects
-	}
-	if f.NoProc || procErr != nil {
-		np := &noProc{explain: true}
-		var err error
-		if _, ok, err = f.findNoProc(ctx, panePID, np); err != nil {
-			if procErr != nil {
-				return nil, fmt.Errorf("proc: explain pane pid %d: %v; without /proc: %w", panePID, procErr, err)
-			}
-			return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
-		}
-		rejects = np.rejects
+	_, ok, rejects, err := f.search(ctx, "explain", panePID, true)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case ok:
