@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Env is the part of a claude process's environment that locates its records.
@@ -75,6 +76,17 @@ type Entry struct {
 	Cwd       string `json:"cwd"`
 	// Status is "busy" while a turn runs, "idle" or "waiting" (a dialog is open) otherwise.
 	Status string `json:"status"`
+	// StartedAt is when the process started, in Unix milliseconds by the host's clock (the
+	// clock that stamps the transcript's rows); 0 when the entry does not say.
+	StartedAt int64 `json:"startedAt"`
+}
+
+// Started is when the process started; zero when the entry does not say.
+func (en Entry) Started() time.Time {
+	if en.StartedAt <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(en.StartedAt)
 }
 
 // Busy reports whether the entry says a turn is running.

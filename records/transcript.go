@@ -200,6 +200,44 @@ func LatestLimit(rows []Row) (Row, bool) {
 	return Row{}, false
 }
 
+// Stop is what a transcript says of a stop drawn on the screen of its process.
+type Stop int
+
+// The answers of StopOf.
+const (
+	// StopUnknown: the rows cannot tell (none of the session, an API error that is not read as
+	// a usage limit, or no start instant to compare with); the screen decides.
+	StopUnknown Stop = iota
+	// StopOwn: the last row is a usage-limit row written after the process started.
+	StopOwn
+	// StopEarlier: the last row is a usage-limit row written before the process started: a
+	// conversation reopened (claude -c, --resume) redraws a stop of an earlier process.
+	StopEarlier
+	// StopNone: the last row is a prompt or a reply: the session went on after its last
+	// usage-limit row, or never had one, so a stop on screen is only text (a quoted line).
+	StopNone
+)
+
+// StopOf says whose stop a stop on screen is, from the rows of the process's session and the
+// instant the process started (zero when unknown): a real stop of this process has a
+// usage-limit row, written after the process started, and nothing after it. Rows of no
+// interest (attachments, system rows) are not in rows and do not count.
+func StopOf(rows []Row, started time.Time) Stop {
+	if len(rows) == 0 {
+		return StopUnknown
+	}
+	last := rows[len(rows)-1]
+	switch {
+	case last.Kind == RowUser || last.Kind == RowAssistant:
+		return StopNone
+	case last.Kind != RowLimit || started.IsZero():
+		return StopUnknown
+	case last.At.Before(started):
+		return StopEarlier
+	}
+	return StopOwn
+}
+
 // Outcome is what the transcript says of a resume.
 type Outcome int
 

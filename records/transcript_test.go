@@ -132,6 +132,12 @@ func TestRealSessionEntry(t *testing.T) {
 	if err != nil || en.SessionID != session || en.Cwd != "/tmp/rec/h/work.dir" || en.Status != "idle" || en.Busy() {
 		t.Fatalf("Session = %+v, %v", en, err)
 	}
+	if want := time.UnixMilli(1795483708419); !en.Started().Equal(want) {
+		t.Errorf("Started = %s, want startedAt %s", en.Started(), want)
+	}
+	if !(records.Entry{}).Started().IsZero() {
+		t.Error("an entry without startedAt has a start")
+	}
 	if _, err := e.Session(21077, "1"); !errors.Is(err, records.ErrNoRecord) {
 		t.Errorf("Session of another process with the same pid = %v, want ErrNoRecord", err)
 	}
@@ -247,6 +253,38 @@ func BenchmarkReadTail(b *testing.B) {
 		rows, err := records.ReadTail(p, session)
 		if _, ok := records.LatestLimit(rows); err != nil || !ok {
 			b.Fatal("no limit row")
+		}
+	}
+}
+
+// StopOf: a stop on screen is the process's own only when its transcript ends in a
+// usage-limit row written after the process started (issue 22, findings 1 and 2).
+func TestStopOf(t *testing.T) {
+	start := time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return start.Add(d) }
+	user := records.Row{Kind: records.RowUser, At: at(time.Minute)}
+	limit := records.Row{Kind: records.RowLimit, At: at(2 * time.Minute), ResetsAt: at(3 * time.Hour)}
+	reply := records.Row{Kind: records.RowAssistant, At: at(3 * time.Minute)}
+	apiError := records.Row{Kind: records.RowError, At: at(2 * time.Minute)}
+	for _, tc := range []struct {
+		name    string
+		rows    []records.Row
+		started time.Time
+		want    records.Stop
+	}{
+		{"a usage-limit row after the start", []records.Row{user, limit}, start, records.StopOwn},
+		{"written in the start's millisecond", []records.Row{user, {Kind: records.RowLimit, At: start}}, start, records.StopOwn},
+		{"a usage-limit row before the start (reopened)", []records.Row{user, limit}, at(time.Hour), records.StopEarlier},
+		{"a reply after the usage-limit row (quoted)", []records.Row{user, limit, user, reply}, start, records.StopNone},
+		{"a prompt after the usage-limit row", []records.Row{user, limit, user}, start, records.StopNone},
+		{"no usage-limit row at all", []records.Row{user, reply}, start, records.StopNone},
+		{"no start known", []records.Row{user, limit}, time.Time{}, records.StopUnknown},
+		{"no start known, a reply last", []records.Row{user, limit, reply}, time.Time{}, records.StopNone},
+		{"another API error last", []records.Row{user, apiError}, start, records.StopUnknown},
+		{"no rows", nil, start, records.StopUnknown},
+	} {
+		if got := records.StopOf(tc.rows, tc.started); got != tc.want {
+			t.Errorf("%s: StopOf = %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -77,6 +77,9 @@ type pane struct {
 	capNote  string    // the note of a capped pane, "" when not capped
 	armed    bool      // Claude Code's own auto-continue was seen armed for this stop
 	retryAt  time.Time // after a failed attempt: replaces due
+	// foreign says why Claude Code's records show that the stop on screen is not this
+	// process's own (judge); "" when they do not say so. Judged again at every look.
+	foreign string
 	// pressEnter: Claude Code asks for a bare Enter ("press enter to continue").
 	pressEnter bool
 	attempts   int
@@ -148,7 +151,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
 	p.recs.judged, p.recs.id = time.Time{}, "" // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
-	p.capNote, p.armed = "", false
+	p.capNote, p.armed, p.foreign = "", false, ""
 	p.manual, p.slot, p.policy, p.silent = false, time.Time{}, decision{}, false
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
@@ -226,6 +229,8 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 		p.set(Unwaitable, "waiting cannot clear this limit ("+string(v.Kind)+"); nothing will be typed")
 	case p.state == Failed || p.state == Skipped || p.sticky:
 		// stays until the stop changes or the session runs again
+	case p.foreign != "":
+		p.set(Held, p.foreign)
 	case p.unknown:
 		p.set(Held, "cannot confirm the claude process (neither /proc nor ps and lsof answered); nothing will be typed")
 	case v.Input.Draft != "" && !ours:

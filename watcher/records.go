@@ -177,15 +177,44 @@ func FromRecords(env records.Env, id proc.Identity, r detector.Reset, kind detec
 	return r, kind, SourceScreen
 }
 
-// refine takes the reset of the pane's stop from its transcript when the transcript's row
-// belongs to it (Exact). A disagreement is logged at info with both values, and the screen
-// wins. Missing records change nothing.
-func (w *Watcher) refine(ctx context.Context, p *pane) {
-	if p.source == SourceTranscript || !p.reset.Known {
-		return
+// consult reads the pane's transcript about the stop on screen: whose stop it is (judge),
+// and, when it is the process's own, its exact reset (refine).
+func (w *Watcher) consult(ctx context.Context, p *pane) {
+	if rows, ok := w.judge(ctx, p); ok && p.foreign == "" {
+		w.refine(p, rows)
 	}
-	rows, _, ok := w.rows(ctx, p)
-	if !ok {
+}
+
+// judge sets p.foreign from the transcript (records.StopOf): a stop on screen is the
+// process's own only when its transcript ends in a usage-limit row written after the process
+// started (issue 22: a reply quoting the limit line, a conversation reopened with its old stop
+// redrawn). Without records p.foreign is "" and the screen decides, as before. It returns the
+// rows it read; ok is false without records.
+func (w *Watcher) judge(ctx context.Context, p *pane) (rows []records.Row, ok bool) {
+	rows, en, ok := w.rows(ctx, p)
+	p.foreign = ""
+	if ok {
+		p.foreign = foreign(records.StopOf(rows, en.Started()))
+	}
+	return rows, ok
+}
+
+// foreign is the note of a stop that Claude Code's records say is not the process's own.
+func foreign(s records.Stop) string {
+	switch s {
+	case records.StopEarlier:
+		return "the stop on screen is older than this claude process (a conversation reopened: its transcript's usage-limit row was written before the process started); nothing will be typed"
+	case records.StopNone:
+		return "Claude Code's transcript has a prompt or a reply after its last usage-limit row (or none), so the stop on screen is only text, such as a quoted line; nothing will be typed"
+	}
+	return ""
+}
+
+// refine takes the reset of the pane's stop from its transcript's rows when its usage-limit
+// row belongs to it (Exact). A disagreement is logged at info with both values, and the
+// screen wins.
+func (w *Watcher) refine(p *pane, rows []records.Row) {
+	if p.source == SourceTranscript || !p.reset.Known {
 		return
 	}
 	row, found := records.LatestLimit(rows)

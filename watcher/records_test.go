@@ -2,6 +2,7 @@ package watcher_test
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -57,11 +58,6 @@ func TestUnitTranscriptThatDisagreesIsNotUsed(t *testing.T) {
 		{"another minute", func(r *rig) *fakePane {
 			return limited(r, "%1", 100, time.Date(2026, 11, 20, 19, 45, 0, 0, time.UTC))
 		}},
-		{"a prompt after the row", func(r *rig) *fakePane {
-			p := limited(r, "%1", 100, time.Date(2026, 11, 20, 19, 30, 17, 0, time.UTC))
-			p.row(r.t, userLine(t0, "later"))
-			return p
-		}},
 		{"no transcript", func(r *rig) *fakePane {
 			p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 			p.session(r.t, sess, "idle")
@@ -108,6 +104,79 @@ func TestUnitTranscriptThatDisagreesIsNotUsed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Whose stop is it (issue 22, findings 1 and 2): a stop on screen is the process's own only
+// when its transcript ends in a usage-limit row written after the process started. A reply
+// that quotes the limit line, and a conversation reopened after its stop, get no key; a
+// transcript that lags the screen holds the pane only until the row is written.
+func TestUnitStopTheTranscriptDoesNotHaveGetsNoKey(t *testing.T) {
+	start := t0.Add(-time.Hour)
+	for _, tc := range []struct {
+		name  string
+		setup func(p *fakePane)
+		note  string
+	}{
+		{"a reply quotes the limit line", func(p *fakePane) {
+			p.row(t, userLine(t0.Add(-2*time.Minute), "what does the limit line look like?"))
+			p.row(t, replyLine(t0.Add(-time.Minute)))
+		}, "only text"},
+		{"a reply after an earlier stop", func(p *fakePane) {
+			p.row(t, userLine(start.Add(time.Minute), "hello"))
+			p.row(t, limitLine(start.Add(2*time.Minute), t0.Add(-10*time.Minute), "five_hour"))
+			p.row(t, userLine(t0.Add(-2*time.Minute), "continue"))
+			p.row(t, replyLine(t0.Add(-time.Minute)))
+		}, "only text"},
+		{"reopened after its stop", func(p *fakePane) {
+			p.started = t0.Add(-time.Minute) // claude -c, after the stop of an earlier process
+			p.session(t, sess, "idle")
+			p.row(t, userLine(t0.Add(-3*time.Hour), "hello"))
+			p.row(t, limitLine(t0.Add(-3*time.Hour), t0.Add(30*time.Minute), "five_hour"))
+		}, "older than this claude process"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, nil)
+			p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+			p.started = start
+			p.session(t, sess, "idle")
+			tc.setup(p)
+			r.at(0)
+			if row := r.row("%1"); row.State != watcher.Held || !strings.Contains(row.Note, tc.note) || !row.Due.IsZero() {
+				t.Fatalf("row = %+v, want held, no due instant, the note saying %q", row, tc.note)
+			}
+			for _, d := range []time.Duration{31 * time.Minute, 32 * time.Minute, 2 * time.Hour} {
+				r.at(d)
+			}
+			r.wantKeys(p)
+			if out, err := r.w.Do(context.Background(), "%1", watcher.ResumeNow); err != nil || out.Done || !strings.Contains(out.Message, tc.note) {
+				t.Errorf("resume by hand = %+v, %v; want refused with the note", out, err)
+			}
+			r.wantKeys(p) // not even a resume asked for by hand
+		})
+	}
+}
+
+// Claude Code draws the stop before its transcript has the row: the pane is held while the
+// transcript ends in the prompt, and waits for the reset once the row is written.
+func TestUnitTranscriptLaggingTheScreen(t *testing.T) {
+	r := newRig(t, nil)
+	exact := time.Date(2026, 11, 20, 19, 30, 17, 0, time.UTC)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	p.started = t0.Add(-time.Hour)
+	p.session(t, sess, "idle")
+	p.row(t, userLine(t0.Add(-time.Second), "hello"))
+	r.at(0)
+	if row := r.row("%1"); row.State != watcher.Held {
+		t.Fatalf("row = %+v, want held while the transcript has no usage-limit row", row)
+	}
+	p.row(t, limitLine(t0.Add(time.Second), exact, "five_hour"))
+	r.at(time.Minute) // a stopped pane is looked at again at least every 30 s
+	row := r.row("%1")
+	if row.State != watcher.Waiting || row.Source != watcher.SourceTranscript || !row.Reset.Equal(exact) {
+		t.Fatalf("row = %+v, want waiting for the transcript's reset %s", row, exact)
+	}
+	r.at(exact.Sub(t0) + scheduler.Default.ExactMargin)
+	r.wantKeys(p, "continue", "Enter")
 }
 
 // A time-only reset on screen at the first look (its appearance unknown): the transcript

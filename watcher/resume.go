@@ -113,6 +113,7 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 		w.restop(ctx, p, screen, now, now)
 		return l, false, nil
 	}
+	w.judge(ctx, p)
 	p.classify(v, now, w.message(p))
 	switch {
 	case p.state != Waiting && p.state != Native:
@@ -396,7 +397,7 @@ func (w *Watcher) restop(ctx context.Context, p *pane, screen string, now, appea
 	}
 	v := w.detect(p, screen, now, appeared)
 	p.newStop(v, appeared, now)
-	w.refine(ctx, p)
+	w.consult(ctx, p)
 	if p.state != Failed {
 		p.classify(v, now, w.message(p))
 	}

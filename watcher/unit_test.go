@@ -44,6 +44,8 @@ type fakePane struct {
 	// account names the claude's config directory (fakeTmux.Env); sessionID is its
 	// registry's session id, "" until session writes it.
 	account, sessionID string
+	// started is the registry's startedAt (the process's start); zero leaves it out.
+	started time.Time
 	// forked: the process table shows tmux's fork, which has not yet run claude
 	// (proc.Found.Starting).
 	forked bool
@@ -270,8 +272,12 @@ func putFile(path, text string) error {
 // session id and status.
 func (p *fakePane) session(t *testing.T, id, status string) {
 	t.Helper()
-	entry := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/work/p%d","procStart":%q,"version":"2.1.330","kind":"interactive","status":%q}`,
-		p.claude.PID, id, p.claude.PID, strings.TrimPrefix(p.claude.Start, "ticks:"), status)
+	started := ""
+	if !p.started.IsZero() {
+		started = fmt.Sprintf(`"startedAt":%d,`, p.started.UnixMilli())
+	}
+	entry := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/work/p%d",%s"procStart":%q,"version":"2.1.330","kind":"interactive","status":%q}`,
+		p.claude.PID, id, p.claude.PID, started, strings.TrimPrefix(p.claude.Start, "ticks:"), status)
 	if err := putFile(filepath.Join(p.env().Dir(), "sessions", fmt.Sprint(p.claude.PID)+".json"), entry); err != nil {
 		t.Fatal(err)
 	}

@@ -593,7 +593,7 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 		p.newStop(v, appeared, now)
 	}
 	if v.Limited {
-		w.refine(ctx, p)
+		w.consult(ctx, p)
 	}
 	p.observe(v, now, w.message(p), w.cfg.Log)
 	return nil
