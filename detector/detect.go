@@ -45,6 +45,7 @@ func Detect(screen string, f Facts) Verdict {
 	v.Exited = s.exitedFrom(last.end)
 	v.Resumed = after.activity != "" || v.Native == NativeFired
 	v.Reset = resolve(last.msg, f, after.summary)
+	v.Prefilled = v.Input.Draft == PrefilledText && s.pressToContinue(last.end)
 
 	switch {
 	case v.Exited:
@@ -481,6 +482,27 @@ func (s *screen) after(from int) afterStop {
 		a.native = footer
 	}
 	return a
+}
+
+// PrefilledText is what Claude Code puts into the input box itself with "Press ⏎ to continue
+// after reset" under its stop (Verdict.Prefilled).
+const PrefilledText = "continue"
+
+// pressToContinue reports "Press ⏎ to continue after reset" in the stop's own block: the
+// indented rows right below the message, down to a blank row or the live input box (seen in
+// Claude Code 2.1.332's code: a dim child of the limit line, like "Opening your options…").
+func (s *screen) pressToContinue(from int) bool {
+	for i := from; i < s.end; i++ {
+		r := s.rows[i]
+		t := strings.TrimSpace(r)
+		switch {
+		case t == "" || indent(r) == 0:
+			return false
+		case t == "Press ⏎ to continue after reset":
+			return true
+		}
+	}
+	return false
 }
 
 // The blocks rows below a stop can hang under, for telling activity from attachments.

@@ -1023,3 +1023,34 @@ func TestParseKind(t *testing.T) {
 		t.Errorf("Kinds() shares its slice with callers")
 	}
 }
+
+// TestTablePrefilledContinue: Claude Code 2.1.330+ may put "continue" into the box itself,
+// with "Press ⏎ to continue after reset" under the stop (SPEC §10). Only that pair is
+// Prefilled; any other box text is the user's draft.
+func TestTablePrefilledContinue(t *testing.T) {
+	stop := gut("You've hit your 5-hour limit · resets 7:03am (America/New_York)")
+	hint := "     Press ⏎ to continue after reset"
+	tests := []struct {
+		name       string
+		transcript []string
+		draft      string
+		prefilled  bool
+	}{
+		{"the hint and continue in the box", []string{"❯ do more", stop, hint}, "continue", true},
+		{"the hint and an edited box", []string{"❯ do more", stop, hint}, "continue please", false},
+		{"the hint and an empty box", []string{"❯ do more", stop, hint}, "", false},
+		{"continue in the box without the hint", []string{"❯ do more", stop}, "continue", false},
+		{"the hint text outside the stop's block", []string{"❯ do more", stop, "", "● Press ⏎ to continue after reset"}, "continue", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Detect(render(ui21, 120, tt.transcript, tt.draft), base)
+			checkEq(t, tt.name, "Input.Draft", v.Input.Draft, tt.draft)
+			checkEq(t, tt.name, "Prefilled", v.Prefilled, tt.prefilled)
+			if tt.name != "the hint text outside the stop's block" {
+				checkEq(t, tt.name, "Limited", v.Limited, true)
+				checkEq(t, tt.name, "Message", v.Message, "You've hit your 5-hour limit · resets 7:03am (America/New_York)")
+			}
+		})
+	}
+}

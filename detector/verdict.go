@@ -182,6 +182,11 @@ type Verdict struct {
 	Native   Native
 	Menu     Menu
 	Input    Input
+	// Prefilled is true when Claude Code put the message into the input box itself (2.1.330+,
+	// behind a server flag, for a five-hour limit with no auto-continue armed): the stop's
+	// block says "Press ⏎ to continue after reset" and the box holds exactly "continue". That
+	// box is not the user's draft, and Enter after the reset submits it; typing would double it.
+	Prefilled bool
 	// Busy is true when a turn is running ("esc to interrupt").
 	Busy bool
 	// Resumed is true when there is evidence below the last stop that a turn ran after it

@@ -6,8 +6,8 @@
 // Seen with Claude Code 2.1.330: an interactive claude keeps
 // <config dir>/sessions/<pid>.json while it runs ({"pid":4650,"sessionId":"…",
 // "procStart":"26849","version":"2.1.330","kind":"interactive","status":"idle",…}); the
-// global settings file is $CLAUDE_CONFIG_DIR/.claude.json, else $HOME/.claude.json, and
-// holds "editorMode": "vim" when vim mode is on.
+// global config file is $CLAUDE_CONFIG_DIR/.claude.json, else $HOME/.claude.json; vim mode
+// ("editorMode": "vim") is set there or in the settings files (EditorMode).
 package records
 
 import (
@@ -54,7 +54,7 @@ func (e Env) Dir() string {
 	return ""
 }
 
-// settingsPath is the global settings file: $CLAUDE_CONFIG_DIR/.claude.json, else
+// settingsPath is the global config file: $CLAUDE_CONFIG_DIR/.claude.json, else
 // $HOME/.claude.json.
 func (e Env) settingsPath() string {
 	switch {
@@ -131,19 +131,38 @@ func (e Env) ReadEntry(pid int) (Entry, error) {
 	return en, nil
 }
 
-// EditorMode is Claude Code's "editorMode" setting ("vim", "normal" or "" when unset).
-func (e Env) EditorMode() (string, error) {
-	path := e.settingsPath()
-	if path == "" {
+// EditorMode is Claude Code's "editorMode" setting ("vim", "normal" or "" when unset) for a
+// process started in the directory cwd ("" when unknown: the project's files are not read).
+// Seen in 2.1.332's code: the merged settings win over the global config, and /config writes
+// there. So the first of these that sets it counts: the project's
+// .claude/settings.local.json, its .claude/settings.json, <config dir>/settings.json, then
+// the global config (settingsPath). A file that does not exist is skipped; one that cannot be
+// read or parsed is an error.
+func (e Env) EditorMode(cwd string) (string, error) {
+	global := e.settingsPath()
+	if global == "" {
 		return "", fmt.Errorf("records: read settings: %w (no CLAUDE_CONFIG_DIR or HOME)", ErrNoRecord)
 	}
-	var s struct {
-		EditorMode string `json:"editorMode"`
+	var paths []string
+	if cwd != "" {
+		paths = append(paths, filepath.Join(cwd, ".claude", "settings.local.json"), filepath.Join(cwd, ".claude", "settings.json"))
 	}
-	if err := readJSON(path, &s); err != nil {
-		return "", err
+	paths = append(paths, filepath.Join(e.Dir(), "settings.json"), global)
+	for _, path := range paths {
+		var s struct {
+			EditorMode string `json:"editorMode"`
+		}
+		err := readJSON(path, &s)
+		switch {
+		case errors.Is(err, ErrNoRecord):
+			continue
+		case err != nil:
+			return "", err
+		case s.EditorMode != "":
+			return s.EditorMode, nil
+		}
 	}
-	return s.EditorMode, nil
+	return "", nil
 }
 
 func readJSON(path string, v any) error {

@@ -50,15 +50,49 @@ func TestRegistryAndSettings(t *testing.T) {
 	if _, err := e.ReadEntry(9); !errors.Is(err, records.ErrNoRecord) {
 		t.Errorf("ReadEntry(9) = %v, want ErrNoRecord", err)
 	}
-	if m, err := e.EditorMode(); m != "vim" || err != nil {
+	if m, err := e.EditorMode(""); m != "vim" || err != nil {
 		t.Errorf("EditorMode() = %q, %v, want vim", m, err)
 	}
 	write(".claude.json", `{"numStartups":5}`)
-	if m, err := e.EditorMode(); m != "" || err != nil {
+	if m, err := e.EditorMode(""); m != "" || err != nil {
 		t.Errorf("EditorMode() without the key = %q, %v, want \"\"", m, err)
 	}
 	write(".claude.json", `{"editorMode":`)
-	if _, err := e.EditorMode(); err == nil || errors.Is(err, records.ErrNoRecord) {
+	if _, err := e.EditorMode(""); err == nil || errors.Is(err, records.ErrNoRecord) {
 		t.Errorf("EditorMode() of a broken file = %v, want a parse error", err)
+	}
+}
+
+// Vim mode set with /config lives in the settings files (issue 22, finding 6): the project's
+// local and shared settings, then the account's settings.json, then the global config.
+func TestEditorModeFromSettings(t *testing.T) {
+	home := t.TempDir()
+	cwd := filepath.Join(home, "work")
+	e := records.Env{Home: home}
+	steps := []struct {
+		file, text, want string
+	}{
+		{".claude.json", `{"editorMode":"normal"}`, "normal"},
+		{".claude/settings.json", `{"theme":"dark","editorMode":"vim"}`, "vim"},
+		{"work/.claude/settings.json", `{"editorMode":"normal"}`, "normal"},
+		{"work/.claude/settings.local.json", `{"editorMode":"vim"}`, "vim"},
+	}
+	for _, st := range steps {
+		write(t, filepath.Join(home, st.file), st.text)
+		if m, err := e.EditorMode(cwd); m != st.want || err != nil {
+			t.Errorf("with %s: EditorMode = %q, %v, want %q", st.file, m, err, st.want)
+		}
+	}
+	if m, err := e.EditorMode(""); m != "vim" || err != nil {
+		t.Errorf("without the cwd: EditorMode = %q, %v, want the account's vim", m, err)
+	}
+	write(t, filepath.Join(home, ".claude/settings.json"), `{"theme":"dark"}`)
+	if m, err := e.EditorMode(""); m != "normal" || err != nil {
+		t.Errorf("unset in settings.json: EditorMode = %q, %v, want the global config's normal", m, err)
+	}
+	e = records.Env{ConfigDir: filepath.Join(home, "acct")}
+	write(t, filepath.Join(home, "acct/settings.json"), `{"editorMode":"vim"}`)
+	if m, err := e.EditorMode(""); m != "vim" || err != nil {
+		t.Errorf("CLAUDE_CONFIG_DIR's settings.json: EditorMode = %q, %v, want vim", m, err)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -182,5 +184,62 @@ func TestProbe(t *testing.T) {
 	s.Tmux(t, "set-option", "-t", "main", "destroy-unattached", "on")
 	if k, err := s.Client.Probe(ctx); err != nil || k.Control == nil {
 		t.Errorf("Probe with destroy-unattached on = %+v, %v; want control mode refused", k, err)
+	}
+}
+
+// TestClaimGlobal: a claim wins only over the value it names, and of many clients claiming the
+// same unset option at once exactly one wins, on every transport (issue 22, finding 7: one
+// watcher per server whatever path reaches it).
+func TestClaimGlobal(t *testing.T) {
+	eachTransport(t, func(t *testing.T, control bool) {
+		s := start(t, control, 80, 24)
+		ctx := context.Background()
+		steps := []struct{ old, value, want string }{
+			{"", "123", "123"},
+			{"", "456", "123"},
+			{"999", "456", "123"},
+			{"123", "456", "456"},
+			{"456", "", ""},
+		}
+		for _, st := range steps {
+			got, err := s.Client.ClaimGlobal(ctx, "@cac_claim", st.old, st.value)
+			if err != nil || got != st.want {
+				t.Fatalf("ClaimGlobal(%q → %q) = %q, %v, want %q", st.old, st.value, got, err, st.want)
+			}
+		}
+		for _, bad := range [][2]string{{"@cac_claim", "1}"}, {"@cac_claim", "1,2"}, {"status", "1"}, {"@a b", "1"}} {
+			if _, err := s.Client.ClaimGlobal(ctx, bad[0], "", bad[1]); err == nil {
+				t.Errorf("ClaimGlobal(%q, %q) took it", bad[0], bad[1])
+			}
+		}
+		if v := s.Tmux(t, "show-options", "-gqv", "@cac_claim"); strings.TrimSpace(v) != "" {
+			t.Errorf("a refused claim set %q", v)
+		}
+	})
+	s := tmuxtest.Start(t, 80, 24)
+	var wg sync.WaitGroup
+	got := make([]string, 8)
+	for i := range got {
+		wg.Go(func() {
+			c := &tmuxctl.Client{SocketPath: s.Socket} // a tmux process of its own, like another watcher
+			v, err := c.ClaimGlobal(context.Background(), "@cac_race", "", strconv.Itoa(100+i))
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = v
+		})
+	}
+	wg.Wait()
+	won := 0
+	for i, v := range got {
+		if v != got[0] {
+			t.Errorf("claimant %d read %q, claimant 0 %q: not one winner", i, v, got[0])
+		}
+		if v == strconv.Itoa(100+i) {
+			won++
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d claims won, want exactly 1: %q", won, got)
 	}
 }

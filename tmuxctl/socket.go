@@ -13,7 +13,21 @@ import (
 // resolved through symlinks, then tmux-UID/NAME; no flag inside tmux, the socket named first
 // in $TMUX. It keys the watcher's lock and state file, so two spellings of one server must
 // give the same path.
+//
+// A socket that exists is resolved through symlinks: `-S` through a link and the path it
+// names are one server (issue 22, finding 7).
 func (c *Client) SocketFile(getenv func(string) string, uid int) (string, error) {
+	path, err := c.socketFile(getenv, uid)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r, nil
+	}
+	return path, nil
+}
+
+func (c *Client) socketFile(getenv func(string) string, uid int) (string, error) {
 	switch {
 	case c.SocketPath != "":
 		return filepath.Abs(c.SocketPath)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -351,6 +352,33 @@ func (c *Client) SetGlobalOption(ctx context.Context, name, value string) error 
 	}
 	return err
 }
+
+// ClaimGlobal sets the global user option name to value only while it holds old ("" for
+// unset), and returns what it holds afterwards: value when the claim was won. The test and
+// the set are one if-shell -F, whose chosen command runs next in this client's queue, before
+// the server reads another client's command (tmux 3.2a to 3.8), so two claims of one old
+// value cannot both win. name is a user option (@…); old and value are tokens of letters,
+// digits and . _ : - (they are written into a format).
+func (c *Client) ClaimGlobal(ctx context.Context, name, old, value string) (string, error) {
+	for _, s := range []string{old, value} {
+		if !claimToken.MatchString(s) {
+			return "", fmt.Errorf("tmuxctl: claim %s: %q is not a token of letters, digits and . _ : -", name, s)
+		}
+	}
+	if !strings.HasPrefix(name, "@") || !claimToken.MatchString(name[1:]) {
+		return "", fmt.Errorf("tmuxctl: claim %q: not a user option", name)
+	}
+	set := "set-option -g " + name + " " + value
+	if value == "" {
+		set = "set-option -g -u " + name
+	}
+	if _, err := c.Run(ctx, "if-shell", "-F", "#{==:#{"+name+"},"+old+"}", set); err != nil {
+		return "", err
+	}
+	return c.GlobalOption(ctx, name)
+}
+
+var claimToken = regexp.MustCompile(`^[A-Za-z0-9._:-]*$`)
 
 // GlobalOption reads a global user option, control characters as "?"; "" when it is unset.
 func (c *Client) GlobalOption(ctx context.Context, name string) (string, error) {

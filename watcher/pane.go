@@ -222,7 +222,8 @@ func whole(v detector.Verdict) bool {
 // classify sets the state of a pane stopped at p.stop from what is on screen now. A draft
 // is checked before anything that leads to a key, a bare Enter included (issue 11, finding 1).
 func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
-	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message
+	// The message the watcher typed, or the one Claude Code put there itself, is no draft.
+	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message || v.Prefilled
 	held, why := p.byPolicy()
 	switch {
 	case !v.Waitable:

@@ -141,6 +141,8 @@ func (p *pane) plan(v detector.Verdict, message string) (step, string) {
 		return pressStop, "press " + strconv.Itoa(v.Menu.StopDigit) + " (the options menu's Stop row)"
 	case p.pressEnter || v.Native == detector.NativePressEnter:
 		return pressEnter, "press Enter (Claude Code asks for it)"
+	case v.Prefilled:
+		return pressEnter, "press Enter (Claude Code put " + strconv.Quote(v.Input.Draft) + " into the input box itself)"
 	case p.typed && strings.TrimSpace(v.Input.Draft) == message:
 		return pressEnter, "press Enter (the message is already in the input box)"
 	}
@@ -258,11 +260,13 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 }
 
 // vimMode reports whether the pane's Claude Code has vim mode on (its settings say
-// editorMode "vim"). When that cannot be read the answer is no: the look before Enter still
-// finds a message that NORMAL mode ate.
+// editorMode "vim": records.EditorMode, the project's settings read from the registry's cwd).
+// When that cannot be read the answer is no: the look before Enter still finds a message
+// that NORMAL mode ate.
 func (w *Watcher) vimMode(ctx context.Context, p *pane) bool {
 	env, _ := w.recordsOf(ctx, p)
-	mode, err := env.EditorMode()
+	en, _ := w.entry(ctx, p)
+	mode, err := env.EditorMode(en.Cwd)
 	if err != nil {
 		p.event(w.cfg.Log.Debug()).Err(err).Msg("editor mode unknown")
 	}

@@ -125,18 +125,23 @@ func TestUnitLimitStillHoldsIsNeverTomorrow(t *testing.T) {
 // confirmed on screen before the message; where it does not show, nothing more is typed.
 func TestUnitVimMode(t *testing.T) {
 	for _, tc := range []struct {
-		vim  string
-		keys []string
-		want watcher.State
+		vim, in string // in: where /config wrote editorMode (issue 22, finding 6)
+		keys        []string
+		want        watcher.State
 	}{
-		{"insert", []string{"continue", "Enter"}, watcher.Verifying},
-		{"normal", []string{"i", "continue", "Enter"}, watcher.Verifying},
-		{"stuck", []string{"i"}, watcher.Held},
+		{"insert", "", []string{"continue", "Enter"}, watcher.Verifying},
+		{"normal", "", []string{"i", "continue", "Enter"}, watcher.Verifying},
+		{"normal", "user", []string{"i", "continue", "Enter"}, watcher.Verifying},
+		{"normal", "project", []string{"i", "continue", "Enter"}, watcher.Verifying},
+		{"stuck", "", []string{"i"}, watcher.Held},
 	} {
-		t.Run(tc.vim, func(t *testing.T) {
+		t.Run(tc.vim+" "+tc.in, func(t *testing.T) {
 			r := newRig(t, nil)
 			p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
-			p.vim = tc.vim
+			p.vim, p.vimIn = tc.vim, tc.in
+			if tc.in == "project" {
+				p.session(t, sess, "idle") // the registry gives the project's directory
+			}
 			r.at(0)
 			r.at(31 * time.Minute)
 			r.wantKeys(p, tc.keys...)

@@ -46,6 +46,9 @@ type fakePane struct {
 	account, sessionID string
 	// started is the registry's startedAt (the process's start); zero leaves it out.
 	started time.Time
+	// vimIn is where Claude Code's editorMode is set: "" the global config (.claude.json),
+	// "user" the account's settings.json, "project" the project's .claude/settings.json.
+	vimIn string
 	// forked: the process table shows tmux's fork, which has not yet run claude
 	// (proc.Found.Starting).
 	forked bool
@@ -248,13 +251,18 @@ func (f *fakeTmux) Env(_ context.Context, id proc.Identity) (records.Env, error)
 		if p.vim != "" {
 			settings = `{"editorMode":"vim"}`
 		}
-		if err := putFile(filepath.Join(env.Dir(), ".claude.json"), settings); err != nil {
+		file := map[string]string{"": filepath.Join(env.Dir(), ".claude.json"), "user": filepath.Join(env.Dir(), "settings.json"),
+			"project": filepath.Join(p.cwd(), ".claude", "settings.json")}[p.vimIn]
+		if err := putFile(file, settings); err != nil {
 			return records.Env{}, err
 		}
 		return env, nil
 	}
 	return records.Env{}, errors.New("proc: environment: the process is gone")
 }
+
+// cwd is the directory the pane's claude was started in (the registry's cwd).
+func (p *fakePane) cwd() string { return filepath.Join(p.srv.dir, "work", fmt.Sprint("p", p.claude.PID)) }
 
 // env is where the pane's claude keeps its records.
 func (p *fakePane) env() records.Env {
@@ -276,8 +284,8 @@ func (p *fakePane) session(t *testing.T, id, status string) {
 	if !p.started.IsZero() {
 		started = fmt.Sprintf(`"startedAt":%d,`, p.started.UnixMilli())
 	}
-	entry := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/work/p%d",%s"procStart":%q,"version":"2.1.330","kind":"interactive","status":%q}`,
-		p.claude.PID, id, p.claude.PID, started, strings.TrimPrefix(p.claude.Start, "ticks:"), status)
+	entry := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":%q,%s"procStart":%q,"version":"2.1.330","kind":"interactive","status":%q}`,
+		p.claude.PID, id, p.cwd(), started, strings.TrimPrefix(p.claude.Start, "ticks:"), status)
 	if err := putFile(filepath.Join(p.env().Dir(), "sessions", fmt.Sprint(p.claude.PID)+".json"), entry); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +295,7 @@ func (p *fakePane) session(t *testing.T, id, status string) {
 // row appends a row to the transcript of the pane's session.
 func (p *fakePane) row(t *testing.T, line string) {
 	t.Helper()
-	path := filepath.Join(p.env().Dir(), "projects", fmt.Sprintf("-work-p%d", p.claude.PID), p.sessionID+".jsonl")
+	path := filepath.Join(p.env().Dir(), "projects", encodeCwd(p.cwd()), p.sessionID+".jsonl")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -302,6 +310,17 @@ func (p *fakePane) row(t *testing.T, line string) {
 }
 
 // Rows as Claude Code 2.1.330 writes them (records/testdata/transcript-2.1.330.jsonl).
+// encodeCwd names a project's transcript folder as Claude Code does: every character but
+// letters and digits as "-".
+func encodeCwd(cwd string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, cwd)
+}
+
 func userLine(at time.Time, text string) string {
 	return fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q},"timestamp":%q}`, text, at.UTC().Format(time.RFC3339Nano))
 }
@@ -522,6 +541,35 @@ func TestUnitPressEnterGetsABareEnter(t *testing.T) {
 		"", "● Your usage limit has reset · press enter to continue"}, prompt("")...)...))
 	r.at(0)
 	r.wantKeys(p, "Enter")
+}
+
+// Claude Code 2.1.330+ may put "continue" into the box itself under "Press ⏎ to continue
+// after reset" (issue 22, finding 5): that box is no draft, and after the reset Enter alone
+// resumes; typing would give "continuecontinue". A box the user edited is a draft.
+func TestUnitPrefilledContinueGetsEnterOnly(t *testing.T) {
+	prefilled := func(box string) string {
+		return screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your 5-hour limit · resets 7:30pm (UTC)",
+			"     Press ⏎ to continue after reset"}, prompt(box)...)...)
+	}
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, prefilled("continue"))
+	r.at(0)
+	if row := r.row("%1"); row.State != watcher.Waiting {
+		t.Fatalf("row = %+v, want waiting (the box is Claude Code's, not a draft)", row)
+	}
+	r.at(30*time.Minute + 59*time.Second)
+	r.wantKeys(p)
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "Enter")
+
+	edited := r.tmux.add("%2", 200, prefilled("continue, then write the tests"))
+	for _, d := range []time.Duration{32 * time.Minute, 2 * time.Hour} {
+		r.at(d)
+	}
+	r.wantKeys(edited)
+	if got := r.state("%2"); got != watcher.Held {
+		t.Errorf("state with an edited box = %s, want held", got)
+	}
 }
 
 // A menu that stays open after its Stop digit is held: the digit is never pressed twice.

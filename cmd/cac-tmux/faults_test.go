@@ -258,6 +258,50 @@ func TestFaultSecondWatcher(t *testing.T) {
 	}
 }
 
+// One watcher per server whatever path reaches it (issue 22, finding 7): a second watcher
+// with another XDG_RUNTIME_DIR (its lock elsewhere), or through a symlink to the socket, exits
+// 2 naming the first; once the first is gone (killed, its claim left behind), one takes over.
+func TestFaultSecondWatcherByAnotherPath(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 80, 24)
+	w1 := startWatch(t, s.Socket)
+	w1.waitLog(t, 10*time.Second, map[string]string{"message": "watching every Claude Code pane"})
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(s.Socket, link); err != nil {
+		t.Fatal(err)
+	}
+	second := func(socket string) *watchProc {
+		f, err := os.Create(filepath.Join(t.TempDir(), "watch.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bins.cac, "watch", "-S", socket, "--log-format", "json", "--interval", "300ms")
+		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+t.TempDir())
+		return launch(t, cmd, f, f)
+	}
+	want := fmt.Sprintf("pid %d", w1.cmd.Process.Pid)
+	for _, socket := range []string{s.Socket, link} {
+		w := second(socket)
+		tmuxtest.WaitFor(t, 10*time.Second, "the second watcher to exit", func() bool {
+			select {
+			case <-w.done:
+				return true
+			default:
+				return false
+			}
+		})
+		if b, _ := os.ReadFile(w.log); w.code != 2 || !strings.Contains(string(b), want) {
+			t.Errorf("a second watcher on %s = exit %d, stderr %q; want 2 naming %s", socket, w.code, b, want)
+		}
+	}
+	w1.kill(syscall.SIGKILL) // its @cac_watcher stays behind, naming a dead process
+	w := second(link)
+	w.waitLog(t, 10*time.Second, map[string]string{"message": "watching every Claude Code pane"})
+	if got := strings.TrimSpace(s.Tmux(t, "show-options", "-gqv", "@cac_watcher")); got != strconv.Itoa(w.cmd.Process.Pid) {
+		t.Errorf("@cac_watcher = %q, want the new watcher's pid %d", got, w.cmd.Process.Pid)
+	}
+}
+
 // The tmux server is killed and another starts on the same socket: the watcher says so once,
 // keeps running and supervises the new server.
 func TestFaultServerRestart(t *testing.T) {

@@ -351,7 +351,46 @@ func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, err
 		lock.Release()
 		return nil, nil, err
 	}
+	if err := claimServer(c, os.Getpid()); err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
 	return st, lock, nil
+}
+
+// claimServer makes this watcher the server's one: the lock file guards one path to the
+// server, but another XDG_RUNTIME_DIR, a runtime directory removed at logout or another
+// spelling of the socket reach it by another path (issue 22, finding 7). So the server itself
+// is claimed: its @cac_watcher is set to pid only while it is unset or names a process that no
+// longer runs (tmuxctl.ClaimGlobal: two claims cannot both win). A live watcher there is a
+// usage error (exit 2). With no server on the socket yet there is nothing to claim: the lock
+// file guards it until the watcher announces itself on the server that appears.
+func claimServer(c *tmuxctl.Client, pid int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	held, err := c.GlobalOption(ctx, watcher.WatcherOption)
+	if errors.Is(err, tmuxctl.ErrNoServer) {
+		return nil
+	}
+	for range 2 { // a stale holder replaced, then at most one other claimant won meanwhile
+		if err != nil {
+			return err
+		}
+		if other, alive := pidAlive(held); alive && other != pid {
+			return &UsageError{Err: fmt.Errorf("watch: another watcher (pid %d) already supervises server %s (its @cac_watcher; its lock is under another runtime directory, or reached the server by another path); stop it first", other, serverName(c))}
+		}
+		if strings.TrimSpace(held) == strconv.Itoa(pid) {
+			return nil
+		}
+		held, err = c.ClaimGlobal(ctx, watcher.WatcherOption, held, strconv.Itoa(pid))
+	}
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(held) != strconv.Itoa(pid) {
+		return fmt.Errorf("watch: claim server %s: @cac_watcher reads %q", serverName(c), held)
+	}
+	return nil
 }
 
 // serverName names the tmux server for people.
