@@ -288,6 +288,24 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 	r.wantKeys(q)
 }
 
+// A server that appears on the socket already claimed by another live watcher (it started
+// while this one waited for a server, its lock elsewhere): this watcher sends nothing there and
+// Run ends with ErrAnotherWatcher, leaving the other's claim alone (issue 22, finding 7).
+func TestPersistServerClaimedByAnotherWatcher(t *testing.T) {
+	r := newRig(t, func(c *watcher.Config) { c.PID = 4321 })
+	p := r.tmux.add("%1", 100, stopped("6:30pm", ""))
+	r.tmux.globals[watcher.WatcherOption] = "999"
+	r.clk.Set(t0)
+	err := r.w.Run(context.Background(), nil)
+	if !errors.Is(err, watcher.ErrAnotherWatcher) || !strings.Contains(err.Error(), "999") {
+		t.Errorf("Run = %v, want ErrAnotherWatcher naming pid 999", err)
+	}
+	r.wantKeys(p)
+	if got := r.tmux.globals[watcher.WatcherOption]; got != "999" {
+		t.Errorf("%s = %q after Run, want the other watcher's claim kept", watcher.WatcherOption, got)
+	}
+}
+
 // Due instants are wall-clock instants: after a suspend the first tick resumes a pane whose
 // due instant passed while asleep, once; a clock set back does not delay a check for the
 // effect of keys.

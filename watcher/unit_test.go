@@ -80,12 +80,14 @@ func newFakeTmux() *fakeTmux {
 
 var errNoServer = &tmuxctl.Error{Stderr: "no server running on /tmp/fake", Err: tmuxctl.ErrNoServer}
 
-func (f *fakeTmux) SetGlobalOption(_ context.Context, name, value string) error {
+func (f *fakeTmux) ClaimGlobal(_ context.Context, name, old, value string) (string, error) {
 	if f.down {
-		return errNoServer
+		return "", errNoServer
 	}
-	f.globals[name] = value
-	return nil
+	if f.globals[name] == old {
+		f.globals[name] = value
+	}
+	return f.globals[name], nil
 }
 
 // add opens a pane running a claude process pid with screen.

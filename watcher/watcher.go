@@ -48,7 +48,9 @@ type Tmux interface {
 	SendLiteral(ctx context.Context, pane, text string) error
 	SendKey(ctx context.Context, pane, key string) error
 	SetPaneOptions(ctx context.Context, pane string, names, values []string) error
-	SetGlobalOption(ctx context.Context, name, value string) error
+	// ClaimGlobal sets a global user option to value only while it holds old, and returns
+	// what it holds afterwards (tmuxctl.Client.ClaimGlobal).
+	ClaimGlobal(ctx context.Context, name, old, value string) (string, error)
 }
 
 // Store keeps the records of stopped sessions across restarts of the watcher
@@ -253,6 +255,9 @@ func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
 		if ctx.Err() != nil {
 			return nil // stopping: a tmux command cut short by it is no failure
 		}
+		if errors.Is(err, ErrAnotherWatcher) {
+			return err
+		}
 		if !errors.Is(err, tmuxctl.ErrNoServer) {
 			w.report("tick", err)
 		}
@@ -273,13 +278,34 @@ func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
 	}
 }
 
+// ErrAnotherWatcher means that another watcher claimed the server first (its pid is in
+// @cac_watcher): Run ends, since two watchers would double every key (issue 22, finding 7).
+var ErrAnotherWatcher = errors.New("another watcher supervises the server")
+
+// announce claims the server for this watcher: its @cac_watcher is set to the watcher's pid
+// only while it is unset (tmuxctl.Client.ClaimGlobal). `watch` claims the server at start,
+// replacing the claim of a watcher that no longer runs; this claims a server that started
+// later on the socket, or again after a restart.
+func (w *Watcher) announce(ctx context.Context) error {
+	pid := strconv.Itoa(w.cfg.PID)
+	held, err := w.tmux.ClaimGlobal(ctx, WatcherOption, "", pid)
+	switch {
+	case err != nil:
+		return err
+	case held != pid:
+		return fmt.Errorf("watcher: claim server %s: %w (pid %s in %s)", w.cfg.Server, ErrAnotherWatcher, held, WatcherOption)
+	}
+	w.announced = true
+	return nil
+}
+
 // stop saves the state and withdraws @cac_watcher when the watcher ends.
 func (w *Watcher) stop() {
 	w.save()
 	if w.announced {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		if err := w.tmux.SetGlobalOption(ctx, WatcherOption, ""); err != nil {
+		if _, err := w.tmux.ClaimGlobal(ctx, WatcherOption, strconv.Itoa(w.cfg.PID), ""); err != nil { // only its own
 			w.cfg.Log.Debug().Err(err).Msg("could not withdraw " + WatcherOption)
 		}
 		w.announced = false
@@ -385,9 +411,9 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		w.down = 0
 	}
 	if !w.announced && w.cfg.PID != 0 && !w.cfg.DryRun {
-		err := w.tmux.SetGlobalOption(ctx, WatcherOption, strconv.Itoa(w.cfg.PID))
-		w.announced = err == nil
-		errs = append(errs, err)
+		if err := w.announce(ctx); err != nil {
+			return next, err
+		}
 	}
 	requests, visitErrs := w.visitAll(ctx, list, full, now)
 	errs = append(errs, visitErrs...)
