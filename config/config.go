@@ -28,12 +28,14 @@
 //
 // Any TOML syntax is accepted (dotted keys such as watch.margin = "60s", inline tables,
 // literal and multi-line strings, hexadecimal integers). Unknown tables and keys, duplicates,
-// values of the wrong type and values that break a rule are rejected with an *Error that names
-// the key, the line and the fix.
+// values of the wrong type and values that break a rule are rejected, every one of them: Errors,
+// in file order, each an *Error that names the key, the line and the fix. A symbolic link to
+// nothing is not taken for a missing file.
 package config
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -145,9 +147,9 @@ func Path(getenv func(string) string) string {
 	return ""
 }
 
-// Load reads the file at path over Default(). A missing file (or an empty path) is not an
-// error: it returns Default() and found=false. Any other problem returns an *Error and a zero
-// Config; found then reports whether the file exists.
+// Load reads the file at path over Default(), as ReadFile does. A missing file (or an empty
+// path) is not an error: it returns Default() and found=false. Any other problem returns the
+// error of ReadFile and a zero Config; found then reports whether the file exists.
 func Load(path string) (c Config, found bool, err error) {
 	f, err := ReadFile(path)
 	if err != nil {
@@ -167,8 +169,10 @@ type File struct {
 }
 
 // ReadFile reads the file at path over Default(). A missing file (or an empty path) is not an
-// error: it returns Default() and Found=false. Any other problem returns an *Error; the File
-// then has only Path and Found.
+// error: it returns Default() and Found=false. A symbolic link whose target does not exist
+// (the path itself or a directory on its way) is not a missing file: it is an *Error that names
+// the link, its target and the fix, as is a file that cannot be read. Mistakes in the text
+// are Errors: every one, in file order. On error the File has only Path and Found.
 func ReadFile(path string) (File, error) {
 	f := File{Path: path, Config: Default()}
 	if path == "" {
@@ -176,6 +180,9 @@ func ReadFile(path string) (File, error) {
 	}
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if link, target := danglingLink(path); link != "" {
+			return File{Path: path, Found: link == path}, danglingError(path, link, target)
+		}
 		return f, nil
 	}
 	f.Config = Config{}
@@ -186,25 +193,84 @@ func ReadFile(path string) (File, error) {
 	if !fi.Mode().IsRegular() && !fi.IsDir() { // a directory fails below, with the system's words
 		return f, &Error{Path: path, Msg: "read", Err: errors.New("not a regular file")}
 	}
+	data, err := readAll(path)
+	if err != nil {
+		return f, err
+	}
+	c, lines, errs := parse(data)
+	if errs != nil {
+		errs.setPath(path)
+		return f, errs
+	}
+	f.Config, f.Lines = c, lines
+	return f, nil
+}
+
+// readAll reads the file at path, at most MaxFileSize bytes of it.
+func readAll(path string) ([]byte, error) {
 	file, err := os.Open(path)
 	if err != nil {
-		return f, readError(path, err)
+		return nil, readError(path, err)
 	}
 	defer file.Close()
 	data, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
 	if err != nil {
-		return f, readError(path, err)
+		return nil, readError(path, err)
 	}
 	if len(data) > MaxFileSize {
-		return f, &Error{Path: path, Msg: "file is larger than 1 MiB; check that the path names the configuration file"}
+		return nil, &Error{Path: path, Msg: "file is larger than 1 MiB; check that the path names the configuration file"}
 	}
-	c, lines, perr := parse(data)
-	if perr != nil {
-		perr.Path = path
-		return f, perr
+	return data, nil
+}
+
+// danglingLink finds, for a path that does not exist, the symbolic link on its way whose
+// target does not exist: the path itself, or a directory above it (a dotfiles directory
+// linked as a whole). It returns the link and its final target (links to links followed),
+// or "" when there is none and the path is simply absent.
+func danglingLink(path string) (link, target string) {
+	for p := path; ; p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		switch {
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+				return "", "" // the link leads somewhere: the path is missing below it
+			}
+			return p, linkTarget(p)
+		case err == nil, !errors.Is(err, fs.ErrNotExist), filepath.Dir(p) == p:
+			return "", "" // not a link, a failure other than absence, or the root: simply absent
+		}
 	}
-	f.Config, f.Lines = c, lines
-	return f, nil
+}
+
+// linkTarget is where the symbolic link p leads in the end, as an absolute path when p's
+// target is relative; links to links are followed (at most 40, as the kernel does).
+func linkTarget(p string) string {
+	for range 40 {
+		t, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = t
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return p
+		}
+	}
+	return p
+}
+
+// danglingError is the *Error of the file at path when the symbolic link link (path itself or
+// a directory above it) leads to target, which does not exist.
+func danglingError(path, link, target string) *Error {
+	subject, what, name := link+" is", "directory", "DIR"
+	if link == path {
+		subject, what, name = "it is", "file", "FILE"
+	}
+	return &Error{Path: path, Msg: "read", Err: fmt.Errorf(
+		"%s a symbolic link to %s, which does not exist; put the %s there, point the link at your %s (ln -sfn %s %s), or remove the link to run with the defaults (rm %s)",
+		subject, target, what, what, name, shellWord(link), shellWord(link))}
 }
 
 // readError is the *Error of a failure to read path. The cause loses its *fs.PathError
@@ -296,13 +362,41 @@ func nonEmpty(s ...string) []string {
 	return slices.DeleteFunc(s, func(x string) bool { return x == "" })
 }
 
+// Errors are the mistakes of one configuration file, each an *Error, in file order. Error
+// writes one a line.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns each mistake, for errors.As and errors.Is.
+func (es Errors) Unwrap() []error {
+	errs := make([]error, len(es))
+	for i, e := range es {
+		errs[i] = e
+	}
+	return errs
+}
+
+func (es Errors) setPath(path string) {
+	for _, e := range es {
+		e.Path = path
+	}
+}
+
 // Parse parses data (named name in errors) over Default(). A UTF-8 byte order mark at the
-// start is accepted. On error it returns a zero Config and an *Error.
+// start is accepted. On error it returns a zero Config and Errors: every mistake, in file
+// order (a syntax error stops the reading, and is the one mistake).
 func Parse(name string, data []byte) (Config, error) {
-	c, _, err := parse(data)
-	if err != nil {
-		err.Path = name
-		return Config{}, err
+	c, _, errs := parse(data)
+	if errs != nil {
+		errs.setPath(name)
+		return Config{}, errs
 	}
 	return c, nil
 }

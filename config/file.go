@@ -11,37 +11,39 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// spot is where a key's value is in the file: its line and its text as written.
+// spot is where a key's value is in the file: its line, the offset of its key (the order of
+// keys on one line) and its text as written.
 type spot struct {
-	line int
-	got  string
+	line, off int
+	got       string
 }
 
-// parse reads a file over Default(): go-toml decodes it (a syntax error stops there), then
-// every key is checked against the registry (tables) in file order. It returns the first
-// mistake by line, and the line of each key the file sets.
-func parse(data []byte) (Config, map[string]int, *Error) {
+// parse reads a file over Default(): go-toml decodes it (a syntax error stops there, and is
+// the one mistake), then every key is checked against the registry (tables) and every table
+// against its own rule. It returns every mistake in file order (by line, then key), or the
+// line of each key the file sets.
+func parse(data []byte) (Config, map[string]int, Errors) {
 	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
-		return Config{}, nil, &Error{Line: 1, Msg: "the file is UTF-16 text; save it as UTF-8"}
+		return Config{}, nil, Errors{{Line: 1, Msg: "the file is UTF-16 text; save it as UTF-8"}}
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
-		return Config{}, nil, decodeError(data, err)
+		return Config{}, nil, Errors{decodeError(data, err)}
 	}
 	r := reader{c: Default(), lines: map[string]int{}}
 	r.at, r.headers, _ = locate(data)
 	r.table(doc, nil)
-	if len(r.errs) == 0 {
-		if e := checkTables(&r.c); e != nil {
-			e.Line, e.Got = r.at[e.Key].line, cmp.Or(r.at[e.Key].got, e.Got)
-			r.fail(e)
-		}
+	for _, e := range checkTables(&r.c) { // every key has a valid value or its default here
+		e.Line, e.Got = r.at[e.Key].line, cmp.Or(r.at[e.Key].got, e.Got)
+		r.fail(e)
 	}
 	if len(r.errs) > 0 {
-		return Config{}, nil, slices.MinFunc(r.errs, func(a, b *Error) int { // the same line: by key
-			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Msg, b.Msg))
+		slices.SortStableFunc(r.errs, func(a, b *Error) int { // the same line: by key, as written
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(r.at[a.Key].off, r.at[b.Key].off),
+				cmp.Compare(a.Key, b.Key), cmp.Compare(a.Msg, b.Msg))
 		})
+		return Config{}, nil, r.errs
 	}
 	return r.c, r.lines, nil
 }
@@ -52,7 +54,7 @@ type reader struct {
 	lines   map[string]int
 	at      map[string]spot // each key's value
 	headers map[string]int  // each [table] and [[table]] header's line
-	errs    []*Error
+	errs    Errors
 }
 
 // table reads the keys of m, the table at path (nil: the top of the file).
@@ -89,6 +91,8 @@ func (r *reader) value(s setting, v any, full string) {
 	}
 	if msg := s.check(&r.c); msg != "" {
 		r.fail(&Error{Line: where.line, Key: full, Msg: msg, Got: where.got})
+		def := Default()
+		s.copyTo(&r.c, &def) // the tables' rules see the default, not a value already refused
 		return
 	}
 	r.lines[full] = where.line
@@ -247,7 +251,9 @@ func locateValue(p *unstable.Parser, e *unstable.Node, line int, path []string, 
 	if v.Raw.Length == 0 || v.Kind == unstable.InlineTable { // arrays and inline tables: all after the =
 		_, got, _ = strings.Cut(string(p.Raw(e.Raw)), "=")
 	}
-	at[strings.Join(key, ".")] = spot{line: line, got: strings.TrimSpace(got)}
+	it := e.Key()
+	it.Next()
+	at[strings.Join(key, ".")] = spot{line: line, off: p.Shape(it.Node().Raw).Start.Offset, got: strings.TrimSpace(got)}
 	if v.Kind == unstable.InlineTable {
 		for it := v.Children(); it.Next(); {
 			if kv := it.Node(); kv.Kind == unstable.KeyValue {

@@ -26,18 +26,31 @@ type table struct {
 	check func(c *Config) (key, msg, got string)
 }
 
-// checkTables applies the tables' own rules (table.check) to c: nil or the *Error of the
-// first, with Key, Msg and Got.
-func checkTables(c *Config) *Error {
+// checkTables applies the tables' own rules (table.check) to c and returns the *Error of
+// every mistake, with Key, Msg and Got, table by table in file order. A rule names one key at
+// a time, so it is applied again with each key it named at its default (in a copy of c) until
+// it names none: every key that breaks it is listed, by the one rule. A key named again, or
+// a mistake about no key of the table, ends its table's list.
+func checkTables(c *Config) []*Error {
+	work, def := *c, Default() // a setter replaces a value (a map is copied first): c stays as it is
+	var errs []*Error
 	for _, t := range tables {
-		if t.check == nil {
-			continue
-		}
-		if key, msg, got := t.check(c); msg != "" {
-			return &Error{Key: key, Msg: msg, Got: got}
+		named := map[string]bool{}
+		for t.check != nil {
+			key, msg, got := t.check(&work)
+			if msg == "" || named[key] {
+				break
+			}
+			errs = append(errs, &Error{Key: key, Msg: msg, Got: got})
+			s := lookupKey(key)
+			if s == nil {
+				break
+			}
+			named[key] = true
+			s.copyTo(&work, &def)
 		}
 	}
-	return nil
+	return errs
 }
 
 // tables are the tables of the file, in file order.
@@ -369,8 +382,8 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	if e := checkTables(&c); e != nil {
-		return e
+	if errs := checkTables(&c); len(errs) > 0 {
+		return errs[0]
 	}
 	return nil
 }

@@ -147,7 +147,7 @@ func Resolve(f File, options []Option, flags []Flag) (Effective, error) {
 		}
 	}
 	if len(errs) == 0 {
-		if err := checkTables(&e.Config); err != nil { // named by where its key's value came from
+		for _, err := range checkTables(&e.Config) { // named by where its key's value came from
 			src := e.Sources[err.Key]
 			err.Option, err.Flag, err.Path, err.Line = src.Option, src.Flag, src.Path, src.Line
 			errs = append(errs, err)
@@ -220,10 +220,10 @@ func unknownOption(name string) *Error {
 	return &Error{Option: name, Msg: "unknown option" + hint + ", or unset it with: tmux set-option -gu " + shellWord(name)}
 }
 
-// shellWord quotes s for a shell when it is not one plain word.
+// shellWord quotes s for a shell when it is not one plain word (a tmux option, a path).
 func shellWord(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@_-.", r))
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@_-./", r))
 	}) {
 		return s
 	}

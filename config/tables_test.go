@@ -117,9 +117,11 @@ func TestParseTablesErrors(t *testing.T) {
 		{"[panes]\ninclude = [\"ok\", \"\"]", `config: panes.include: must not hold an empty pattern (it matches no session); remove it, or write "*" for every session (cfg.toml line 2, got ["ok", ""])`},
 		{"[panes]\nincluded = []", `config: panes.included: unknown key (did you mean include?); the known keys of [panes] are include, exclude (cfg.toml line 2)`},
 		{"[pane]", `config: unknown table [pane] (did you mean [panes]?); the known tables are [watch], [policy], [panes], [notify] (cfg.toml line 1)`},
-		// the first mistake by line, whatever the table
-		{"[panes]\ninclude = [\"ok\"]\n[policy]\nweekly = \"x\"\n[watch]\nmargin = \"soon\"", `config: policy.weekly: must be resume, notify or never (cfg.toml line 4, got "x")`},
-		{"watch = { stagger = \"x\", margin = \"y\" }", `config: watch.margin: must be a duration like "90s" (cfg.toml line 1, got "y")`},
+		// every mistake, by line whatever the table, and as written on one line
+		{"[panes]\ninclude = [\"ok\"]\n[policy]\nweekly = \"x\"\n[watch]\nmargin = \"soon\"", `config: policy.weekly: must be resume, notify or never (cfg.toml line 4, got "x")` + "\n" +
+			`config: watch.margin: must be a duration like "90s" (cfg.toml line 6, got "soon")`},
+		{"watch = { stagger = \"x\", margin = \"y\" }", `config: watch.stagger: must be a duration like "90s" (cfg.toml line 1, got "x")` + "\n" +
+			`config: watch.margin: must be a duration like "90s" (cfg.toml line 1, got "y")`},
 	} {
 		_, err := Parse("cfg.toml", []byte(tc.data))
 		var got string

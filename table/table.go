@@ -15,9 +15,10 @@ import (
 )
 
 // Columns are the columns of `watch` and `list`, in order; the note is last and gives way
-// first when the terminal is narrow. ACCOUNT is shown only when the rows span more than one
+// first when the terminal is narrow, then the columns from the right, so the countdown (IN)
+// outlasts the reset's zone name. ACCOUNT is shown only when the rows span more than one
 // account (Claude Code config directory), before the note.
-var Columns = []string{"PANE", "TARGET", "STATE", "RESET", "IN", "KIND", "NOTE"}
+var Columns = []string{"PANE", "TARGET", "STATE", "IN", "RESET", "KIND", "NOTE"}
 
 // Cells formats rows as the cells of Columns at now.
 func Cells(rows []watcher.Row, now time.Time) [][]string {
@@ -34,20 +35,26 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 	cells := make([][]string, 0, len(rows)+1)
 	cells = append(cells, head)
 	for _, r := range rows {
-		in := ""
-		switch {
-		case !r.Due.IsZero():
-			in = Countdown(r.Due.Sub(now))
-		case r.Reset.After(now):
-			in = Countdown(r.Reset.Sub(now))
-		}
-		row := []string{r.Pane, r.Target, string(r.State), ResetText(r.Reset, r.Zone, r.Source == watcher.SourceTranscript, now), in, r.Kind}
+		row := []string{r.Pane, r.Target, string(r.State), In(r, now), ResetText(r.Reset, r.Zone, r.Source == watcher.SourceTranscript, now), r.Kind}
 		if many {
 			row = append(row, Account(r.Account, home))
 		}
 		cells = append(cells, append(row, r.Note))
 	}
 	return cells
+}
+
+// In is the countdown a row shows: to its due instant when the watcher will act, to the reset
+// when Claude Code's own auto-continue will; "" when nothing will happen by itself (held,
+// failed, skipped, capped, a reset not known): a countdown there would never fire.
+func In(r watcher.Row, now time.Time) string {
+	switch {
+	case !r.Due.IsZero():
+		return Countdown(r.Due.Sub(now))
+	case r.State == watcher.Native && r.Reset.After(now):
+		return Countdown(r.Reset.Sub(now))
+	}
+	return ""
 }
 
 // Account shows a config directory short: under home as "~/…", "-" when unknown.

@@ -21,10 +21,11 @@ func TestFormatTable(t *testing.T) {
 		{Pane: "%12", Target: "a-very-long-session-name:3.1", State: watcher.Held, Kind: "weekly", Reset: now.Add(50 * time.Hour), Zone: "UTC", Note: "a draft is in the input box; it is left alone"},
 	}
 	// The reset shows in its printed zone, with the date when it is not today there.
+	// A held pane shows no countdown: nothing will happen by itself.
 	want := []string{
-		"PANE  TARGET                        STATE    RESET               IN      KIND     NOTE",
-		"%3    work:1.0                      waiting  01:30 Asia/Nicosia  1h31m   session",
-		"%12   a-very-long-session-name:3.1  held     Nov 23 00:00 UTC    50h00m  weekly   a draft is in the input box; it is left alone",
+		"PANE  TARGET                        STATE    IN     RESET               KIND     NOTE",
+		"%3    work:1.0                      waiting  1h31m  01:30 Asia/Nicosia  session",
+		"%12   a-very-long-session-name:3.1  held            Nov 23 00:00 UTC    weekly   a draft is in the input box; it is left alone",
 	}
 	if got := Format(Cells(rows, now), 0); !slices.Equal(got, want) {
 		t.Errorf("Format(no width) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -36,6 +37,10 @@ func TestFormatTable(t *testing.T) {
 	}
 	if got := Format(Cells(rows, now), 60); strings.Contains(got[0], "KIND") || !strings.Contains(got[0], "STATE") {
 		t.Errorf("Format(width 60) header = %q, want pane, target, state and no kind", got[0])
+	}
+	// Narrower still: the countdown outlasts the reset's zone name.
+	if got := Format(Cells(rows, now), 52); !strings.Contains(got[1], "1h31m") || strings.Contains(got[0], "RESET") {
+		t.Errorf("Format(width 52) = %q, want the countdown kept and the reset left out", got)
 	}
 	for _, width := range []int{200, 90, 60, 30} {
 		for _, l := range Format(Cells(rows, now), width) {
@@ -69,13 +74,14 @@ func TestCellsAccountsAndExactReset(t *testing.T) {
 	now := time.Date(2026, 11, 20, 19, 0, 0, 0, time.UTC)
 	reset := time.Date(2026, 11, 20, 19, 30, 17, 0, time.UTC)
 	rows := []watcher.Row{
-		{Pane: "%1", Target: "a:0.0", State: watcher.Waiting, Kind: "session", Reset: reset, Zone: "UTC", Source: watcher.SourceTranscript, Account: home + "/.claude"},
-		{Pane: "%2", Target: "b:0.0", State: watcher.Waiting, Kind: "session", Reset: reset.Truncate(time.Minute), Zone: "UTC", Source: watcher.SourceScreen, Account: "/srv/work"},
+		{Pane: "%1", Target: "a:0.0", State: watcher.Waiting, Kind: "session", Reset: reset, Zone: "UTC", Source: watcher.SourceTranscript, Account: home + "/.claude", Due: reset.Add(5 * time.Second)},
+		{Pane: "%2", Target: "b:0.0", State: watcher.Native, Kind: "session", Reset: reset.Truncate(time.Minute), Zone: "UTC", Source: watcher.SourceScreen, Account: "/srv/work"},
 	}
+	// The countdown to the due instant; to the reset where Claude Code's auto-continue goes.
 	want := []string{
-		"PANE  TARGET  STATE    RESET         IN      KIND     ACCOUNT    NOTE",
-		"%1    a:0.0   waiting  19:30:17 UTC  30m17s  session  ~/.claude",
-		"%2    b:0.0   waiting  19:30 UTC     30m00s  session  /srv/work",
+		"PANE  TARGET  STATE    IN      RESET         KIND     ACCOUNT    NOTE",
+		"%1    a:0.0   waiting  30m22s  19:30:17 UTC  session  ~/.claude",
+		"%2    b:0.0   native   30m00s  19:30 UTC     session  /srv/work",
 	}
 	if got := Format(Cells(rows, now), 0); !slices.Equal(got, want) {
 		t.Errorf("Format =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -140,6 +143,95 @@ func TestConfigCheck(t *testing.T) {
 	if _, _, errOut := cacRun("config", "chek"); !strings.Contains(errOut, "did you mean check?") {
 		t.Errorf("config chek: %q, want a suggestion", errOut)
 	}
+}
+
+// TestConfigEveryMistake: config check lists every mistake of the file in file order, each
+// with its line, key and fix, exit 2 and nothing on stdout; watch (the real binary) refuses the
+// file with the same list and exit 2, having made nothing.
+func TestConfigEveryMistake(t *testing.T) {
+	dir := t.TempDir()
+	conf, none := filepath.Join(dir, "config.toml"), filepath.Join(dir, "none")
+	data := "[watch]\nmargin = \"soon\"\nmarign = \"2m\"\n[policy]\nweekly = \"hold\"\n[notify]\ndesktop = \"maybe\"\ntimeout = \"soon\"\n"
+	if err := os.WriteFile(conf, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mistakes := `config: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")` + "\n" +
+		`config: watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (` + conf + ` line 3)` + "\n" +
+		`config: policy.weekly: must be resume, notify or never (` + conf + ` line 5, got "hold")` + "\n" +
+		`config: notify.desktop: must be "auto", "on" or "off" (` + conf + ` line 7, got "maybe")` + "\n" +
+		`config: notify.timeout: must be a duration like "10s" (` + conf + ` line 8, got "soon")` + "\n"
+	code, out, errOut := cacRun("config", "check", "-S", none, conf)
+	if want := "cac-tmux: config check: " + mistakes; code != 2 || out != "" || errOut != want {
+		t.Errorf("config check with 5 mistakes = %d, stdout %q, stderr\n%s\nwant 2 and\n%s", code, out, errOut, want)
+	}
+	code, out, errOut = cacBin(t, dir, "watch", "-S", none, "--config", conf)
+	if want := "cac-tmux: watch: " + mistakes; code != 2 || out != "" || errOut != want {
+		t.Errorf("watch with 5 mistakes = %d, stdout %q, stderr\n%s\nwant 2 and\n%s", code, out, errOut, want)
+	}
+}
+
+// TestConfigDanglingLink: a configuration file that is a symbolic link to nothing is an error
+// naming the link, its target and the fix (exit 2), for the default file and a named one,
+// in config check and in watch alike.
+func TestConfigDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	def, target, none := filepath.Join(dir, "cac-tmux", "config.toml"), filepath.Join(dir, "dotfiles", "cac-tmux.toml"), filepath.Join(dir, "none")
+	if err := os.MkdirAll(filepath.Dir(def), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, def); err != nil {
+		t.Fatal(err)
+	}
+	want := "config: read " + def + ": it is a symbolic link to " + target + ", which does not exist; put the file there, point the link at your file (ln -sfn FILE " +
+		def + "), or remove the link to run with the defaults (rm " + def + ")\n"
+	for _, args := range [][]string{{"config", "check", "-S", none}, {"config", "check", "-S", none, def}} {
+		if code, out, errOut := cacRun(args...); code != 2 || out != "" || errOut != "cac-tmux: config check: "+want {
+			t.Errorf("%q with a dangling link = %d, stdout %q, stderr %q; want 2 and %q", args, code, out, errOut, want)
+		}
+	}
+	for _, args := range [][]string{{"watch", "-S", none}, {"watch", "-S", none, "--config", def}} {
+		if code, out, errOut := cacBin(t, dir, args...); code != 2 || out != "" || errOut != "cac-tmux: watch: "+want {
+			t.Errorf("%q with a dangling link = %d, stdout %q, stderr %q; want 2 and %q", args, code, out, errOut, want)
+		}
+	}
+	// Once the target is there, the link is read.
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, []byte("[watch]\nmargin = \"2m\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := cacRun("config", "check", "-S", none); code != 0 || errOut != "" || settingRows(out)["watch.margin"] != [2]string{`"2m"`, "file " + def + ":2"} {
+		t.Errorf("config check with the link's target = %d, stderr %q, stdout\n%s", code, errOut, out)
+	}
+}
+
+// cacBin runs the cac-tmux binary with its state and lock directories under dir, and checks
+// that it made neither; one still running after 20 s (a watcher that took the file as fine)
+// is killed and fails the test. It returns the exit code, stdout and stderr.
+func cacBin(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	state, run := filepath.Join(dir, "state"), filepath.Join(dir, "run")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bins.cac, args...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "XDG_RUNTIME_DIR="+run)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if ctx.Err() != nil {
+		t.Errorf("%q still ran after 20 s; stderr %q", args, errOut.String())
+	} else if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("%s %q: %v", bins.cac, args, err)
+	}
+	for _, d := range []string{state, run} {
+		if _, err := os.Lstat(d); err == nil {
+			t.Errorf("%q made %s", args, d)
+		}
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
 }
 
 // settingRows reads the table of config check: key → value and source.

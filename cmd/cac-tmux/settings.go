@@ -102,7 +102,9 @@ mistake otherwise.`,
 			path := config.Path(os.Getenv)
 			if len(args) == 1 {
 				path = args[0]
-				if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+				// A named file must exist. ReadFile tells an absent one from a symbolic link to
+				// nothing, which is an error of its own, reported with the others below.
+				if f, err := config.ReadFile(path); err == nil && !f.Found {
 					return usageErrorf("config check: %s does not exist (without PATH, %s is read when it exists)", path, config.Path(os.Getenv))
 				}
 			}
