@@ -147,16 +147,16 @@ func formatOffset(sec int) string {
 	return fmt.Sprintf("%s%02d:%02d", sign, sec/3600, sec%3600/60)
 }
 
-// checkDir checks that a directory of the watcher can be written: the directory itself, or
-// the nearest one above it that exists (the watcher creates the rest).
+// checkDir checks that a directory of the watcher can be written: that a file can be saved
+// in the directory itself, or in the nearest one above it that exists (the watcher creates
+// the rest), as the watcher saves its own (store.Probe: written, synced to disk, removed).
 func checkDir(name, what, dir string, dirErr error, env string) Check {
 	if dirErr != nil {
 		return Check{Name: name, Detail: dirErr.Error(), Fix: "set HOME, or " + env + ", to an absolute path"}
 	}
 	at, err := writable(dir)
 	if err != nil {
-		return Check{Name: name, Detail: what + " " + dir + " cannot be written: " + err.Error(),
-			Fix: "make " + at + " a directory this user can write, or set " + env + " to one"}
+		return Check{Name: name, Detail: what + " " + dir + " cannot be written: " + err.Error(), Fix: dirFix(at, env, err)}
 	}
 	if at == dir {
 		if err := store.PrivateDir(dir); err != nil { // a symlink, another user's, writable by others
@@ -164,15 +164,33 @@ func checkDir(name, what, dir string, dirErr error, env string) Check {
 				Fix: "the watcher refuses it; follow the advice above"}
 		}
 	}
-	detail := what + " " + dir + " is writable"
+	saved := fmt.Sprintf("a %d-byte file was written, synced to disk and removed", store.ProbeSize)
+	detail := what + " " + dir + " is writable: " + saved
 	if at != dir {
-		detail = what + " " + dir + " does not exist yet; " + at + " is writable, so the watcher can create it"
+		detail = what + " " + dir + " does not exist yet; in " + at + " " + saved + ", so the watcher can create it"
 	}
 	return Check{Name: name, OK: true, Detail: detail}
 }
 
-// writable creates and removes a temporary file in dir, or in the nearest directory above it
-// that exists, which it returns.
+// dirFix is the fix when a file cannot be saved in the directory at: room on a full disk or
+// over a quota, a higher file size limit, else a directory this user can write.
+func dirFix(at, env string, err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
+		return "free space on the file system of " + at + " (df -h " + at + "), or raise this user's quota there: " +
+			"until then the watcher cannot record what it does, and refuses to send keys"
+	case errors.Is(err, syscall.EFBIG):
+		return "raise the file size limit of the shell that starts cac-tmux (ulimit -f unlimited): no file can be written now"
+	}
+	return "make " + at + " a directory this user can write, or set " + env + " to one"
+}
+
+// probe writes and removes a file in a directory (store.Probe); tests replace it with one that
+// fails as a full disk does.
+var probe = store.Probe
+
+// writable saves a file in dir, or in the nearest directory above it that exists, which it
+// returns, and removes it (probe).
 func writable(dir string) (string, error) {
 	d := dir
 	for {
@@ -181,12 +199,7 @@ func writable(dir string) (string, error) {
 		case err == nil && !fi.IsDir():
 			return d, fmt.Errorf("%s is not a directory", d)
 		case err == nil:
-			f, err := os.CreateTemp(d, ".cac-tmux-doctor-*")
-			if err != nil {
-				return d, err
-			}
-			f.Close()
-			return d, os.Remove(f.Name())
+			return d, probe(d)
 		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) || filepath.Dir(d) == d:
 			return d, err
 		}

@@ -6,8 +6,8 @@
 // directories, and whether a watcher runs.
 //
 // It reads and never changes anything of the user's: no key is sent, no option set; the only
-// write is a temporary file created and removed at once in the state and lock directories to
-// see that they are writable.
+// write is a small file written, synced to disk and removed at once in the state and lock
+// directories (store.Probe), to see that the watcher can save its files there.
 package doctor
 
 import (
@@ -45,6 +45,12 @@ type Pane struct {
 	// taken for it, Why says why (a problem, with Fix).
 	LooksLike bool   `json:"looks_like_claude"`
 	Why       string `json:"why,omitempty"`
+	// Beneath is the pid of a Claude Code process that the pane's foreground runs out of the
+	// pane's reach (proc.Beneath): under script(1) on a terminal of its own, or in a pane of
+	// another tmux server whose client runs here, OtherServer its socket. A watcher of this
+	// server never types into the pane for it; Why says where it runs, Fix what to do.
+	Beneath     int    `json:"claude_beneath,omitempty"`
+	OtherServer string `json:"other_server,omitempty"`
 	// Note says why a Claude Code pane is not supervised, or what its records are.
 	Note    string `json:"note,omitempty"`
 	Records string `json:"records,omitempty"`
@@ -64,7 +70,7 @@ type Report struct {
 // Finder is what doctor asks of the process table (proc.Finder).
 type Finder interface {
 	Find(ctx context.Context, panePID int) (proc.Found, bool, error)
-	Explain(ctx context.Context, panePID int) ([]string, error)
+	Diagnose(ctx context.Context, panePID int) (proc.Diagnosis, error)
 	Env(ctx context.Context, id proc.Identity) (records.Env, error)
 }
 
@@ -152,6 +158,10 @@ func (p Pane) line() string {
 		s = head + "Claude Code, supervised; " + p.How
 	case p.Claude:
 		s = head + "Claude Code, not supervised: " + p.Note + "; " + p.How
+	case p.Beneath != 0 && p.Note != "":
+		s = head + "Claude Code out of this pane's reach: " + p.Why + "; " + p.Note
+	case p.Beneath != 0:
+		s = head + "Claude Code out of this pane's reach: " + p.Why
 	case p.LooksLike:
 		s = head + "looks like Claude Code but is not taken for it: " + p.Why
 	default:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,11 +20,12 @@ import (
 
 // fakeFinder answers for pane pids and claude pids as a test sets it.
 type fakeFinder struct {
-	found map[int]proc.Found  // by pane pid
-	why   map[int][]string    // by pane pid
-	env   map[int]records.Env // by claude pid
-	err   error               // of Find
-	xerr  error               // of Explain
+	found   map[int]proc.Found   // by pane pid
+	why     map[int][]string     // by pane pid
+	beneath map[int]proc.Beneath // by pane pid
+	env     map[int]records.Env  // by claude pid
+	err     error                // of Find
+	xerr    error                // of Diagnose
 }
 
 func (f *fakeFinder) Find(_ context.Context, pid int) (proc.Found, bool, error) {
@@ -31,7 +33,17 @@ func (f *fakeFinder) Find(_ context.Context, pid int) (proc.Found, bool, error) 
 	return fd, ok, f.err
 }
 
-func (f *fakeFinder) Explain(_ context.Context, pid int) ([]string, error) { return f.why[pid], f.xerr }
+func (f *fakeFinder) Diagnose(_ context.Context, pid int) (proc.Diagnosis, error) {
+	d := proc.Diagnosis{Why: f.why[pid]}
+	if b, ok := f.beneath[pid]; ok {
+		d.Beneath = &b
+		d.Why = append([]string{b.String()}, d.Why...)
+	}
+	return d, f.xerr
+}
+
+// watchedNone is classify's watched when no watcher runs on any other server.
+func watchedNone(string) (int, bool) { return 0, false }
 
 func (f *fakeFinder) Env(_ context.Context, id proc.Identity) (records.Env, error) {
 	e, ok := f.env[id.PID]
@@ -73,10 +85,47 @@ func TestClassify(t *testing.T) {
 		{pane("%8", 105, "work", "claude", ""), &fakeFinder{err: errors.New("ps: failed")},
 			Pane{Pane: "%8", Target: "work:1.0", Command: "claude", Claude: true, How: "by command and title only (the process table cannot be read)", Supervised: true, LooksLike: true}, true},
 	} {
-		got, err := classify(context.Background(), tc.f, tc.tp, sel)
+		got, err := classify(context.Background(), tc.f, watchedNone, tc.tp, sel)
 		if got != tc.want || (err != nil) != tc.err {
 			t.Errorf("classify(%s) = %+v, %v\nwant %+v", tc.tp.ID, got, err, tc.want)
 		}
+	}
+}
+
+// TestClassifyBeneath: a pane whose foreground runs Claude Code out of its reach is not
+// Claude Code to doctor either, but says where it runs, as a problem with its fix: under
+// script, run it directly; in another tmux server, start a watcher there, unless one runs.
+func TestClassifyBeneath(t *testing.T) {
+	script := proc.Beneath{Claude: proc.Found{Identity: proc.Identity{PID: 301}}, Via: 200, ViaComm: "script", Terminal: "/dev/pts/9"}
+	nested := proc.Beneath{Claude: proc.Found{Identity: proc.Identity{PID: 61}}, Via: 210, ViaComm: "tmux", Socket: "/tmp/inner/s"}
+	f := &fakeFinder{
+		why:     map[int][]string{100: {`pid 200: comm "script": not Claude Code`}, 110: {`pid 210: comm "tmux": not Claude Code`}},
+		beneath: map[int]proc.Beneath{100: script, 110: nested},
+	}
+	watched := func(socket string) (int, bool) { return 4242, socket == "/tmp/inner/s" }
+	tp := func(id string, pid int, command string) tmuxctl.Pane {
+		return tmuxctl.Pane{ID: id, PID: pid, Session: "work", WindowIndex: 1, Command: command}
+	}
+	for _, tc := range []struct {
+		tp      tmuxctl.Pane
+		watched func(string) (int, bool)
+		want    Pane
+	}{
+		{tp("%1", 100, "script"), watchedNone, Pane{Pane: "%1", Target: "work:1.0", Command: "script", Beneath: 301, Why: script.String(), Problem: true,
+			Fix: "run claude directly in the pane, not under script or another program that gives it a terminal of its own " +
+				"(cac-tmux types only into a pane's own terminal; tmux pipe-pane keeps a log of a pane)"}},
+		{tp("%2", 110, "tmux"), watchedNone, Pane{Pane: "%2", Target: "work:1.0", Command: "tmux", Beneath: 61, OtherServer: "/tmp/inner/s", Why: nested.String(), Problem: true,
+			Fix: "start a watcher on that server: cac-tmux watch -S /tmp/inner/s"}},
+		{tp("%3", 110, "tmux"), watched, Pane{Pane: "%3", Target: "work:1.0", Command: "tmux", Beneath: 61, OtherServer: "/tmp/inner/s", Why: nested.String(),
+			Note: "a watcher (pid 4242) supervises that server"}},
+	} {
+		got, err := classify(context.Background(), f, tc.watched, tc.tp, config.Panes{})
+		if got != tc.want || err != nil {
+			t.Errorf("classify(%s) = %+v, %v\nwant %+v", tc.tp.ID, got, err, tc.want)
+		}
+	}
+	if !strings.HasPrefix(script.String(), "claude (pid 301) runs under script (pid 200) on its own terminal /dev/pts/9, not in this pane's terminal") {
+		t.Errorf("the sentence for script: %q", script.String())
 	}
 }
 
@@ -171,9 +220,9 @@ func TestCheckDir(t *testing.T) {
 		err  error
 		want Check
 	}{
-		{dir, nil, Check{Name: "state", OK: true, Detail: "the state directory " + dir + " is writable"}},
+		{dir, nil, Check{Name: "state", OK: true, Detail: "the state directory " + dir + " is writable: a 4096-byte file was written, synced to disk and removed"}},
 		{filepath.Join(dir, "a", "b"), nil, Check{Name: "state", OK: true,
-			Detail: "the state directory " + filepath.Join(dir, "a", "b") + " does not exist yet; " + dir + " is writable, so the watcher can create it"}},
+			Detail: "the state directory " + filepath.Join(dir, "a", "b") + " does not exist yet; in " + dir + " a 4096-byte file was written, synced to disk and removed, so the watcher can create it"}},
 		{filepath.Join(file, "cac-tmux"), nil, Check{Name: "state", Detail: "the state directory " + filepath.Join(file, "cac-tmux") + " cannot be written: " + file + " is not a directory",
 			Fix: "make " + file + " a directory this user can write, or set XDG_STATE_HOME to one"}},
 		{"", errors.New("store: no state directory: set XDG_STATE_HOME or HOME to an absolute path"), Check{Name: "state",
@@ -183,8 +232,38 @@ func TestCheckDir(t *testing.T) {
 			t.Errorf("checkDir(%s) = %+v\nwant %+v", tc.dir, got, tc.want)
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".cac-tmux-doctor-*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, ".cac-tmux-*")); len(left) != 0 {
 		t.Errorf("checkDir left %q behind", left)
+	}
+}
+
+// TestCheckDirCannotSave: a directory where a file can be created but not saved (a full
+// disk, a quota, a file size limit: the write or the sync fails) is a problem, with the
+// error and the fix for each. The probe fails through its seam, as root ignores file modes
+// (store.TestProbeFileSizeLimit and cmd's TestDoctorCannotSave fail it for real).
+func TestCheckDirCannotSave(t *testing.T) {
+	dir := t.TempDir()
+	defer func(p func(string) error) { probe = p }(probe)
+	space := "free space on the file system of " + dir + " (df -h " + dir + "), or raise this user's quota there: " +
+		"until then the watcher cannot record what it does, and refuses to send keys"
+	for _, tc := range []struct {
+		errno syscall.Errno
+		fix   string
+	}{
+		{syscall.ENOSPC, space},
+		{syscall.EDQUOT, space},
+		{syscall.EFBIG, "raise the file size limit of the shell that starts cac-tmux (ulimit -f unlimited): no file can be written now"},
+		{syscall.EIO, "make " + dir + " a directory this user can write, or set XDG_STATE_HOME to one"},
+	} {
+		file := filepath.Join(dir, ".cac-tmux-probe-1")
+		probe = func(d string) error {
+			return fmt.Errorf("store: probe %s: %w", d, &os.PathError{Op: "sync", Path: file, Err: tc.errno})
+		}
+		c := checkDir("state", "the state directory", dir, nil, "XDG_STATE_HOME")
+		want := Check{Name: "state", Detail: "the state directory " + dir + " cannot be written: store: probe " + dir + ": sync " + file + ": " + tc.errno.Error(), Fix: tc.fix}
+		if c != want {
+			t.Errorf("checkDir with the sync failing (%v) = %+v\nwant %+v", tc.errno, c, want)
+		}
 	}
 }
 
@@ -197,6 +276,8 @@ func TestWrite(t *testing.T) {
 		{Pane: "%1", Target: "w:1.0", Command: "claude", Claude: true, How: "H", Note: "excluded", Records: "R"},
 		{Pane: "%2", Target: "w:2.0", Command: "claude", LooksLike: true, Why: "W", Problem: true, Fix: "F"},
 		{Pane: "%3", Target: "w:3.0", Command: "bash", Why: "B"},
+		{Pane: "%4", Target: "w:4.0", Command: "script", Beneath: 301, Why: "U", Problem: true, Fix: "D"},
+		{Pane: "%5", Target: "w:5.0", Command: "tmux", Beneath: 61, OtherServer: "/s", Why: "N", Note: "a watcher (pid 7) supervises that server"},
 	}}
 	var b bytes.Buffer
 	if err := r.Write(&b); err != nil {
@@ -210,6 +291,9 @@ PROBLEM panes: 1 Claude Code pane of 3, 0 supervised; 1 looks like Claude Code b
           %2 w:2.0 (claude): looks like Claude Code but is not taken for it: W
             fix: F
           %3 w:3.0 (bash): not Claude Code: B
+          %4 w:4.0 (script): Claude Code out of this pane's reach: U
+            fix: D
+          %5 w:5.0 (tmux): Claude Code out of this pane's reach: N; a watcher (pid 7) supervises that server
 PROBLEM watcher: no watcher
           fix: start one
 `

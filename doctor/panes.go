@@ -13,6 +13,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // lookAlikeFix is the fix of a pane that looks like Claude Code but is not taken for it.
@@ -29,9 +30,9 @@ func checkPanes(ctx context.Context, e Env, sel config.Panes) ([]Pane, Check) {
 	}
 	var panes []Pane
 	var procErr error
-	claude, supervised, lookAlikes := 0, 0, 0
+	claude, supervised, lookAlikes, beneath := 0, 0, 0, 0
 	for _, tp := range list {
-		p, err := classify(ctx, e.Finder, tp, sel)
+		p, err := classify(ctx, e.Finder, watchedIn(e), tp, sel)
 		if err != nil && procErr == nil {
 			procErr = err
 		}
@@ -41,6 +42,8 @@ func checkPanes(ctx context.Context, e Env, sel config.Panes) ([]Pane, Check) {
 			if p.Supervised {
 				supervised++
 			}
+		case p.Beneath != 0 && p.Problem:
+			beneath++
 		case p.Problem:
 			lookAlikes++
 		}
@@ -48,13 +51,21 @@ func checkPanes(ctx context.Context, e Env, sel config.Panes) ([]Pane, Check) {
 	}
 	c := Check{Name: "panes", OK: true, Detail: fmt.Sprintf("%d Claude Code pane%s of %d, %d supervised", claude, plural(claude), len(list), supervised)}
 	if lookAlikes > 0 {
-		c.OK = false
 		verb := "look like Claude Code but are"
 		if lookAlikes == 1 {
 			verb = "looks like Claude Code but is"
 		}
 		c.Detail += fmt.Sprintf("; %d %s not taken for it", lookAlikes, verb)
-		c.Fix = "see the fix under each pane"
+	}
+	if beneath > 0 {
+		verb := "run Claude Code out of their reach"
+		if beneath == 1 {
+			verb = "runs Claude Code out of its reach"
+		}
+		c.Detail += fmt.Sprintf("; %d %s, which no watcher supervises", beneath, verb)
+	}
+	if lookAlikes+beneath > 0 {
+		c.OK, c.Fix = false, "see the fix under each pane"
 	}
 	if procErr != nil {
 		c.OK = false
@@ -64,9 +75,22 @@ func checkPanes(ctx context.Context, e Env, sel config.Panes) ([]Pane, Check) {
 	return panes, c
 }
 
+// watchedIn says whether a watcher holds the lock of the server on socket (store.Holder, in
+// the lock directory of e), and its pid.
+func watchedIn(e Env) func(socket string) (int, bool) {
+	return func(socket string) (int, bool) {
+		if e.DirErr != nil {
+			return 0, false
+		}
+		pid, held, err := store.Holder(e.LockDir, socket)
+		return pid, err == nil && held
+	}
+}
+
 // classify says what one pane is. An error means the process table could not tell: the
-// pane is then judged by its command and title, as the watcher does.
-func classify(ctx context.Context, f Finder, tp tmuxctl.Pane, sel config.Panes) (Pane, error) {
+// pane is then judged by its command and title, as the watcher does. watched says whether a
+// watcher supervises another server (by its socket), and its pid.
+func classify(ctx context.Context, f Finder, watched func(string) (int, bool), tp tmuxctl.Pane, sel config.Panes) (Pane, error) {
 	p := Pane{Pane: tp.ID, Target: tp.Target(), Command: tp.Command, LooksLike: looksLikeClaude(tp)}
 	found, ok, err := f.Find(ctx, tp.PID)
 	if err != nil {
@@ -80,10 +104,14 @@ func classify(ctx context.Context, f Finder, tp tmuxctl.Pane, sel config.Panes) 
 		p.Note = why
 		return p, err
 	}
-	why, xerr := f.Explain(ctx, tp.PID)
+	d, xerr := f.Diagnose(ctx, tp.PID)
+	why := d.Why
 	switch {
 	case xerr != nil:
 		p.Why = "not explained: " + xerr.Error()
+	case d.Beneath != nil:
+		beneathPane(&p, *d.Beneath, watched)
+		return p, err
 	case p.LooksLike: // every process looked at, up to three
 		if len(why) > 3 {
 			why = append(why[:3:3], fmt.Sprintf("and %d more", len(why)-3))
@@ -96,6 +124,22 @@ func classify(ctx context.Context, f Finder, tp tmuxctl.Pane, sel config.Panes) 
 		p.Problem, p.Fix = true, lookAlikeFix
 	}
 	return p, err
+}
+
+// beneathPane says where the Claude Code out of the pane's reach runs, and what to do: a
+// problem, unless it runs in another tmux server that a watcher supervises.
+func beneathPane(p *Pane, b proc.Beneath, watched func(string) (int, bool)) {
+	p.Beneath, p.OtherServer, p.Why, p.Problem = b.Claude.PID, b.Socket, b.String(), true
+	if b.Socket == "" {
+		p.Fix = "run claude directly in the pane, not under script or another program that gives it a terminal of its own " +
+			"(cac-tmux types only into a pane's own terminal; tmux pipe-pane keeps a log of a pane)"
+		return
+	}
+	if pid, ok := watched(b.Socket); ok {
+		p.Problem, p.Note = false, fmt.Sprintf("a watcher (pid %d) supervises that server", pid)
+		return
+	}
+	p.Fix = "start a watcher on that server: cac-tmux watch -S " + b.Socket
 }
 
 // looksLikeClaude reports whether a pane's command or title suggests Claude Code (proc.Hint),

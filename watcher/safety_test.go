@@ -126,8 +126,8 @@ func TestUnitLimitStillHoldsIsNeverTomorrow(t *testing.T) {
 func TestUnitVimMode(t *testing.T) {
 	for _, tc := range []struct {
 		vim, in string // in: where /config wrote editorMode (issue 22, finding 6)
-		keys        []string
-		want        watcher.State
+		keys    []string
+		want    watcher.State
 	}{
 		{"insert", "", []string{"continue", "Enter"}, watcher.Verifying},
 		{"normal", "", []string{"i", "continue", "Enter"}, watcher.Verifying},

@@ -264,7 +264,9 @@ func (f *fakeTmux) Env(_ context.Context, id proc.Identity) (records.Env, error)
 }
 
 // cwd is the directory the pane's claude was started in (the registry's cwd).
-func (p *fakePane) cwd() string { return filepath.Join(p.srv.dir, "work", fmt.Sprint("p", p.claude.PID)) }
+func (p *fakePane) cwd() string {
+	return filepath.Join(p.srv.dir, "work", fmt.Sprint("p", p.claude.PID))
+}
 
 // env is where the pane's claude keeps its records.
 func (p *fakePane) env() records.Env {

@@ -25,8 +25,10 @@ func newDoctor(std stdio) *cobra.Command {
 		Long: `Check what cac-tmux watch needs and say how to fix each problem: tmux and its version, the
 server and its socket, every pane (the Claude Code ones and how each was identified, the ones
 that look like Claude Code but are not taken for it and why, the ones the configuration leaves
-out), Claude Code's records of each, the configuration (file and tmux options), the time zone
-data, the state and lock directories, and whether a watcher runs. It changes nothing.
+out, the ones that run Claude Code out of their reach: under script(1) or in another tmux
+server), Claude Code's records of each, the configuration (file and tmux options), the time
+zone data, the state and lock directories (a small file written, synced to disk and removed in
+each), and whether a watcher runs. It changes nothing else.
 Exit 0 when all is well, 1 otherwise.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

@@ -238,3 +238,101 @@ func TestDoctorWithClaude(t *testing.T) {
 		t.Errorf("pane with unreadable records = %+v", p)
 	}
 }
+
+// TestDoctorBeneath: Claude Code that a pane runs out of its reach is named under that pane,
+// as a problem with its fix, through /proc and without it: the fake Claude Code under
+// script(1) (on script's own terminal), and in a pane of a second server whose tmux client
+// runs in the pane (nested tmux). Neither pane is taken for Claude Code. Once a watcher runs
+// on the second server, the nested pane is no problem.
+func TestDoctorBeneath(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Fatalf("script(1) is not installed (Debian: bsdutils): %v", err)
+	}
+	s := tmuxtest.Start(t, 100, 30, "sh")
+	inner := tmuxtest.Start(t, 100, 30, "sh")
+	cfg := filepath.Join(s.Dir, "claude-config")
+	log := filepath.Join(s.Dir, "script-claude.log")
+	script := startPane(t, s, "main", []string{"CLAUDE_CONFIG_DIR=" + cfg}, "script", "-qfc", bins.claude+" --log "+log+" --scenario idle", "/dev/null")
+	tmuxtest.WaitFor(t, 10*time.Second, "the fake claude under script to start", func() bool {
+		_, _, states := inputs(t, log)
+		return len(states) > 0
+	})
+	startFake(t, inner, "main", cfg)
+	nested := startPane(t, s, "main", nil, "env", "-u", "TMUX", "tmux", "-S", inner.Socket, "attach", "-t", "main")
+	tmuxtest.WaitFor(t, 10*time.Second, "the nested client to attach", func() bool {
+		return strings.TrimSpace(inner.Tmux(t, "list-clients", "-F", "#{client_pid}")) != ""
+	})
+
+	wantBeneath := func(name string, r doctor.Report, watched bool) {
+		t.Helper()
+		want := "0 Claude Code panes of 3, 0 supervised; 2 run Claude Code out of their reach, which no watcher supervises"
+		if watched {
+			want = "0 Claude Code panes of 3, 0 supervised; 1 runs Claude Code out of its reach, which no watcher supervises"
+		}
+		if c := check(t, r, "panes"); c.OK || c.Detail != want || c.Fix != "see the fix under each pane" {
+			t.Errorf("%s: panes check %+v, want %q", name, c, want)
+		}
+		if p := paneOf(t, r, script); p.Claude || p.Beneath == 0 || !p.Problem || !strings.HasPrefix(p.Why, "claude (pid ") ||
+			!strings.Contains(p.Why, ") runs under script (pid ") || !strings.Contains(p.Why, "on its own terminal /dev/pts/") ||
+			!strings.HasPrefix(p.Fix, "run claude directly in the pane") {
+			t.Errorf("%s: script pane = %+v", name, p)
+		}
+		p := paneOf(t, r, nested)
+		if p.Claude || p.Beneath == 0 || p.OtherServer != inner.Socket || !strings.Contains(p.Why, "runs in another tmux server, on socket "+inner.Socket) {
+			t.Errorf("%s: nested pane = %+v", name, p)
+		}
+		if watched != (!p.Problem && strings.HasPrefix(p.Note, "a watcher (pid ")) || !watched && p.Fix != "start a watcher on that server: cac-tmux watch -S "+inner.Socket {
+			t.Errorf("%s: nested pane = %+v, want watched %v", name, p, watched)
+		}
+	}
+	_, r, _ := doctorJSON(t, s.Socket)
+	wantBeneath("/proc", r, false)
+	cmd := exec.Command(bins.cac, "doctor", "-S", s.Socket, "--json")
+	cmd.Env = append(os.Environ(), NoProcEnv+"=1")
+	npOut, _ := cmd.Output()
+	var np doctor.Report
+	if err := json.Unmarshal(npOut, &np); err != nil {
+		t.Fatalf("doctor --json with %s=1: %q: %v", NoProcEnv, npOut, err)
+	}
+	wantBeneath("without /proc", np, false)
+	code, out, _ := cacRun("doctor", "-S", s.Socket)
+	if code != 1 || !strings.Contains(out, script+" main:1.0 (script): Claude Code out of this pane's reach: claude (pid ") {
+		t.Errorf("doctor = %d:\n%s", code, out)
+	}
+
+	startPane(t, inner, "main", nil, bins.cac, "watch", "-S", inner.Socket)
+	tmuxtest.WaitFor(t, 10*time.Second, "the watcher of the second server to run", func() bool {
+		v, err := inner.Client.GlobalOption(context.Background(), watcher.WatcherOption)
+		return err == nil && v != ""
+	})
+	_, r, _ = doctorJSON(t, s.Socket)
+	wantBeneath("a watcher on the second server", r, true)
+}
+
+// TestDoctorCannotSave: where a file can be created in the state directory but not written
+// (here under a file size limit of 0, which root obeys too; a full disk fails the same way),
+// the state check says so, with the error and the fix.
+func TestDoctorCannotSave(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 100, 30, "sh")
+	state := filepath.Join(t.TempDir(), "state")
+	if err := os.MkdirAll(filepath.Join(state, "cac-tmux"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", `ulimit -f 0 && exec "$0" "$@"`, bins.cac, "doctor", "-S", s.Socket, "--json")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+	out, _ := cmd.Output()
+	var r doctor.Report
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("doctor --json under ulimit -f 0: %q: %v", out, err)
+	}
+	dir := filepath.Join(state, "cac-tmux")
+	if c := check(t, r, "state"); c.OK || !strings.HasPrefix(c.Detail, "the state directory "+dir+" cannot be written: store: probe "+dir+": write "+dir+"/.cac-tmux-probe-") ||
+		!strings.HasSuffix(c.Detail, ": file too large") || !strings.Contains(c.Fix, "ulimit -f") {
+		t.Errorf("state check under ulimit -f 0 = %+v", c)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("doctor left %v in %s", left, dir)
+	}
+}

@@ -19,6 +19,12 @@ var errNoExactArgs = errors.New("no exact source of arguments without /proc")
 type noProc struct {
 	explain bool
 	rejects []string // why no process was taken, when explaining
+	// When explaining, what Explain looks under (procfs.below): the listing, the processes
+	// below the foreground on terminals of their own, and the foreground's tmux clients.
+	tab     *psTable
+	off     []psRow
+	clients []tmuxClient
+	server  int // the parent of the pane's process: its tmux server
 }
 
 func (np *noProc) reject(format string, a ...any) {
@@ -42,7 +48,16 @@ func (f *Finder) findNoProc(ctx context.Context, panePID int, np *noProc) (Found
 	if err != nil {
 		return Found{}, false, err
 	}
+	np.tab = tab
+	return f.findInTable(ctx, tab, panePID, np)
+}
+
+// findInTable is findNoProc on a listing already read.
+func (f *Finder) findInTable(ctx context.Context, tab *psTable, panePID int, np *noProc) (Found, bool, error) {
 	w := tab.walk(panePID)
+	if i, ok := tab.byPID[panePID]; ok && np.explain {
+		np.off, np.server = w.off, tab.rows[i].ppid
+	}
 	switch {
 	case w.gone:
 		np.reject("the pane's process %d is gone", panePID)
@@ -70,6 +85,9 @@ func (f *Finder) findNoProc(ctx context.Context, panePID int, np *noProc) (Found
 		if !ok {
 			if np.explain {
 				np.reject("pid %d: %s", pid, notClaude(fa.comm, fa.argv, fa.exe))
+				if isTmux(fa.exe) {
+					np.clients = append(np.clients, tmuxClient{pid: pid, name: baseName(fa.exe), argv: fa.argv, cwd: fa.cwd, row: c.row})
+				}
 			}
 			continue
 		}

@@ -11,6 +11,17 @@
 // What runs decides, never a name a process was given (IsClaude): a process is Claude Code by
 // its executable, and one whose executable cannot be learned is not.
 //
+// Claude Code that the foreground runs out of the pane's reach is never found: under
+// script(1) (or any program that runs it on a terminal of its own, in a session of its own:
+// a process below the foreground, not in its group, whose terminal's foreground group is not
+// the pane's), or in a pane of another tmux server whose client is in the foreground (nested
+// tmux). Keys sent to the pane would go through that program or client. Diagnose (and
+// Explain, for doctor) looks there, one level down and bounded as the walk is, to say where
+// it runs: on which terminal, or in the server on which socket (the client's -S, or its -L,
+// $TMUX, $TMUX_TMPDIR and user, as tmux works it out), found as the process listening on
+// that socket (/proc/net/unix and the descriptors of /proc, or lsof -U without /proc), whose
+// children are its panes.
+//
 // On Linux it reads /proc (a few files per candidate, no exec). Where /proc is not usable
 // (macOS, the BSDs, or a /proc that cannot be read), or with Finder.NoProc, it asks the tools
 // those systems have, the same rule deciding. ps, once per call, gives the process tree:
@@ -85,10 +96,13 @@ type Finder struct {
 	PS func(ctx context.Context) (string, error)
 
 	// Replacements for tests, nil in use: the output of lsof with lsofArgs(pids), of ps with
-	// psEnvironArgs(pid), and kern.procargs2 parsed (exactArgs).
+	// psEnvironArgs(pid), and kern.procargs2 parsed (exactArgs); for Diagnose, the output of
+	// lsof with lsofUnixArgs and of `ps -o COLUMN= -p PID` (psColumn).
 	lsof      func(ctx context.Context, pids []int) (string, error)
 	psEnviron func(ctx context.Context, pid int) (string, error)
 	args      func(pid int) (procArgs, error)
+	lsofUnix  func(ctx context.Context) (string, error)
+	psOne     func(ctx context.Context, pid int, column string) (string, error)
 }
 
 // Start prefixes of an Identity: which source it came from.
@@ -120,26 +134,34 @@ func (f *Finder) Find(ctx context.Context, panePID int) (found Found, ok bool, e
 }
 
 // search is the walk of Find and Explain: on /proc, unless NoProc is set or /proc cannot be
-// read, then without it. op names the call in errors; rejects say why no process was taken,
-// when explain is set.
-func (f *Finder) search(ctx context.Context, op string, panePID int, explain bool) (found Found, ok bool, rejects []string, err error) {
+// read, then without it. op names the call in errors; when explain is set, the diagnosis
+// says why no process was taken and what runs out of the pane's reach below it.
+func (f *Finder) search(ctx context.Context, op string, panePID int, explain bool) (found Found, ok bool, d Diagnosis, err error) {
 	var procErr error
 	if !f.NoProc {
 		fs := procfs{root: f.root(), explain: explain}
 		found, ok, procErr = fs.find(panePID)
 		if procErr == nil {
-			return found, ok, fs.rejects, nil
+			d.Why = fs.rejects
+			if explain && !ok {
+				d = d.with(fs.below())
+			}
+			return found, ok, d, nil
 		}
 	}
 	np := &noProc{explain: explain}
 	found, ok, err = f.findNoProc(ctx, panePID, np)
 	switch {
 	case err == nil:
-		return found, ok, np.rejects, nil
+		d.Why = np.rejects
+		if explain && !ok {
+			d = d.with(f.belowNoProc(ctx, np))
+		}
+		return found, ok, d, nil
 	case procErr != nil:
-		return Found{}, false, nil, fmt.Errorf("proc: %s pane pid %d: %v; without /proc: %w", op, panePID, procErr, err)
+		return Found{}, false, Diagnosis{}, fmt.Errorf("proc: %s pane pid %d: %v; without /proc: %w", op, panePID, procErr, err)
 	}
-	return Found{}, false, nil, fmt.Errorf("proc: %s pane pid %d: %w", op, panePID, err)
+	return Found{}, false, Diagnosis{}, fmt.Errorf("proc: %s pane pid %d: %w", op, panePID, err)
 }
 
 // Alive reports whether the process id is still running with the same start (same Root/PS
@@ -210,22 +232,44 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 // Claude Code, for doctor: one sentence for each process of the foreground group Find looked
 // at, in the order it did (the leader first, then its descendants in the group): IsClaude's
 // reason, or that its executable cannot be learned; or one sentence saying why it looked at
-// none. It returns nil when Find does take one. It takes the path Find takes.
+// none. Before them, when the foreground runs Claude Code out of the pane's reach (see
+// Diagnose), the sentence that says where, and for each tmux client of the foreground in
+// whose server no Claude Code was seen, the sentence that names that server. It returns nil
+// when Find does take one. It takes the path Find takes.
 func (f *Finder) Explain(ctx context.Context, panePID int) ([]string, error) {
+	d, err := f.Diagnose(ctx, panePID)
+	return d.Why, err
+}
+
+// Diagnosis is why Find takes no process in a pane.
+type Diagnosis struct {
+	Why []string // Explain's sentences
+	// Beneath is a Claude Code process that the pane's foreground runs out of the pane's
+	// reach, nil when none was seen.
+	Beneath *Beneath
+}
+
+// Diagnose is Explain with the Claude Code process, if any, that the pane's foreground runs
+// out of the pane's reach, where Find rightly does not take it, since keys sent to the pane
+// would not reach it as typed: one on a terminal of its own below the foreground (under
+// script(1), which runs its command on a new pseudo-terminal in a session of its own), or one
+// in a pane of another tmux server whose client runs in the foreground (a nested tmux). It
+// looks one level down, with Find's rule (IsClaude) and bounds: at most maxCandidates
+// terminals and panes. The zero Diagnosis, when Find takes a process.
+func (f *Finder) Diagnose(ctx context.Context, panePID int) (Diagnosis, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
+		return Diagnosis{}, fmt.Errorf("proc: explain pane pid %d: %w", panePID, err)
 	}
-	_, ok, rejects, err := f.search(ctx, "explain", panePID, true)
-	if err != nil {
-		return nil, err
-	}
+	_, ok, d, err := f.search(ctx, "explain", panePID, true)
 	switch {
+	case err != nil:
+		return Diagnosis{}, err
 	case ok:
-		return nil, nil
-	case len(rejects) == 0:
-		return []string{"no process of the foreground group could be read"}, nil
+		return Diagnosis{}, nil
+	case len(d.Why) == 0:
+		d.Why = []string{"no process of the foreground group could be read"}
 	}
-	return rejects, nil
+	return d, nil
 }
 
 func (f *Finder) root() string {

@@ -26,9 +26,15 @@ type procfs struct {
 	byParent map[int][]int
 	scanned  bool
 
-	// explain, when set, makes find keep why it took no process (Finder.Explain) in rejects.
+	// explain, when set, makes find keep why it took no process (Finder.Explain) in rejects,
+	// and where Claude Code might run out of the pane's reach (below): the processes below
+	// the foreground on terminals of their own (off), and the tmux clients of the foreground
+	// (clients).
 	explain bool
 	rejects []string
+	off     []statInfo
+	clients []tmuxClient
+	server  int // the parent of the pane's process: its tmux server
 }
 
 // reject keeps why find took no process, when it explains.
@@ -45,6 +51,7 @@ type statInfo struct {
 	state byte
 	ppid  int
 	pgrp  int
+	tty   int // tty_nr: the device number of its controlling terminal, 0 for none
 	tpgid int
 	start string // field 22, starttime in clock ticks since boot, as text
 }
@@ -85,6 +92,8 @@ func parseStat(b []byte) (statInfo, error) {
 			st.ppid, ok = atoi(tok)
 		case 5:
 			st.pgrp, ok = atoi(tok)
+		case 7:
+			st.tty, ok = atoi(tok)
 		case 8:
 			st.tpgid, ok = atoi(tok)
 		case 22:
@@ -237,6 +246,7 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 		}
 		return Found{}, false, fmt.Errorf("%s not usable: %w", p.root, err)
 	}
+	p.server = pane.ppid
 	tpgid := pane.tpgid
 	if tpgid <= 0 {
 		p.reject("the pane's process %d has no terminal, so no foreground", panePID)
@@ -261,7 +271,10 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 				// The leader has exited (a zombie, or its pid already reused).
 				return p.findInGroup(panePID, tpgid)
 			}
-			continue // not in the foreground (a job suspended with Ctrl-Z, a background job)
+			// Not in the foreground (a job suspended with Ctrl-Z, a background job), or
+			// on a terminal of its own (script(1)'s child), which Explain looks under.
+			p.keepOff(st, tpgid)
+			continue
 		}
 		if f, ok := p.check(st, panePID, tpgid, c.depth); ok {
 			return f, true, nil
@@ -336,6 +349,9 @@ func (p *procfs) check(st statInfo, panePID, tpgid, depth int) (Found, bool) {
 	if !ok {
 		if p.explain {
 			p.reject("pid %d: %s", st.pid, notClaude(st.comm, argv, exe))
+			if isTmux(exe) {
+				p.clients = append(p.clients, tmuxClient{pid: st.pid, name: baseName(exe), argv: argv})
+			}
 		}
 		return Found{}, false
 	}

@@ -18,7 +18,7 @@ func TestParseStat(t *testing.T) {
 	}{
 		{
 			"5026 (bash) S 5025 5026 5026 34816 5100 4194560 1541 26151 2 32 0 1 17 7 20 0 1 0 125573 5124096 895 18446744073709551615 0 0\n",
-			statInfo{pid: 5026, comm: "bash", state: 'S', ppid: 5025, pgrp: 5026, tpgid: 5100, start: "125573"},
+			statInfo{pid: 5026, comm: "bash", state: 'S', ppid: 5025, pgrp: 5026, tty: 34816, tpgid: 5100, start: "125573"},
 		},
 		{
 			"42 (my (odd) prog) x) R 1 42 42 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 7 0 0",

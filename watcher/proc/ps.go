@@ -120,9 +120,10 @@ func parsePSLine(line string) (psRow, bool) {
 type psWalk struct {
 	tpgid    int
 	cands    []psCand
-	gone     bool // the pane's process is not in the listing
-	starting bool // the pane's process is still the tmux server's fork (procfs.forked)
-	noTTY    bool // the pane's process has no controlling terminal
+	off      []psRow // below the candidates, on terminals of their own (procfs.keepOff)
+	gone     bool    // the pane's process is not in the listing
+	starting bool    // the pane's process is still the tmux server's fork (procfs.forked)
+	noTTY    bool    // the pane's process has no controlling terminal
 }
 
 // psCand is one candidate of a walk: a process of the foreground group and its depth below
@@ -171,7 +172,12 @@ func (t *psTable) walk(panePID int) psWalk {
 		}
 		r := t.rows[j]
 		if r.pgid != w.tpgid || zombie(r.stat[0]) {
-			continue // not in the foreground (a job suspended with Ctrl-Z, a background job)
+			// Not in the foreground (a job suspended with Ctrl-Z, a background job), or on a
+			// terminal of its own (script(1)'s child), which Explain looks under.
+			if c.depth > 0 && len(w.off) < maxCandidates && ownTerminal(r.stat[0], r.tpgid, w.tpgid) {
+				w.off = append(w.off, r)
+			}
+			continue
 		}
 		w.cands = append(w.cands, psCand{row: r, depth: c.depth})
 		if c.depth >= 0 && c.depth < maxDepth {

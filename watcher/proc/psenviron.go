@@ -3,6 +3,7 @@ package proc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,49 +18,53 @@ func psEnvironArgs(pid int) []string {
 }
 
 // parsePSEnviron reads records.Env from the output of ps with psEnvironArgs, given the
-// process's args column from the listing. ps joins argv and the environment with spaces:
-// procps prints the environment after the arguments, FreeBSD before them, so the args must
-// be found whole at one end or the output is not trusted (the pid was reused, or the process
-// changed its argv). Then an entry starts at each space followed by NAME= (NAME: a letter or
-// "_", then letters, digits, "_", "." or "-"); what follows a space otherwise belongs to the
-// value before. That is ambiguous: a value holding " NAME=" is split there, and a value
-// ending in spaces loses them. So a HOME or CLAUDE_CONFIG_DIR seen twice is an error, never a
-// guess; a wrong directory can only point at records that do not name the process.
+// process's args column from the listing (psEnvVars).
 func parsePSEnviron(out, args string) (records.Env, error) {
+	vars, err := psEnvVars(out, args, "CLAUDE_CONFIG_DIR", "HOME")
+	if err != nil {
+		return records.Env{}, err
+	}
+	return records.Env{ConfigDir: vars["CLAUDE_CONFIG_DIR"], Home: vars["HOME"]}, nil
+}
+
+// psEnvVars reads the variables names from the output of ps with psEnvironArgs, given the
+// process's args column from the listing; a variable that is not set is missing from the
+// map. ps joins argv and the environment with spaces: procps prints the environment after
+// the arguments, FreeBSD before them, so the args must be found whole at one end or the
+// output is not trusted (the pid was reused, or the process changed its argv). Then an entry
+// starts at each space followed by NAME= (NAME: a letter or "_", then letters, digits, "_",
+// "." or "-"); what follows a space otherwise belongs to the value before. That is
+// ambiguous: a value holding " NAME=" is split there, and a value ending in spaces loses
+// them. So a variable of names seen twice is an error, never a guess; a wrong directory can
+// only point at records that do not name the process.
+func psEnvVars(out, args string, names ...string) (map[string]string, error) {
 	line := strings.TrimSpace(strings.TrimSuffix(out, "\n"))
 	args = strings.TrimSpace(args)
 	if strings.ContainsAny(line, "\n\x00") {
-		return records.Env{}, errors.New("ps: more than one line")
+		return nil, errors.New("ps: more than one line")
 	}
 	var text string
 	switch {
 	case args == "":
-		return records.Env{}, errors.New("ps: no arguments to find")
+		return nil, errors.New("ps: no arguments to find")
 	case line == args:
-		return records.Env{}, nil
+		return map[string]string{}, nil
 	case strings.HasPrefix(line, args+" "):
 		text = line[len(args)+1:]
 	case strings.HasSuffix(line, " "+args):
 		text = line[:len(line)-len(args)-1]
 	default:
-		return records.Env{}, fmt.Errorf("ps: %.80q does not show the arguments %.80q", line, args)
+		return nil, fmt.Errorf("ps: %.80q does not show the arguments %.80q", line, args)
 	}
-	var env records.Env
-	var seenDir, seenHome bool
+	vars := make(map[string]string)
 	key := ""
 	var value strings.Builder
 	flush := func() error {
-		switch key {
-		case "CLAUDE_CONFIG_DIR":
-			if seenDir {
-				return errors.New("ps: CLAUDE_CONFIG_DIR twice in the environment")
+		if slices.Contains(names, key) {
+			if _, seen := vars[key]; seen {
+				return fmt.Errorf("ps: %s twice in the environment", key)
 			}
-			env.ConfigDir, seenDir = value.String(), true
-		case "HOME":
-			if seenHome {
-				return errors.New("ps: HOME twice in the environment")
-			}
-			env.Home, seenHome = value.String(), true
+			vars[key] = value.String()
 		}
 		value.Reset()
 		return nil
@@ -69,20 +74,20 @@ func parsePSEnviron(out, args string) (records.Env, error) {
 		switch {
 		case ok && isEnvName(name):
 			if err := flush(); err != nil {
-				return records.Env{}, err
+				return nil, err
 			}
 			key = name
 			value.WriteString(val)
 		case i == 0:
-			return records.Env{}, fmt.Errorf("ps: environment %.40q does not start with NAME=", text)
+			return nil, fmt.Errorf("ps: environment %.40q does not start with NAME=", text)
 		default:
 			value.WriteString(" " + tok)
 		}
 	}
 	if err := flush(); err != nil {
-		return records.Env{}, err
+		return nil, err
 	}
-	return env, nil
+	return vars, nil
 }
 
 // isEnvName reports whether s reads as the name of an environment variable in ps's output.
