@@ -184,5 +184,5 @@ func (w *Watcher) firstLook(took time.Duration) {
 		return
 	}
 	w.listed.told = true
-	w.cfg.Log.Info().Int("claude_panes", len(w.panes)).Dur("took", took).Msg("looked at every pane")
+	w.cfg.Log.Info().Int("claude_panes", len(w.panes)).Dur("took_ms", took).Msg("looked at every pane")
 }

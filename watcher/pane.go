@@ -394,7 +394,7 @@ func (p *pane) logState(log zerolog.Logger, prev State) {
 	}
 	e = p.event(e).Str("state", string(p.state)).Str("was", string(prev)).Str("kind", string(p.kind))
 	if p.reset.Known {
-		e = e.Time("reset", p.reset.At).Str("reset_source", string(p.source)).Str("reset_how", p.reset.How)
+		e = e.Time("reset", p.reset.At).Str("reset_source", string(p.source))
 	}
 	if d := p.dueAt(); !d.IsZero() {
 		e = e.Time("due", d)
@@ -404,7 +404,7 @@ func (p *pane) logState(log zerolog.Logger, prev State) {
 	}
 	e.Msg(string(p.state))
 	if prev == Running && log.GetLevel() <= zerolog.DebugLevel {
-		p.event(log.Debug()).Str("message", p.stop).Msg("stop message")
+		p.event(log.Debug()).Str("message", p.stop).Str("reset_how", p.reset.How).Msg("stop message")
 	}
 }
 

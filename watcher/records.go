@@ -229,7 +229,8 @@ func (w *Watcher) refine(p *pane, rows []records.Row) {
 		return
 	}
 	p.reset, p.kind, p.source = exact, kind, SourceTranscript
-	p.event(w.cfg.Log.Info()).Str("reset_how", exact.How).Msg("exact reset from the transcript")
+	p.event(w.cfg.Log.Info()).Time("reset", exact.At).Msg("exact reset from the transcript")
+	p.event(w.cfg.Log.Debug()).Str("reset_how", exact.How).Msg("how the reset was read")
 }
 
 // registryAllows checks Claude Code's session registry before a key: another session id in

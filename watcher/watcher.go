@@ -240,7 +240,7 @@ func (w *Watcher) apply(cfg Config) {
 		p.pol, p.policy = cfg.Policy, decision{} // each stop is judged again
 		w.unsettled[id] = p
 	}
-	w.cfg.Log.Info().Dur("interval", w.cfg.Interval).Dur("margin", w.cfg.Schedule.Margin).Msg("configuration reloaded")
+	w.cfg.Log.Info().Dur("interval_ms", w.cfg.Interval).Dur("margin_ms", w.cfg.Schedule.Margin).Msg("configuration reloaded")
 }
 
 // Run ticks until ctx ends, calling onTick (when not nil) with the rows after every tick. It

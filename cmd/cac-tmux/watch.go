@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -238,8 +239,8 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	}
 
 	logConfig(log, o.loaded, "configuration read")
-	log.Info().Str("server", serverName(o.tmux)).Str("socket", st.Server).Str("state", st.Path).Dur("interval", o.cfg.Interval).
-		Dur("margin", o.cfg.Schedule.Margin).Bool("dry_run", o.cfg.DryRun).Msg("watching every Claude Code pane")
+	log.Info().Str("server", serverName(o.tmux)).Str("socket", st.Server).Str("state", st.Path).Dur("interval_ms", o.cfg.Interval).
+		Dur("margin_ms", o.cfg.Schedule.Margin).Bool("dry_run", o.cfg.DryRun).Msg("watching every Claude Code pane")
 	var onTick func([]watcher.Row)
 	if live {
 		s := &screen{out: std.out, size: std.outSize, server: serverName(o.tmux), cfg: o.cfg, events: events}
@@ -281,12 +282,32 @@ func watchLog(o *watchOptions, std stdio, live bool) (zerolog.Logger, *ring) {
 	switch {
 	case live:
 		events = &ring{max: 50}
-		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly}
+		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly, FormatPrepare: humanDurations}
 	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
-		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly}
+		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly, FormatPrepare: humanDurations}
 	}
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds: latencies are read from the log
+	// A duration is a whole number of milliseconds under a key that says so ("took_ms"); the
+	// console shows it as people write it (humanDurations).
+	zerolog.DurationFieldUnit, zerolog.DurationFieldInteger = time.Millisecond, true
 	return zerolog.New(sink).Level(o.level).With().Timestamp().Logger(), events
+}
+
+// humanDurations shows each "…_ms" field of a console log line as a duration under its name
+// without the unit: took_ms=146 as took=146ms, margin_ms=60000 as margin=1m0s.
+func humanDurations(fields map[string]any) error {
+	for k, v := range fields {
+		name, ok := strings.CutSuffix(k, "_ms")
+		ms, isNumber := v.(json.Number)
+		if !ok || !isNumber {
+			continue
+		}
+		if n, err := ms.Int64(); err == nil {
+			delete(fields, k)
+			fields[name] = (time.Duration(n) * time.Millisecond).String()
+		}
+	}
+	return nil
 }
 
 // watchOnce looks once and prints the table.
