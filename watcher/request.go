@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,15 +32,83 @@ func ParseAction(s string) (Action, error) {
 	return "", fmt.Errorf("watcher: parse action %q: not resume or skip", s)
 }
 
-// Outcome is the answer to an action: Done when it was carried out, else Message says which
-// gate refused it, or (Sent) what the keys a resume sent came to.
+// Outcome is the answer to an action.
+//
+//   - Done: carried out. A skip; a resume whose session resumed (a turn runs), or, with
+//     Pending, whose keys went out and whose effect is not seen yet (Follow, or the running
+//     watcher's final answer, tells it).
+//   - Sent: a resume's keys went out, but the session did not resume; Held says the pane is
+//     held (nothing more is typed until the user acts). Message says what was seen.
+//   - Neither: refused; nothing was sent, and Message says which gate.
 type Outcome struct {
 	Done    bool
-	Sent    bool // keys went out, but the session did not resume
+	Pending bool
+	Sent    bool
+	Held    bool
 	Message string
 }
 
 func refused(format string, a ...any) Outcome { return Outcome{Message: fmt.Sprintf(format, a...)} }
+
+// The verdicts of an answer in @cac_reply ("NONCE VERDICT MESSAGE"): ok, refused, and for a
+// resume whose keys went out, sent (an answer with the outcome follows), then held or failed
+// (not resumed) or ok (resumed). A watcher before issue 22 answered a resume ok once its keys
+// went out.
+const (
+	verdictOK      = "ok"
+	verdictSent    = "sent"
+	verdictHeld    = "held"
+	verdictFailed  = "failed"
+	verdictRefused = "refused"
+)
+
+// verdict is the word of @cac_reply that stands for o.
+func (o Outcome) verdict() string {
+	switch {
+	case o.Done && o.Pending:
+		return verdictSent
+	case o.Done:
+		return verdictOK
+	case o.Held:
+		return verdictHeld
+	case o.Sent:
+		return verdictFailed
+	}
+	return verdictRefused
+}
+
+// Reply is the value of @cac_reply that answers the request of nonce with o.
+func (o Outcome) Reply(nonce string) string {
+	return oneLine(nonce + " " + o.verdict() + " " + o.Message)
+}
+
+// ParseReply reads a value of @cac_reply; ok is false when it does not answer the request of
+// nonce. An unknown verdict reads as a refusal.
+func ParseReply(reply, nonce string) (o Outcome, ok bool) {
+	rest, ok := strings.CutPrefix(reply, nonce+" ")
+	if !ok {
+		return Outcome{}, false
+	}
+	verdict, msg, _ := strings.Cut(rest, " ")
+	o.Message = msg
+	switch verdict {
+	case verdictOK:
+		o.Done = true
+	case verdictSent:
+		o.Done, o.Pending = true, true
+	case verdictHeld:
+		o.Sent, o.Held = true, true
+	case verdictFailed:
+		o.Sent = true
+	}
+	return o, true
+}
+
+// awaitRequest is what answer leaves in @cac_request once a resume's keys went out ("await
+// NONCE PID", PID the claude process typed into): the pane carries it, so each tick hands it
+// to answer again, until the outcome is known and answered (answerAwait). It survives a
+// restart of the watcher with the pane option.
+const awaitRequest = "await"
 
 // Do carries out an action on pane id now, and says how it went. The running watcher does it
 // for a request handed to it through the pane option @cac_request (Tick); a command does it
@@ -91,7 +160,9 @@ func (p *pane) skip() Outcome {
 	return Outcome{Done: true, Message: "skipped: " + p.info.Target() + " is left alone until its next stop"}
 }
 
-// resumeNow resumes a stopped session at once, through every gate but the reset.
+// resumeNow resumes a stopped session at once, through every gate but the reset. Once keys
+// went out the outcome is Done and Pending while their effect is looked for, else what the
+// pane came to (outcome); when none went out, the pane is as it was.
 func (w *Watcher) resumeNow(ctx context.Context, p *pane, now time.Time) (Outcome, error) {
 	switch {
 	case !p.state.Paused():
@@ -109,28 +180,56 @@ func (w *Watcher) resumeNow(ctx context.Context, p *pane, now time.Time) (Outcom
 	if err := w.resume(ctx, p, now); err != nil {
 		return Outcome{}, err
 	}
-	if w.panes[p.info.ID] != p {
+	// send counts an attempt before its keys, and presses a menu's digit as resuming.
+	sent := p.attempts > 0 || p.state == Resuming
+	switch {
+	case sent:
+		return w.outcome(p.info.ID, p, false), nil
+	case w.panes[p.info.ID] != p:
 		return refused("the Claude Code process that stopped is no longer in the foreground of pane %s; nothing was typed", p.info.ID), nil
 	}
-	if p.state != Resuming && p.state != Verifying {
-		why := p.note
-		if why == "" {
-			why = "pane " + p.info.ID + " is " + string(p.state)
-		}
-		*p = keep // a refused request changes nothing
-		return refused("%s", why), nil
+	why := p.note
+	if why == "" {
+		why = "pane " + p.info.ID + " is " + string(p.state)
 	}
-	return Outcome{Done: true, Message: "resumed by hand: " + p.info.Target() + ": " + p.note}, nil
+	*p = keep // a refused request changes nothing
+	return refused("%s", why), nil
+}
+
+// outcome is where a resume whose keys went to session p in pane id stands: its keys'
+// effect not seen yet (Done, Pending), resumed (a turn runs), or not (Sent, Held when the pane
+// is held). A session no longer in the pane (p nil, or another one there) did not resume.
+// Without promise the note leaves out the next attempt's time (no watcher will make it).
+func (w *Watcher) outcome(id string, p *pane, promise bool) Outcome {
+	switch {
+	case p == nil || w.panes[id] != p:
+		return Outcome{Sent: true, Message: "the claude session that was sent the keys no longer runs in pane " + id + "; nothing more is typed there"}
+	case p.state == Resuming:
+		return Outcome{Done: true, Pending: true, Message: "pressed the options menu's Stop row in " + p.info.Target()}
+	case p.state == Verifying:
+		return Outcome{Done: true, Pending: true, Message: "keys sent to " + p.info.Target() + "; looking for a resumed turn"}
+	case p.state == Running:
+		return Outcome{Done: true, Message: "resumed: a turn runs in " + p.info.Target()}
+	}
+	note := p.note
+	if !promise && !p.retryAt.IsZero() {
+		note = strings.TrimSuffix(note, "; next attempt "+p.retryAt.Format(time.TimeOnly))
+	}
+	return Outcome{Sent: true, Held: p.state == Held, Message: p.info.Target() + " is " + string(p.state) + ": " + note}
 }
 
 // answer carries out a request a command left in the pane option @cac_request ("ACTION
-// NONCE") and answers it in @cac_reply ("NONCE ok|refused MESSAGE"). The request is
-// withdrawn first, so it is carried out once.
+// NONCE") and answers it in @cac_reply ("NONCE VERDICT MESSAGE", see Reply). The request is
+// withdrawn first, so it is carried out once. A resume whose keys went out is answered
+// "sent", and its outcome later (answerAwait).
 func (w *Watcher) answer(ctx context.Context, info tmuxctl.Pane) error {
+	name, nonce, _ := strings.Cut(info.Request, " ")
+	if name == awaitRequest {
+		return w.answerAwait(ctx, info.ID, nonce)
+	}
 	if err := w.tmux.SetPaneOptions(ctx, info.ID, []string{tmuxctl.RequestOption}, []string{""}); err != nil {
 		return err
 	}
-	name, nonce, _ := strings.Cut(info.Request, " ")
 	out := refused("unknown request %q", name)
 	a, err := ParseAction(name)
 	if err == nil {
@@ -138,36 +237,76 @@ func (w *Watcher) answer(ctx context.Context, info tmuxctl.Pane) error {
 			out = refused("the watcher failed: %v", err)
 		}
 	}
-	reply := nonce + " refused " + out.Message
-	if out.Done {
-		reply = nonce + " ok " + out.Message
+	next, p := "", w.panes[info.ID]
+	if out.Pending && p != nil {
+		next = awaitRequest + " " + nonce + " " + strconv.Itoa(p.PID)
 	}
-	w.cfg.Log.Info().Str("pane", info.ID).Str("request", name).Bool("done", out.Done).Str("outcome", out.Message).Msg("request")
-	return w.tmux.SetPaneOptions(ctx, info.ID, []string{tmuxctl.ReplyOption}, []string{oneLine(reply)})
+	if err := w.reply(ctx, info.ID, name, nonce, out, next); err != nil {
+		return err
+	}
+	if p != nil {
+		p.info.Request = next // a quiet pane is visited with the row it had (visitAll)
+	}
+	return nil
+}
+
+// answerAwait answers the request of nonce with the outcome of its resume once it is known
+// (rest is "NONCE PID", see awaitRequest). A check of the keys' effect that is due is made
+// now, so the outcome is answered in the tick that sees it.
+func (w *Watcher) answerAwait(ctx context.Context, id, rest string) error {
+	nonce, pid := rest, ""
+	if i := strings.LastIndexByte(rest, ' '); i >= 0 {
+		nonce, pid = rest[:i], rest[i+1:]
+	}
+	p := w.panes[id]
+	if p != nil && strconv.Itoa(p.PID) != pid {
+		p = nil // another claude session: the one sent the keys is gone
+	}
+	if p != nil && (p.state == Resuming || p.state == Verifying) {
+		if err := w.act(ctx, p, w.now()); err != nil {
+			return err
+		}
+	}
+	out := w.outcome(id, p, true)
+	if out.Pending {
+		return nil
+	}
+	if p != nil {
+		p.info.Request = ""
+	}
+	return w.reply(ctx, id, awaitRequest, nonce, out, "")
+}
+
+// reply answers the request of nonce (named name, for the log) with out in @cac_reply and
+// leaves next in @cac_request, in one tmux call.
+func (w *Watcher) reply(ctx context.Context, id, name, nonce string, out Outcome, next string) error {
+	w.cfg.Log.Info().Str("pane", id).Str("request", name).Bool("done", out.Done && !out.Pending).Str("verdict", out.verdict()).
+		Str("outcome", out.Message).Msg("request")
+	return w.tmux.SetPaneOptions(ctx, id, []string{tmuxctl.ReplyOption, tmuxctl.RequestOption}, []string{out.Reply(nonce), next})
 }
 
 // Follow acts on pane id until the keys a resume sent have shown their effect (the menu
 // closed and the message typed, a resumed turn seen), at most for limit: how a command that
-// acts without a watcher reports the outcome.
+// acts without a watcher reports the outcome. No watcher will make another attempt, so none
+// is promised; keys whose effect is not seen in time did not resume the session, as far as
+// anyone will know.
 func (w *Watcher) Follow(ctx context.Context, id string, limit time.Duration) (Outcome, error) {
 	deadline := w.now().Add(limit)
+	p := w.panes[id]
 	for {
-		p := w.panes[id]
-		if p == nil {
-			return refused("pane %s is gone", id), nil
-		}
-		if p.state != Resuming && p.state != Verifying {
-			w.save()
-			if err := w.publish(ctx, p); err != nil {
-				return Outcome{}, err
+		out := w.outcome(id, p, false)
+		late := !w.now().Before(deadline)
+		if !out.Pending || late {
+			if w.panes[id] == p && p != nil {
+				w.save()
+				if err := w.publish(ctx, p); err != nil {
+					return Outcome{}, err
+				}
 			}
-			if p.state == Running {
-				return Outcome{Done: true, Message: "resumed: a turn runs in " + p.info.Target()}, nil
+			if out.Pending {
+				return Outcome{Sent: true, Message: fmt.Sprintf("keys sent to %s; no resumed turn seen within %s", p.info.Target(), limit)}, nil
 			}
-			return Outcome{Sent: true, Message: fmt.Sprintf("%s is %s: %s", p.info.Target(), p.state, p.note)}, nil
-		}
-		if !w.now().Before(deadline) {
-			return Outcome{Done: true, Message: "sent; no resumed turn seen yet in " + p.info.Target()}, nil
+			return out, nil
 		}
 		if err := w.cfg.Clock.Sleep(ctx, max(p.checkAt.Sub(w.now()), 10*time.Millisecond)); err != nil {
 			return Outcome{}, err

@@ -126,7 +126,8 @@ func TestUnitSkip(t *testing.T) {
 }
 
 // A request a command left in @cac_request is carried out once by the running watcher, and
-// answered in @cac_reply with its nonce.
+// answered in @cac_reply with its nonce: "sent" once the keys went out (the request becomes
+// "await NONCE PID"), then the outcome.
 func TestUnitRequestThroughPaneOption(t *testing.T) {
 	r := newRig(t, nil)
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
@@ -134,8 +135,8 @@ func TestUnitRequestThroughPaneOption(t *testing.T) {
 	p.info.Request = "resume n42"
 	r.at(time.Second)
 	r.wantKeys(p, "continue", "Enter")
-	if p.info.Request != "" || !strings.HasPrefix(p.reply, "n42 ok ") {
-		t.Errorf("request %q reply %q, want withdrawn and answered ok", p.info.Request, p.reply)
+	if p.info.Request != "await n42 100" || !strings.HasPrefix(p.reply, "n42 sent ") {
+		t.Errorf("request %q reply %q, want awaiting the outcome, answered sent", p.info.Request, p.reply)
 	}
 	r.at(2 * time.Second)
 	r.wantKeys(p, "continue", "Enter") // once
@@ -143,6 +144,111 @@ func TestUnitRequestThroughPaneOption(t *testing.T) {
 	r.at(3 * time.Second)
 	if !strings.HasPrefix(p.reply, "n43 refused unknown request") {
 		t.Errorf("reply to an unknown request = %q", p.reply)
+	}
+}
+
+// The answer to a resume carries the outcome the watcher saw (issue 22, finding 13): it was
+// "ok" as soon as the keys went out, though the limit still held or the pane was then held.
+// The outcome is answered in the tick that sees it, and only then is the request withdrawn.
+func TestUnitRequestAnswersTheOutcome(t *testing.T) {
+	stop := "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)"
+	menu := screen("❯ hello", stop, "", rule, "  What do you want to do?", "", "  ❯ 1. Upgrade your plan",
+		"    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel")
+	for _, tc := range []struct {
+		name, screen string
+		after        string // the screen after the keys; "" leaves it
+		keys         []string
+		want         string // the start of the final answer
+		settled      bool
+	}{
+		{"resumed", stopped("7:30pm", ""), resumed("7:30pm"), []string{"continue", "Enter"}, "n1 ok resumed: a turn runs in s:0.0", true},
+		{"limit still holds", stopped("7:30pm", ""), screen(append([]string{"❯ hello", stop, "", "❯ continue", stop}, prompt("")...)...),
+			[]string{"continue", "Enter"}, "n1 failed s:0.0 is waiting: the limit still holds after 1 attempt; next attempt ", false},
+		{"menu stays open", menu, "", []string{"2"}, "n1 held s:0.0 is held: the options menu did not close", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, nil)
+			p := r.tmux.add("%1", 100, tc.screen)
+			r.at(0)
+			p.info.Request = "resume n1"
+			r.at(time.Second)
+			r.wantKeys(p, tc.keys...)
+			if !strings.HasPrefix(p.reply, "n1 sent ") || p.info.Request != "await n1 100" {
+				t.Fatalf("after the keys: reply %q, request %q; want sent, awaiting the outcome", p.reply, p.info.Request)
+			}
+			if tc.after != "" {
+				p.draw(tc.after)
+			}
+			r.at(1500 * time.Millisecond) // before the check of the keys: no answer yet
+			if !strings.HasPrefix(p.reply, "n1 sent ") {
+				t.Errorf("before the check: reply %q, want still sent", p.reply)
+			}
+			r.at(5 * time.Second) // the check (Settle after the keys; a third of it after a menu's digit)
+			if !strings.HasPrefix(p.reply, tc.want) || p.info.Request != "" {
+				t.Errorf("after the check: reply %q, request %q; want %q…, withdrawn", p.reply, p.info.Request, tc.want)
+			}
+			r.wantKeys(p, tc.keys...)
+		})
+	}
+}
+
+// A resume by hand whose keys went out and were then held is the outcome, not a refusal: it
+// was reported as refused and the pane put back as it was, which dropped the hold (and the
+// attempt) that must stick until the stop changes.
+func TestUnitResumeNowHeldAfterKeys(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	p.vim = "stuck" // vim mode that eats every key: INSERT mode never shows
+	r.at(0)
+	out := r.do("%1", watcher.ResumeNow)
+	if out.Done || !out.Sent || !out.Held || !strings.Contains(out.Message, "s:0.0 is held: the input box did not show what was typed") {
+		t.Errorf("Do(resume) = %+v, want sent and held, saying why", out)
+	}
+	r.wantKeys(p, "i")
+	r.at(31 * time.Minute) // past the reset: the hold sticks
+	r.wantKeys(p, "i")
+	if row := r.row("%1"); row.State != watcher.Held {
+		t.Errorf("row after the reset = %+v, want held", row)
+	}
+}
+
+// An outcome awaited for a claude session that is no longer in the pane is answered as not
+// resumed, and one for a pane with nothing supervised too (a request set by hand).
+func TestUnitAwaitedSessionGone(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	p.info.Request = "resume n1"
+	r.at(time.Second)
+	p.claude, p.info.PID = proc.Identity{PID: 200, Start: "ticks:200"}, 1200 // respawn-pane: another process
+	p.draw(idle())
+	r.at(5 * time.Second)
+	if !strings.HasPrefix(p.reply, "n1 failed the claude session that was sent the keys no longer runs in pane %1") || p.info.Request != "" {
+		t.Errorf("reply %q, request %q; want not resumed: the session is gone", p.reply, p.info.Request)
+	}
+}
+
+// Reply and ParseReply carry every outcome through @cac_reply; another nonce's reply is not
+// this one's, and an answer of a watcher before issue 22 ("ok" once the keys went out) reads
+// as done.
+func TestReplyRoundTrip(t *testing.T) {
+	for _, o := range []watcher.Outcome{
+		{Done: true, Message: "resumed: a turn runs in w:1.0"},
+		{Done: true, Pending: true, Message: "keys sent to w:1.0; looking for a resumed turn"},
+		{Sent: true, Held: true, Message: "w:1.0 is held: someone typed"},
+		{Sent: true, Message: "w:1.0 is waiting: the limit still holds"},
+		{Message: "a draft is in the input box"},
+	} {
+		got, ok := watcher.ParseReply(o.Reply("n 7"), "n 7")
+		if !ok || got != o {
+			t.Errorf("ParseReply(Reply(%+v)) = %+v, %v", o, got, ok)
+		}
+		if _, ok := watcher.ParseReply(o.Reply("n8"), "n"); ok {
+			t.Errorf("ParseReply of another nonce's reply %q: ok", o.Reply("n8"))
+		}
+	}
+	if got, ok := watcher.ParseReply("n ok resumed by hand: w:1.0: sent", "n"); !ok || !got.Done || got.Pending {
+		t.Errorf("an older watcher's answer = %+v, %v; want done", got, ok)
 	}
 }
 

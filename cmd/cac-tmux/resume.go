@@ -27,8 +27,16 @@ func newAction(std stdio, a watcher.Action) *cobra.Command {
 		`Resumes the Claude Code session in PANE now, through every gate the watcher keeps before
 a key (SAFETY.md) but the reset: a draft in the input box, another process, a busy pane, copy
 mode or synchronize-panes each refuse it (exit 1, saying which). It sends one resume: when a
-watcher runs, the request is handed to it and its answer printed; otherwise the command acts
-itself, holding the watcher's lock, and reports whether the session resumed.`
+watcher runs, the request is handed to it and the command waits (at most 75s for the watcher
+to take it, then at most 1m for the outcome) and prints what the watcher saw; otherwise the
+command acts itself, holding the watcher's lock, and reports what its keys came to: nothing
+more is tried after it.
+
+Exit status: 0 resumed (a turn runs); 1 refused, nothing sent (a gate, nothing to resume,
+another resume or skip of PANE in progress) or another failure; 2 a bad PANE; 3 keys went out,
+then the pane was held (why is printed: nothing more is typed until you act); 4 keys went
+out, but no resumed turn was seen (the limit still holds, no sign of a turn, or no outcome in
+time: whether the watcher tries again is printed).`
 	if a == watcher.Skip {
 		short, long = "skip this wait: leave a stopped session alone until its next stop",
 			`Marks the stopped Claude Code session in PANE skipped: nothing is typed into it until it
@@ -52,9 +60,19 @@ stops again. Through the running watcher when there is one.`
 	return c
 }
 
-// answerWithin bounds the wait for the running watcher's answer: it sees a request at its next
-// tick (the interval is at most a minute), and a resume takes a few seconds.
-const answerWithin = 75 * time.Second
+// The exit codes of a resume whose keys went out but did not resume the session.
+const (
+	exitHeld       = 3 // the pane is held after the keys: nothing more is typed until the user acts
+	exitNotResumed = 4 // no resumed turn seen: the limit still holds, no sign of a turn, or no outcome in time
+)
+
+// The bounds of the wait for the running watcher: it takes a request at its next tick (the
+// interval is at most a minute), and once the keys went out it sees their effect within
+// seconds (Settle, after a menu's digit the message first).
+const (
+	answerWithin  = 75 * time.Second
+	outcomeWithin = time.Minute
+)
 
 func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, target string, std stdio) error {
 	id, err := paneID(ctx, tmux, target)
@@ -66,17 +84,21 @@ func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, targ
 		return fmt.Errorf("%s %s: %w", a, target, err)
 	}
 	switch {
-	case out.Sent && !out.Done:
-		return fmt.Errorf("%s %s: sent, but the session did not resume: %s", a, target, out.Message)
-	case !out.Done:
-		return fmt.Errorf("%s %s: refused: %s", a, target, out.Message)
+	case out.Done && !out.Pending:
+		fmt.Fprintln(std.out, out.Message)
+		return nil
+	case out.Held:
+		return &exitError{exitHeld, fmt.Errorf("%s %s: keys went out, but the session did not resume: %s", a, target, out.Message)}
+	case out.Sent || out.Pending:
+		return &exitError{exitNotResumed, fmt.Errorf("%s %s: keys went out, but the session did not resume: %s", a, target, out.Message)}
 	}
-	fmt.Fprintln(std.out, out.Message)
-	return nil
+	return fmt.Errorf("%s %s: refused: %s", a, target, out.Message)
 }
 
 // doAction carries out the action on pane id: through the running watcher when there is one,
-// else here, holding its lock (warnings go to logTo).
+// else here, holding its lock (notices go to logTo). One action on a pane at a time: while
+// another command's resume or skip of the pane runs (it holds the pane's lock), the action is
+// refused at once and nothing is sent; that command reports the outcome.
 func doAction(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Action, logTo io.Writer) (watcher.Outcome, error) {
 	server, err := tmux.SocketFileHere()
 	if err != nil {
@@ -86,16 +108,37 @@ func doAction(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Ac
 	if err != nil {
 		return watcher.Outcome{}, err
 	}
-	lock, err := store.Acquire(lockDir, server)
 	var locked *store.LockedError
+	busy, err := store.Acquire(lockDir, paneKey(server, id))
+	switch {
+	case errors.As(err, &locked):
+		return watcher.Outcome{Message: inProgress(id, locked.PID)}, nil
+	case err != nil:
+		return watcher.Outcome{}, err
+	}
+	defer busy.Release()
+	lock, err := store.Acquire(lockDir, server)
 	switch {
 	case errors.As(err, &locked): // a watcher runs: it does it
-		return handOver(ctx, tmux, id, a)
+		return handOver(ctx, tmux, id, a, locked.PID, logTo)
 	case err != nil:
 		return watcher.Outcome{}, err
 	}
 	defer lock.Release()
 	return actHere(ctx, tmux, server, id, a, logTo)
+}
+
+// paneKey names the lock of the actions on pane id of server: a lock file beside the
+// watcher's (store.LockPath), one per pane acted on.
+func paneKey(server, id string) string { return server + ".pane" + strings.TrimPrefix(id, "%") }
+
+// inProgress says that another command acts on pane id (pid 0: not known yet).
+func inProgress(id string, pid int) string {
+	who := "another cac-tmux command"
+	if pid > 0 {
+		who += " (pid " + strconv.Itoa(pid) + ")"
+	}
+	return "a resume or skip of " + id + " is already in progress in " + who + ", which reports its outcome; nothing was sent"
 }
 
 // paneID resolves a pane id or session:window.pane to the pane's id, exactly
@@ -113,33 +156,87 @@ func paneID(ctx context.Context, tmux *tmuxctl.Client, target string) (string, e
 	return p.ID, nil
 }
 
-// handOver hands the action to the running watcher through the pane option @cac_request and
-// waits for its answer in @cac_reply. Unanswered, the request is withdrawn.
-func handOver(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Action) (watcher.Outcome, error) {
+// Why a wait for the running watcher's answer ended without it.
+var (
+	errNoAnswer    = errors.New("no answer in time")
+	errWatcherGone = errors.New("the watcher stopped")
+)
+
+// handOver hands the action to the running watcher (pid, 0 when not known) through the pane
+// option @cac_request and waits for its answer in @cac_reply: that it took the request, then,
+// once a resume's keys went out, their outcome (awaitOutcome). A request the watcher does not
+// take is withdrawn, and nothing was sent.
+func handOver(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Action, pid int, logTo io.Writer) (watcher.Outcome, error) {
 	nonce := strconv.FormatInt(clock.Real.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
-	if err := tmux.Request(ctx, id, string(a)+" "+nonce); err != nil {
+	request := string(a) + " " + nonce
+	if err := tmux.Request(ctx, id, request); err != nil {
 		return watcher.Outcome{}, err
 	}
-	deadline := clock.Real.Now().Add(answerWithin)
-	for clock.Real.Now().Before(deadline) {
+	who := "the running watcher"
+	if pid > 0 {
+		who += " (pid " + strconv.Itoa(pid) + ")"
+	}
+	fmt.Fprintf(logTo, "cac-tmux: %s %s: handed to %s; waiting for it to take the request (at most %s)\n", a, id, who, answerWithin)
+	out, err := awaitReply(ctx, tmux, id, nonce, answerWithin, false)
+	if errors.Is(err, errNoAnswer) || errors.Is(err, errWatcherGone) {
+		bg := context.WithoutCancel(ctx)
+		if v, err := tmux.PaneOption(bg, id, tmuxctl.RequestOption); err == nil && v == request {
+			_ = tmux.SetPaneOptions(bg, id, []string{tmuxctl.RequestOption}, []string{""})
+		}
+		why := "within " + answerWithin.String()
+		if errors.Is(err, errWatcherGone) {
+			why = "before it stopped"
+		}
+		return watcher.Outcome{}, fmt.Errorf("%s did not take the request %s; it is withdrawn, and nothing was sent", who, why)
+	}
+	if err != nil || !out.Pending {
+		return out, err
+	}
+	fmt.Fprintf(logTo, "cac-tmux: %s %s: %s; waiting for the watcher to see the outcome (at most %s)\n", a, id, out.Message, outcomeWithin)
+	return awaitOutcome(ctx, tmux, id, nonce, out)
+}
+
+// awaitOutcome waits for the outcome of a resume whose keys went out (sent says so) for the
+// request of nonce. Not answered in time, or the watcher gone, it is not known to have resumed.
+func awaitOutcome(ctx context.Context, tmux *tmuxctl.Client, id, nonce string, sent watcher.Outcome) (watcher.Outcome, error) {
+	out, err := awaitReply(ctx, tmux, id, nonce, outcomeWithin, true)
+	switch {
+	case errors.Is(err, errNoAnswer):
+		return watcher.Outcome{Sent: true, Message: sent.Message + "; the watcher saw no outcome within " + outcomeWithin.String() +
+			" (it goes on looking: cac-tmux list shows the pane)"}, nil
+	case errors.Is(err, errWatcherGone):
+		return watcher.Outcome{Sent: true, Message: sent.Message + "; the watcher stopped before it saw the outcome"}, nil
+	}
+	return out, err
+}
+
+// awaitReply reads @cac_reply every 100 ms until it answers the request of nonce (with its
+// outcome when final is set), for at most within; every second it checks that a watcher still
+// runs (errWatcherGone).
+func awaitReply(ctx context.Context, tmux *tmuxctl.Client, id, nonce string, within time.Duration, final bool) (watcher.Outcome, error) {
+	deadline := clock.Real.Now().Add(within)
+	for i := 1; clock.Real.Now().Before(deadline); i++ {
 		reply, err := tmux.PaneOption(ctx, id, tmuxctl.ReplyOption)
 		if err != nil {
 			return watcher.Outcome{}, err
 		}
-		if rest, ok := strings.CutPrefix(reply, nonce+" "); ok {
-			verdict, msg, _ := strings.Cut(rest, " ")
-			return watcher.Outcome{Done: verdict == "ok", Message: msg}, nil
+		if out, ok := watcher.ParseReply(reply, nonce); ok && (!final || !out.Pending) {
+			return out, nil
+		}
+		if i%10 == 0 && !watcherRunning(ctx, tmux) {
+			return watcher.Outcome{}, errWatcherGone
 		}
 		if err := clock.Real.Sleep(ctx, 100*time.Millisecond); err != nil {
 			return watcher.Outcome{}, err
 		}
 	}
-	_ = tmux.SetPaneOptions(context.WithoutCancel(ctx), id, []string{tmuxctl.RequestOption}, []string{""})
-	return watcher.Outcome{}, fmt.Errorf("the running watcher did not answer within %s; the request is withdrawn", answerWithin)
+	return watcher.Outcome{}, errNoAnswer
 }
 
 // actHere carries out the action without a watcher, holding its lock: the watcher's own code,
-// with the settings of the configuration file and the tmux options, and the state file.
+// with the settings of the configuration file and the tmux options, and the state file. A
+// resume's keys are followed until their effect shows (or 3 × Settle); no watcher makes
+// another attempt, and the outcome says so.
 func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a watcher.Action, logTo io.Writer) (watcher.Outcome, error) {
 	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
 	if err != nil {
@@ -155,8 +252,11 @@ func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a wat
 	cfg.Log = zerolog.New(logTo).Level(zerolog.WarnLevel)
 	wt := watcher.New(tmux, newFinder(), cfg)
 	out, err := wt.Do(ctx, id, a)
-	if err != nil || !out.Done || a != watcher.ResumeNow {
-		return out, err
+	if err == nil && out.Pending {
+		out, err = wt.Follow(ctx, id, 3*cfg.Settle)
 	}
-	return wt.Follow(ctx, id, 3*cfg.Settle)
+	if err == nil && out.Sent {
+		out.Message += "; no watcher runs on this server, so nothing more will be tried"
+	}
+	return out, err
 }

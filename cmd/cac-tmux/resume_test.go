@@ -4,11 +4,14 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // runCmd runs one command line in-process and returns its exit code, stdout and stderr.
@@ -51,8 +54,8 @@ func TestResumeThroughWatcher(t *testing.T) {
 	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
 	target := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", pane, "#{session_name}:#{window_index}.#{pane_index}"))
 	code, out, errOut := runCmd("resume", "-S", s.Socket, target) // a tmux target, not the id
-	if code != 0 || !strings.Contains(out, "resumed by hand") {
-		t.Fatalf("resume = %d, stdout %q, stderr %q; want 0 and the watcher's answer", code, out, errOut)
+	if code != 0 || out != "resumed: a turn runs in "+target+"\n" || !strings.Contains(errOut, "waiting for the watcher to see the outcome") {
+		t.Fatalf("resume = %d, stdout %q, stderr %q; want 0, the resumed turn the watcher saw, and what it waited for", code, out, errOut)
 	}
 	wantOneResume(t, log)
 	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "message": "resumed"})
@@ -113,5 +116,121 @@ func TestResumeRefusalsAndSkip(t *testing.T) {
 	}
 	if ins, _, _ := inputs(t, plainLog); len(ins) != 0 {
 		t.Errorf("skip: claude received %q", ins)
+	}
+}
+
+// resume reports the outcome the watcher saw, not that the keys went out (issue 22, finding
+// 13): a limit that still holds is exit 4 and says when the watcher tries again; a pane held
+// after the keys (they never reached the input box) is exit 3 and says why.
+func TestResumeThroughWatcherReportsTheOutcome(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 120, 30)
+	reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	holds, holdsLog := startClaude(t, s, "--reset", reset) // every prompt before the reset hits the limit again
+	eats, _ := startClaude(t, s, "--reset", reset, "--vim", "stuck")
+	w := startWatch(t, s.Socket)
+	for _, p := range []string{holds, eats} {
+		w.waitLog(t, 10*time.Second, map[string]string{"pane": p, "state": "waiting"})
+	}
+	code, out, errOut := runCmd("resume", "-S", s.Socket, holds)
+	if code != 4 || out != "" || !strings.Contains(errOut, "did not resume: main:1.0 is waiting: the limit still holds after 1 attempt; next attempt ") {
+		t.Errorf("resume of a session whose limit still holds = %d, stdout %q, stderr %q; want 4, the limit holds, the next attempt", code, out, errOut)
+	}
+	tmuxtest.WaitFor(t, 10*time.Second, "the stop again", func() bool { _, _, st := inputs(t, holdsLog); return hasState(st, "limited-again") })
+	code, out, errOut = runCmd("resume", "-S", s.Socket, eats)
+	if code != 3 || out != "" || !strings.Contains(errOut, "did not resume: main:2.0 is held: the input box did not show what was typed") {
+		t.Errorf("resume of a session that eats every key = %d, stdout %q, stderr %q; want 3 and held, saying why", code, out, errOut)
+	}
+	if st := paneOption(t, s, eats, "@cac_state"); st != "held" {
+		t.Errorf("@cac_state after the keys were eaten = %q, want held (it sticks until the stop changes)", st)
+	}
+}
+
+// Without a watcher, resume says what it did and that nothing more will happen: it promised
+// a "next attempt" nobody would make.
+func TestResumeWithoutWatcherPromisesNothing(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 120, 30)
+	pane, log := startClaude(t, s, "--reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	code, out, errOut := runCmd("resume", "-S", s.Socket, pane)
+	if code != 4 || out != "" || !strings.Contains(errOut, "the limit still holds after 1 attempt; no watcher runs on this server, so nothing more will be tried") ||
+		strings.Contains(errOut, "next attempt") {
+		t.Errorf("resume = %d, stdout %q, stderr %q; want 4, the limit holds, nothing more tried, no next attempt", code, out, errOut)
+	}
+	if ins, _, _ := inputs(t, log); strings.Join(ins, "|") != "continue|\r" {
+		t.Errorf("claude received %q, want one message and Enter", ins)
+	}
+}
+
+// Two resumes of one pane at once: the second is refused at once, sends nothing and names
+// the first, which reports the one outcome. With a watcher (slow to take requests, so the
+// first's request is still waiting) the second overwrote the first's request, and the first
+// waited 75 s for an answer; without one, the second took the first's lock for a watcher's
+// and waited 75 s too.
+func TestResumeTwiceAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, watched := range []bool{true, false} {
+		name := map[bool]string{true: "watcher", false: "no watcher"}[watched]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := tmuxtest.Start(t, 120, 30)
+			pane, log := startClaude(t, s, "--reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "--limit-until", time.Now().Format(time.RFC3339))
+			busy := func() bool { return lockHeld(t, s.Socket) } // the first acts, holding the watcher's lock
+			if watched {
+				w := startWatch(t, s.Socket, "--interval", "5s")
+				w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+				busy = func() bool { return paneOption(t, s, pane, "@cac_request") != "" }
+			}
+			first := exec.Command(bins.cac, "resume", "-S", s.Socket, pane)
+			var firstOut, firstErr bytes.Buffer
+			first.Stdout, first.Stderr = &firstOut, &firstErr
+			if err := first.Start(); err != nil {
+				t.Fatal(err)
+			}
+			tmuxtest.WaitFor(t, 10*time.Second, "the first resume under way", busy)
+			start := time.Now()
+			code, out, errOut := runCmd("resume", "-S", s.Socket, pane)
+			if took := time.Since(start); code != 1 || out != "" || !strings.Contains(errOut, "already in progress") || took > tmuxtest.Scale(5*time.Second) {
+				t.Errorf("second resume = %d after %s, stdout %q, stderr %q; want 1 at once: already in progress", code, took.Round(time.Millisecond), out, errOut)
+			}
+			err := first.Wait()
+			if err != nil || !strings.Contains(firstOut.String(), "resumed: a turn runs in") {
+				t.Errorf("first resume: %v, stdout %q, stderr %q; want 0 and the resumed turn", err, firstOut.String(), firstErr.String())
+			}
+			wantOneResume(t, log)
+		})
+	}
+}
+
+// paneOption reads a pane option of pane on s.
+func paneOption(t *testing.T, s *tmuxtest.Server, pane, name string) string {
+	t.Helper()
+	return strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", pane, "#{"+name+"}"))
+}
+
+// A skip while a resume of the pane is in progress is refused too: it would have replaced the
+// resume's request. The pane lock is the one resume and skip take.
+func TestSkipWhileResumeInProgress(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 120, 30)
+	pane, log := startClaude(t, s, "--reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	lockDir, err := store.LockDir(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := store.Acquire(lockDir, paneKey(s.Socket, pane)) // as a resume of the pane does
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	code, out, errOut := runCmd("skip", "-S", s.Socket, pane)
+	if code != 1 || out != "" || !strings.Contains(errOut, "a resume or skip of "+pane+" is already in progress") {
+		t.Errorf("skip = %d, stdout %q, stderr %q; want 1: in progress", code, out, errOut)
+	}
+	if st := paneOption(t, s, pane, "@cac_state"); st != "" {
+		t.Errorf("@cac_state = %q, want nothing published", st)
+	}
+	if ins, _, _ := inputs(t, log); len(ins) != 0 {
+		t.Errorf("claude received %q", ins)
 	}
 }
