@@ -1054,3 +1054,41 @@ func TestTablePrefilledContinue(t *testing.T) {
 		})
 	}
 }
+
+// TestRealCaptures2_1_332: Claude Code 2.1.332 against ../shared/tools/mockapi (issue 22). The
+// prefilled continue (server flag tengu_vellum_anchor): "continue" in the box under "Press ⏎
+// to continue after reset" is Prefilled, before and after the reset; the box after a typed
+// "continue" is a draft. A reply quoting the line and a bash-mode command's output are no stop;
+// a reopened conversation draws its old stop exactly like a real one: the screen cannot tell
+// them apart, and Claude Code's records decide (watcher.judge).
+func TestRealCaptures2_1_332(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		file                     string
+		limited, menu, prefilled bool
+		draft                    string
+	}{
+		{"2.1.332-prefilled-stop.txt", true, false, true, "continue"},
+		{"2.1.332-prefilled-after-reset.txt", true, false, true, "continue"},
+		{"2.1.332-prefilled-continuecontinue.txt", true, false, false, "continuecontinue"},
+		{"2.1.332-prefilled-menu.txt", true, true, false, ""},
+		{"2.1.332-prefilled-after-enter.txt", false, false, false, ""},
+		{"2.1.332-quoted-reply.txt", false, false, false, ""},
+		{"2.1.332-quoted-shell-output.txt", false, false, false, ""}, // under "! printf …": tool output
+		{"2.1.332-reopened-stop.txt", true, false, false, ""},
+	}
+	for _, tt := range tests {
+		b, err := os.ReadFile("testdata/real/" + tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := Detect(string(b), Facts{Now: now, Zone: time.UTC})
+		if v.Limited != tt.limited || v.Menu.Open != tt.menu || v.Prefilled != tt.prefilled || v.Input.Draft != tt.draft {
+			t.Errorf("%s: limited %v menu %v prefilled %v draft %q, want %v %v %v %q (%s)",
+				tt.file, v.Limited, v.Menu.Open, v.Prefilled, v.Input.Draft, tt.limited, tt.menu, tt.prefilled, tt.draft, v.Reason)
+		}
+		if tt.menu && v.Menu.StopDigit != 1 {
+			t.Errorf("%s: StopDigit %d, want 1 (rows %+v)", tt.file, v.Menu.StopDigit, v.Menu.Rows)
+		}
+	}
+}
