@@ -29,7 +29,7 @@
 //
 // It prints a markdown table per N (medians, min–max), checks the targets of issues 5 and 16,
 // and writes a CSV and a PNG plot (CPU % vs N, log–log, drawn with a built-in 5×7 bitmap font)
-// under -out; -readme CSV prints the README's table from such a CSV. Every tmux server is
+// under -out; -readme CSV prints the table in docs/costs.md from such a CSV. Every tmux server is
 // killed and the temporary directory removed at the end, on error and on
 // SIGINT/SIGTERM/SIGHUP.
 package main
@@ -137,7 +137,7 @@ func main() {
 func defineFlags(n, watchArgs, readme *string) {
 	flag.StringVar(n, "n", "10,100,1000", "numbers of Claude panes per server, comma separated")
 	flag.IntVar(&opt.trials, "trials", 20, "detection trials per N and run: limits drawn at random points of the tick on idle sessions (0: none)")
-	flag.StringVar(readme, "readme", "", "print the README's table of what watching costs from this CSV of an earlier run, and exit")
+	flag.StringVar(readme, "readme", "", "print the table in docs/costs.md of what watching costs from this CSV of an earlier run, and exit")
 	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner) in the detection phases")
 	flag.DurationVar(&opt.interval, "interval", time.Second, "the watcher's --interval (its tick), also the naive poller's")
 	flag.IntVar(&opt.runs, "runs", 3, "repetitions of every measurement (a fresh server each)")

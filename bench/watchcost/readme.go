@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// readmeTable prints the README's table of what watching costs from a CSV written by an
+// readmeTable prints the table in docs/costs.md of what watching costs from a CSV written by an
 // earlier run (writeCSV): one row per N, medians, the total with its min–max.
 func readmeTable(w io.Writer, path string) error {
 	f, err := os.Open(path)
