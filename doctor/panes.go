@@ -143,9 +143,9 @@ func beneathPane(p *Pane, b proc.Beneath, watched func(string) (int, bool)) {
 }
 
 // looksLikeClaude reports whether a pane's command or title suggests Claude Code (proc.Hint),
-// a "node" command only with a title that does: node runs much else.
+// a runtime's command (node, bun) only with a title that does: a runtime runs much else.
 func looksLikeClaude(tp tmuxctl.Pane) bool {
-	return proc.Hint(tp.Command, "") && tp.Command != "node" || proc.Hint("", tp.Title)
+	return proc.Hint(tp.Command, "") && !proc.IsRuntime(tp.Command) || proc.Hint("", tp.Title)
 }
 
 // checkRecords reads where each Claude Code pane's process keeps its records (records

@@ -131,7 +131,7 @@ var Defaults = Config{
 // wrapper script) is looked at whenever its window shows activity.
 var Search = tmuxctl.Search{
 	Pattern:  `limit|usage|spending cap|automatic|what do you want to do`,
-	Commands: `^(claude|claude\.exe|node|nodejs|bun|[0-9]+\.[0-9]+\.[0-9]+.*)$`,
+	Commands: proc.CommandPattern(),
 }
 
 // narrow is the width below which a wrapped message may slip past the pre-filter (a single

@@ -2,6 +2,8 @@ package proc
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -74,13 +76,19 @@ func isClaude(comm string, argv []string, exe string, resolve func(string) strin
 	return "", false
 }
 
-// Hint reports whether tmux's pane_current_command or pane_title suggests Claude Code:
-// command claude, claude.exe, node, or a version string like "2.1.329"; or a title starting with
-// "✳" or a Braille spinner rune U+2800–U+28FF, or containing "Claude Code". It is a cheap
-// pre-check, never proof.
+// The one list of the names Claude Code runs under: its native build's (a versioned path's
+// name is a version string, isVersion), and the JavaScript runtimes its npm package runs on.
+var (
+	claudeNames  = []string{"claude", "claude.exe"}
+	runtimeNames = []string{"node", "nodejs", "bun"}
+)
+
+// Hint reports whether tmux's pane_current_command or pane_title suggests Claude Code: a
+// command of Claude Code's names or its runtimes', or a version string like "2.1.329"; or a
+// title starting with "✳" or a Braille spinner rune U+2800–U+28FF, or containing "Claude
+// Code". It is a cheap pre-check, never proof.
 func Hint(command, title string) bool {
-	switch command {
-	case "claude", "claude.exe", "node":
+	if isClaudeName(command) || IsRuntime(command) {
 		return true
 	}
 	if isVersion(command) {
@@ -90,14 +98,27 @@ func Hint(command, title string) bool {
 	return r == '✳' || (r >= 0x2800 && r <= 0x28FF) || strings.Contains(title, "Claude Code")
 }
 
+// CommandPattern is Hint's rule for a command as a regular expression (tmux's #{m/r:…}), for
+// a server-side filter: Claude Code's names, its runtimes', and a version string.
+func CommandPattern() string {
+	var names []string
+	for _, n := range slices.Concat(claudeNames, runtimeNames) {
+		names = append(names, regexp.QuoteMeta(n))
+	}
+	return `^(` + strings.Join(names, "|") + `|[0-9]+\.[0-9]+\.[0-9]+.*)$`
+}
+
 // isClaudeName reports whether a command name is Claude Code's own.
-func isClaudeName(s string) bool { return s == "claude" || s == "claude.exe" }
+func isClaudeName(s string) bool { return slices.Contains(claudeNames, s) }
+
+// IsRuntime reports whether a command name is a JavaScript runtime Claude Code's npm package
+// runs on: such a command runs much else too.
+func IsRuntime(s string) bool { return slices.Contains(runtimeNames, s) }
 
 // runtimeName returns the first of the names that is a JavaScript runtime Claude Code runs on.
 func runtimeName(names ...string) string {
 	for _, n := range names {
-		switch n {
-		case "node", "nodejs", "bun":
+		if IsRuntime(n) {
 			return n
 		}
 	}

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -109,7 +110,9 @@ func TestHint(t *testing.T) {
 		{"bash", "", false},
 		{"zsh", "user@host: ~/src", false},
 		{"vim", "claude.md (~/src) - VIM", false},
-		{"nodejs", "", false}, // tmux names the argv[0]; only "node" is a hint
+		{"nodejs", "", true}, // the runtimes the server-side filter lets through (issue 23: the two lists had drifted)
+		{"bun", "", true},
+		{"nodejsx", "", false},
 		{"2.1", "", false},
 		{"bash", "x ✳", false},
 		{"bash", "\u2900 arrows", false},
@@ -140,6 +143,16 @@ func TestIsVersion(t *testing.T) {
 	for _, tt := range tests {
 		if got := isVersion(tt.s); got != tt.want {
 			t.Errorf("isVersion(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// CommandPattern is Hint's rule for the command, as tmux's filter reads it.
+func TestCommandPattern(t *testing.T) {
+	re := regexp.MustCompile(CommandPattern())
+	for _, c := range []string{"claude", "claude.exe", "node", "nodejs", "bun", "2.1.329", "1.0.0-beta", "bash", "claudex", "2.1", "vim", "node.exe", ""} {
+		if got, want := re.MatchString(c), Hint(c, ""); got != want {
+			t.Errorf("CommandPattern matches %q: %v, Hint: %v", c, got, want)
 		}
 	}
 }
