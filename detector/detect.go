@@ -17,9 +17,10 @@ const maxMessageRows = 6
 // Detect classifies one screen. screen is the pane text as `capture-pane -p -J` prints it
 // (no escapes); f carries the capture instant, the appearance instant and the host zone.
 //
-// The rules follow SPEC §4: a stop is a limit message on the first line of a response gutter
-// ("  ⎿ " then U+00A0) that is not tool output; the last one on screen counts, and only if no
-// newer activity follows it and no shell prompt follows Claude Code's UI.
+// The rules follow what Claude Code draws (docs/claude-code.md): a stop is a limit message on
+// the first line of a response gutter ("  ⎿ " then U+00A0) that is not tool output; the last one
+// on screen counts, and only if no newer activity follows it and no shell prompt follows Claude
+// Code's UI.
 func Detect(screen string, f Facts) Verdict {
 	s := scan(screen)
 	v := Verdict{Line: -1, Native: NativeNone, Input: s.input, Menu: s.menu}
@@ -260,9 +261,9 @@ func (s *screen) findMenu() (top, bottom int) {
 	return top, bottom
 }
 
-// stopDigit is the digit of the Stop row (SPEC §4.4), 0 unless the rows read as 1..N in
-// order with exactly one Stop row: the order of the rows changes between accounts, and any
-// other row can start an upgrade or a purchase.
+// stopDigit is the digit of the Stop row (docs/claude-code.md, The options menu), 0 unless the
+// rows read as 1..N in order with exactly one Stop row: the order of the rows changes between
+// accounts, and any other row can start an upgrade or a purchase.
 func stopDigit(rows []MenuRow) int {
 	stop := 0
 	for i, r := range rows {
@@ -279,9 +280,10 @@ func stopDigit(rows []MenuRow) int {
 	return stop
 }
 
-// stopLabels are the Stop rows Claude Code is known to draw (SPEC §4.4: 2.0.45 → 2.1.330). A
-// row is pressed only when its whole label is one of them: the service can change these labels,
-// and a new one ("Stop waiting and switch to usage credits") must not be taken for Stop.
+// stopLabels are the Stop rows Claude Code is known to draw (2.0.45 → 2.1.330: docs/claude-code.md,
+// The options menu). A row is pressed only when its whole label is one of them: the service can
+// change these labels, and a new one ("Stop waiting and switch to usage credits") must not be
+// taken for Stop.
 var stopLabels = []string{"Stop and wait for limit to reset", "Stop"}
 
 // paidWords are words of a row that spends money or changes the plan or the account. A Stop
@@ -412,9 +414,9 @@ type afterStop struct {
 }
 
 // after reads the transcript rows below the stop, then the footer, for newer activity and for
-// Claude Code's own auto-continue (SPEC §4.5). The latest auto-continue line in the transcript
-// sets the state; an armed banner or a press-enter line in the footer is the current state and
-// wins.
+// Claude Code's own auto-continue (docs/claude-code.md, Claude Code's own auto-continue). The
+// latest auto-continue line in the transcript sets the state; an armed banner or a press-enter
+// line in the footer is the current state and wins.
 func (s *screen) after(from int) afterStop {
 	a := afterStop{native: NativeNone}
 	footer := NativeNone // the footer shows the current state: armed, or press enter
@@ -582,7 +584,7 @@ func (s *screen) busyFrom(from int) bool {
 }
 
 // exitedFrom reports a shell prompt at column 0 below row from and below the transcript: claude
-// exited and left its last screen behind (SPEC §4.6).
+// exited and left its last screen behind (docs/claude-code.md, Not stops).
 func (s *screen) exitedFrom(from int) bool {
 	for i := from; i < len(s.rows); i++ {
 		r := s.rows[i]

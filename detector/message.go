@@ -79,14 +79,14 @@ func kindWord(w string) (Kind, bool) {
 	case "sonnet", "sonnet weekly":
 		return KindSonnet, true
 	case "org's monthly spend", "organization's monthly spend", "monthly spend":
-		// SPEC §4.2: spend limits are not cleared by waiting for a reset.
+		// Spend limits are not cleared by waiting for a reset (docs/claude-code.md, Messages).
 		return KindSpendingCap, false
 	}
 	return KindUnknown, true
 }
 
-// heads are the message templates of every era (SPEC §4.2), matched at the start of the
-// normalized message text.
+// heads are the message templates of every era (docs/claude-code.md, Messages), matched at the
+// start of the normalized message text.
 var heads = []head{
 	// E0 raw internal form (≤1.0.83, also `claude -p` and Task results): "…|<epoch>".
 	{re: regexp.MustCompile(`^Claude AI usage limit reached\|(-?\d{1,12})`), classify: fixed(KindLegacy, true)},
@@ -111,14 +111,14 @@ var heads = []head{
 	// E2 and teams: "Limit reached resets 12:50am (…) · /upgrade …", "Limit reached – contact an admin".
 	{re: regexp.MustCompile(`^Limit reached\b`), classify: fixed(KindUsage, true), needReset: true},
 	{re: regexp.MustCompile(`^Spending cap reached\b`), classify: fixed(KindSpendingCap, true)},
-	// Org and seat stops: waiting cannot clear them (SPEC §4.2).
+	// Org and seat stops: waiting cannot clear them (docs/claude-code.md, Messages).
 	{re: regexp.MustCompile(`^Your (?:org|organization|organisation) is out of usage\b`), classify: fixed(KindTeam, false)},
 	{re: regexp.MustCompile(`^Your seat type doesn't include usage credits\b`), classify: fixed(KindTeam, false)},
 	{re: regexp.MustCompile(`^Usage is paused for your (?:org|organization|organisation)\b`), classify: fixed(KindTeam, false)},
 }
 
 // notStop are phrases that make a message that starts like a stop something else: warnings,
-// fallbacks, wrap-up and retry notices, fast-mode countdowns (SPEC §4.6).
+// fallbacks, wrap-up and retry notices, fast-mode countdowns (docs/claude-code.md, Not stops).
 var notStop = regexp.MustCompile(`(?i)wrapping up|continuing automatically|now using|retrying in|approaching|resets in \d|\b\d{1,3}% (?:of|used)`)
 
 // admin is the team clause "contact an admin to keep working".

@@ -18,9 +18,9 @@ type clockText struct {
 	zone         string
 }
 
-// clockRE reads the reset forms of SPEC §4.3 at the start of the text after "resets":
-// "4pm", "4:30pm", "12am", "4 PM" (a space, U+202F or U+00A0 before am/pm is normalized to a
-// space), "Nov 23, 11pm" (Linux/Node), "May 28 at 7pm" (macOS native builds),
+// clockRE reads the reset forms (docs/claude-code.md, Reset times) at the start of the text
+// after "resets": "4pm", "4:30pm", "12am", "4 PM" (a space, U+202F or U+00A0 before am/pm is
+// normalized to a space), "Nov 23, 11pm" (Linux/Node), "May 28 at 7pm" (macOS native builds),
 // "Jan 2, 2027, 5pm" when the year differs, and a 24-hour "17:00" for completeness; then an
 // optional " (IANA/Zone)".
 var clockRE = regexp.MustCompile(`^(?:(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?(?:,? at |, | ))?(\d{1,2})(?::(\d{2}))?(?: ?([AaPp])\.?[Mm]\.?)?(?: \(([A-Za-z0-9_+\-/]{1,64})\))?`)
@@ -94,7 +94,8 @@ func loadZone(name string) (*time.Location, bool) {
 	return l, true
 }
 
-// Bounds on how far after its message a time-only reset can be (SPEC §4.3).
+// Bounds on how far after its message a time-only reset can be (docs/claude-code.md, Reset
+// times).
 const (
 	sessionBound = 5 * time.Hour  // a session (5-hour) limit resets at most 5 h after the stop
 	dayBound     = 24 * time.Hour // a time-only reset is printed only when it is < 24 h away
@@ -199,11 +200,11 @@ func resolveDate(c *clockText, loc *time.Location, anchor time.Time) time.Time {
 }
 
 // resolveUnanchored chooses a time-only reset when the instant the message appeared is
-// unknown (SPEC §4.3). The reset is the next occurrence of the printed time after the
-// message; the message appeared at or before now. The candidates are the last occurrence at
-// or before now (r1: the reset has passed) and the next one after now (r2). r2 is impossible
-// when it lies further ahead than the limit's kind allows (a session resets ≤ 5 h after its
-// message); a printed time that passed within the hour is taken as passed.
+// unknown (docs/claude-code.md, Reset times). The reset is the next occurrence of the printed
+// time after the message; the message appeared at or before now. The candidates are the last
+// occurrence at or before now (r1: the reset has passed) and the next one after now (r2). r2 is
+// impossible when it lies further ahead than the limit's kind allows (a session resets ≤ 5 h
+// after its message); a printed time that passed within the hour is taken as passed.
 func resolveUnanchored(now time.Time, c *clockText, loc *time.Location, kind Kind) (time.Time, string) {
 	r1 := lastAtOrBefore(now, c.hour, c.minute, loc)
 	r2, _ := nextAfter(now.Add(time.Nanosecond), c.hour, c.minute, loc)

@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-	_ "time/tzdata" // every zone below loads on any machine, as in the binary (SPEC §4.3)
+	_ "time/tzdata" // every zone below loads on any machine, as in the binary (docs/claude-code.md)
 	"unicode/utf8"
 )
 
-// Table tests for Detect, one row per screen form of SPEC §4.1–4.6. Screens are drawn by the
-// small helpers below the way Claude Code draws them (see ../shared/fixtures/claude-screens).
+// Table tests for Detect, one row per screen form of docs/claude-code.md (from Where the stop is
+// drawn to Not stops). Screens are drawn by the small helpers below the way Claude Code draws
+// them (see ../shared/fixtures/claude-screens).
 
 const nb = "\u00a0" // NO-BREAK SPACE: after the gutter glyph and after the empty prompt glyph
 
@@ -60,7 +61,8 @@ const (
 	ui10           // 1.0.x: rounded box "│ > … │"
 )
 
-// gut is the first row of a response gutter: "  ⎿ " + NBSP + text (SPEC §4.1).
+// gut is the first row of a response gutter: "  ⎿ " + NBSP + text (docs/claude-code.md, Where
+// the stop is drawn).
 func gut(text string) string { return "  ⎿ " + nb + text }
 
 func rule(width int) string { return strings.Repeat("─", width) }
@@ -206,7 +208,8 @@ func checkAt(t *testing.T, in string, got Reset, want time.Time) {
 	}
 }
 
-// TestTableTemplates: every message template of SPEC §4.2 as the stop of a turn.
+// TestTableTemplates: every message template (docs/claude-code.md, Messages) as the stop of a
+// turn.
 func TestTableTemplates(t *testing.T) {
 	tests := []struct {
 		era      ui
@@ -301,7 +304,8 @@ func TestTableTemplates(t *testing.T) {
 	}
 }
 
-// TestTableTimeForms: the reset forms of SPEC §4.3 and how a time-only reset is placed.
+// TestTableTimeForms: the reset forms (docs/claude-code.md, Reset times) and how a time-only
+// reset is placed.
 func TestTableTimeForms(t *testing.T) {
 	const hit = "You've hit your limit · resets "
 	tests := []struct {
@@ -460,7 +464,7 @@ func TestTableTimeForms(t *testing.T) {
 }
 
 // TestTableWrapped: messages wrapped in a 50-column pane onto continuation rows indented five
-// spaces, followed by (wrapped) hint rows (SPEC §4.1).
+// spaces, followed by (wrapped) hint rows (docs/claude-code.md, Where the stop is drawn).
 func TestTableWrapped(t *testing.T) {
 	const width = 50
 	tests := []struct {
@@ -535,7 +539,8 @@ func TestTableWrapped(t *testing.T) {
 	}
 }
 
-// TestTableHardNegatives: SPEC §4.6 notices are not stops, wherever they are drawn.
+// TestTableHardNegatives: the hard negatives (docs/claude-code.md, Not stops) are not stops,
+// wherever they are drawn.
 func TestTableHardNegatives(t *testing.T) {
 	notices := []struct {
 		text   string
@@ -583,7 +588,8 @@ func TestTableHardNegatives(t *testing.T) {
 	}
 }
 
-// TestTableNotStopContexts: a real stop message in the wrong place is not a stop (SPEC §4.6).
+// TestTableNotStopContexts: a real stop message in the wrong place is not a stop
+// (docs/claude-code.md, Not stops).
 func TestTableNotStopContexts(t *testing.T) {
 	usagePanel := strings.Join([]string{
 		"  Settings:  Status   Config   Usage  (←/→ or tab to cycle)",
@@ -677,7 +683,8 @@ func TestTableNotStopContexts(t *testing.T) {
 }
 
 // TestTableLastLimitWins: the last stop on screen counts, and only while nothing newer follows
-// it; a turn summary, a hint or a slash-command echo is not newer activity (SPEC §4.1).
+// it; a turn summary, a hint or a slash-command echo is not newer activity (docs/claude-code.md,
+// Where the stop is drawn).
 func TestTableLastLimitWins(t *testing.T) {
 	stop := gut("You've hit your limit · resets 12:50am (Europe/Berlin)")
 	later := gut("You've hit your limit · resets 10:50pm (Europe/Berlin)")
@@ -734,7 +741,8 @@ func TestTableLastLimitWins(t *testing.T) {
 	}
 }
 
-// TestTableNative: Claude Code's own auto-continue (SPEC §4.5).
+// TestTableNative: Claude Code's own auto-continue (docs/claude-code.md, Claude Code's own
+// auto-continue).
 func TestTableNative(t *testing.T) {
 	stop := gut("You've hit your session limit · resets 12:50am (Europe/Berlin)")
 	armedLine := "● Usage limit reached · continuing automatically at 12:50am · esc or type to cancel"
@@ -809,7 +817,8 @@ func TestTableNative(t *testing.T) {
 	}
 }
 
-// TestTableMenu: the rate-limit options menu (SPEC §4.4); StopDigit is the only key to press.
+// TestTableMenu: the rate-limit options menu (docs/claude-code.md, The options menu); StopDigit
+// is the only key to press.
 func TestTableMenu(t *testing.T) {
 	stop21 := []string{"❯ hello", gut("You've hit your limit · resets 12:50am (Europe/Berlin)"), "", "❯ /rate-limit-options"}
 	stop20 := []string{"> hello", gut("You've hit your limit · resets 12:50am (Europe/Berlin)"), "     Opening your options…", "> /rate-limit-options"}
@@ -912,9 +921,9 @@ func TestTableMenu(t *testing.T) {
 	})
 }
 
-// TestTableInput: the input box and its draft in each generation (SPEC §4.1); bash mode counts
-// as a draft (a "continue" typed there would run as a shell command), recorded as the keys
-// that recreate it.
+// TestTableInput: the input box and its draft in each generation (docs/claude-code.md, Where the
+// stop is drawn); bash mode counts as a draft (a "continue" typed there would run as a shell
+// command), recorded as the keys that recreate it.
 func TestTableInput(t *testing.T) {
 	stop := []string{"❯ hello", gut("You've hit your limit · resets 12:50am (Europe/Berlin)")}
 	stop10 := []string{"> hello", gut("Claude usage limit reached. Your limit will reset at 12:50am (Europe/Berlin)."), "      • /upgrade to increase your usage limit."}
@@ -1025,8 +1034,8 @@ func TestParseKind(t *testing.T) {
 }
 
 // TestTablePrefilledContinue: Claude Code 2.1.330+ may put "continue" into the box itself,
-// with "Press ⏎ to continue after reset" under the stop (SPEC §10). Only that pair is
-// Prefilled; any other box text is the user's draft.
+// with "Press ⏎ to continue after reset" under the stop (docs/claude-code.md, Changes in 2.1.331
+// and 2.1.332). Only that pair is Prefilled; any other box text is the user's draft.
 func TestTablePrefilledContinue(t *testing.T) {
 	stop := gut("You've hit your 5-hour limit · resets 7:03am (America/New_York)")
 	hint := "     Press ⏎ to continue after reset"

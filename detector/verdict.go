@@ -126,7 +126,7 @@ type Reset struct {
 	// Anchor is set for time-only resets.
 	Anchor Anchor
 	// Ambiguous is true when the appearance instant was unknown and the reset had to be
-	// chosen between two candidate days (SPEC §4.3).
+	// chosen between two candidate days (docs/claude-code.md, Reset times).
 	Ambiguous bool
 	// How explains the derivation in one sentence.
 	How string

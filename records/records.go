@@ -1,7 +1,7 @@
-// Package records reads what Claude Code itself keeps about its sessions (SPEC §4.8): which
-// config directory a claude process uses, its entry in the session registry and its global
-// settings. The screen stays the authority on what is on screen now; these records confirm
-// and refine it.
+// Package records reads what Claude Code itself keeps about its sessions (docs/claude-code.md,
+// Claude Code's records): which config directory a claude process uses, its entry in the
+// session registry and its global settings. The screen stays the authority on what is on
+// screen now; these records confirm and refine it.
 //
 // Seen with Claude Code 2.1.330: an interactive claude keeps
 // <config dir>/sessions/<pid>.json while it runs ({"pid":4650,"sessionId":"…",

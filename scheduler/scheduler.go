@@ -16,7 +16,8 @@ import (
 // Config holds the scheduling parameters.
 type Config struct {
 	// Margin is the wait after the reset instant before acting. The printed reset is
-	// truncated to the minute, so the true reset can be up to 59 s later (SPEC §4.3).
+	// truncated to the minute, so the true reset can be up to 59 s later (docs/claude-code.md,
+	// Reset times).
 	Margin time.Duration
 	// ExactMargin replaces Margin for a reset known to the second (Claude Code's transcript
 	// records it): it only covers the difference between this host's clock and the API's.
@@ -37,7 +38,7 @@ type Config struct {
 	MaxAttempts int
 }
 
-// Default is the configuration of SPEC §2 and §5.
+// Default is the default configuration (docs/configuration.md, Keys; SAFETY.md).
 var Default = Config{
 	Margin:      60 * time.Second,
 	ExactMargin: 5 * time.Second,

@@ -45,7 +45,8 @@ type Pane struct {
 	Watcher string
 }
 
-// Options are the pane user options cac-tmux publishes on a supervised pane (SPEC §6).
+// Options are the pane user options cac-tmux publishes on a supervised pane (docs/tmux.md,
+// Pane options).
 // Reset and Due are RFC3339 instants; Zone is the IANA zone the reset was printed in.
 // Source says where Reset comes from ("screen" or "transcript"); Account is the claude
 // process's config directory, which stands for its account.

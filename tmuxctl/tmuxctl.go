@@ -5,7 +5,7 @@
 // functions, tested on their own.
 //
 // gotmux was evaluated and is not used: it panics on a pane title containing "-:-", has no
-// literal send-keys and no -L, and drops tmux's error text (SPEC §8).
+// literal send-keys and no -L, and drops tmux's error text (docs/choices.md).
 package tmuxctl
 
 import (

@@ -20,7 +20,7 @@ import (
 // (tmuxctl/changes.go: a pane closed or moved in another session while not its window's
 // active pane, windows renumbered, select-pane -d, synchronize-panes, user options set by
 // hand). None of those can send a key astray: the gate before every key re-reads the pane
-// (SPEC §5); until the next full listing a row may show an old target, or a closed pane.
+// (SAFETY.md); until the next full listing a row may show an old target, or a closed pane.
 // Why five minutes: a full listing of 1,000 panes costs the tmux server about 80 ms
 // (bench/listcost.sh), 0.14 % of a core once a minute, 0.03 % once every five.
 

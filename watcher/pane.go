@@ -19,7 +19,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
-// State is where a supervised session stands (SPEC §6).
+// State is where a supervised session stands (docs/how-it-works.md, How the watcher decides).
 type State string
 
 // The states of a supervised session.
@@ -324,8 +324,9 @@ func (p *pane) options() tmuxctl.Options {
 	return o
 }
 
-// record is what the state file keeps of the pane (SPEC §6); ok is false when there is
-// nothing to keep: a running session, or one whose process is not confirmed.
+// record is what the state file keeps of the pane (docs/how-it-works.md, Restarts, crashes and a
+// changing server); ok is false when there is nothing to keep: a running session, or one whose
+// process is not confirmed.
 func (p *pane) record() (r store.Pane, ok bool) {
 	if !p.state.Paused() || p.unknown || p.stop == "" {
 		return r, false

@@ -167,7 +167,7 @@ func TestPersistStartedAfterDue(t *testing.T) {
 
 // A time-only reset whose message appeared while a watcher looked: its successor uses the
 // stored appearance; without it, the appearance is unknown and the conservative rule
-// (SPEC §4.3) takes the next 7pm.
+// (docs/claude-code.md, Reset times) takes the next 7pm.
 func TestPersistKeepsWhenTheStopAppeared(t *testing.T) {
 	st := &memStore{}
 	r := newRig(t, withStore(st))

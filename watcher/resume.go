@@ -37,8 +37,8 @@ func (w *Watcher) act(ctx context.Context, p *pane, now time.Time) error {
 	return nil
 }
 
-// unsafe says why keys sent to the pane now would go astray, "" when they would not (SPEC §5
-// gate 1; tmux 3.3a's send-keys exits 0 in all these cases and delivers nothing, or delivers
+// unsafe says why keys sent to the pane now would go astray, "" when they would not (SAFETY.md,
+// rule 1; tmux 3.3a's send-keys exits 0 in all these cases and delivers nothing, or delivers
 // to copy mode or to every synchronized pane).
 func unsafe(info tmuxctl.Pane) string {
 	switch {
@@ -60,7 +60,7 @@ type look struct {
 	v      detector.Verdict
 }
 
-// gate re-reads the pane right before a key, any key, and keeps SPEC §5's rules but the
+// gate re-reads the pane right before a key, any key, and keeps SAFETY.md's rules but the
 // reset's: (1) the pane exists, is alive, takes input, is not synchronized and not in copy
 // mode; (2) the same claude process is in the foreground; (3) the stop it waits on is still
 // the latest thing on screen; (4) classified afresh, the pane is waiting (no draft in the input

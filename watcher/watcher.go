@@ -1,12 +1,13 @@
 // Package watcher is cac-tmux's supervisor loop. Each tick it lists the panes of one tmux
 // server once, finds the panes that run Claude Code, captures only the panes that need a look,
-// runs the detector on them and keeps one state machine per supervised session (SPEC §6):
+// runs the detector on them and keeps one state machine per supervised session
+// (docs/how-it-works.md, How the watcher decides):
 //
 //	running → limited → waiting → resuming → verifying → running
 //
 // with the side states native (Claude Code's own auto-continue is armed), held (a draft in the
 // input box, an unreadable menu, an unknown process), failed, unwaitable and skipped. When a
-// pane is due (the scheduler decides when) it re-checks every gate of SPEC §5 and only then
+// pane is due (the scheduler decides when) it re-checks every gate (SAFETY.md) and only then
 // types into the pane; afterwards it looks for positive evidence that the session resumed.
 // The state of every supervised pane is published as pane user options (@cac_state, …).
 //
@@ -85,7 +86,8 @@ type Config struct {
 	Schedule scheduler.Config
 	// Zone is the time zone of the host that runs claude, for messages that print none.
 	Zone *time.Location
-	// Pause is the wait between the message and its Enter (SPEC §5: 100–300 ms).
+	// Pause is the wait between the message and its Enter (100–300 ms; SAFETY.md, Between the
+	// keys).
 	Pause time.Duration
 	// Settle is how long after the keys the pane is looked at again for evidence; the check
 	// after a menu digit comes after Settle/3.
@@ -127,8 +129,9 @@ var Defaults = Config{
 
 // Search is the server-side pre-filter of each listing: rows that any limit message, Claude
 // Code's auto-continue lines or the options menu put on screen, searched only in panes whose
-// command may be Claude Code (SPEC §4.2, §4.4, §4.5, §4.7). A pane the search skips (a
-// wrapper script) is looked at whenever its window shows activity.
+// command may be Claude Code (docs/claude-code.md: Messages, The options menu, Claude Code's own
+// auto-continue, Which panes run Claude Code). A pane the search skips (a wrapper script) is
+// looked at whenever its window shows activity.
 var Search = tmuxctl.Search{
 	Pattern:  `limit|usage|spending cap|automatic|what do you want to do`,
 	Commands: proc.CommandPattern(),
@@ -610,7 +613,7 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 	}
 	if v.Limited && v.Message != p.stop {
 		// A stop the pane is not waiting on: it appeared since the last look, or is already
-		// on screen at the first look (appearance unknown, SPEC §4.3).
+		// on screen at the first look (appearance unknown: docs/claude-code.md, Reset times).
 		appeared := now
 		if p.looks == 1 {
 			appeared = time.Time{}

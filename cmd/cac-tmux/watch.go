@@ -342,7 +342,8 @@ func transportLog(log zerolog.Logger) func(string, error) {
 
 // openState locks the server for this watcher and opens its state file. A read-only watcher
 // (a dry run) reads the state but takes no lock and writes nothing. Another watcher holding
-// the lock is a usage error (exit 2, SPEC §6).
+// the lock is a usage error (exit 2; docs/how-it-works.md, Restarts, crashes and a changing
+// server).
 func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, error) {
 	server, err := c.SocketFileHere()
 	if err != nil {

@@ -1,9 +1,10 @@
 //go:build linux
 
 // Command fakeclaude is the simulated Claude Code of package demo/simclaude as a program of
-// its own, for the integration tests that run it in tmux panes (SPEC §9): its flags, log
-// protocol and scenarios are documented there. The tests build it under the name "claude",
-// so that the watcher recognises it through /proc like the real one.
+// its own, for the integration tests that run it in tmux panes (CONTRIBUTING.md, What the tests
+// cover): its flags, log protocol and scenarios are documented in demo/simclaude. The tests
+// build it under the name "claude", so that the watcher recognises it through /proc like the
+// real one.
 package main
 
 import (

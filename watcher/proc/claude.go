@@ -16,7 +16,8 @@ import (
 // /proc), what runs decides, never a name a
 // process was given (issue 11, finding 3): "exec -a claude cat", a shell script named
 // "claude" (its comm is "claude", its executable the shell) and a wrapper whose Claude Code
-// child is gone are not Claude Code. It is Claude Code when (SPEC §4.7):
+// child is gone are not Claude Code. It is Claude Code when (docs/claude-code.md, Which panes
+// run Claude Code):
 //   - the executable is Claude Code's native build: named "claude" or "claude.exe" (the
 //     npm platform package's binary, an install's symlink target), or a version string
 //     ("2.1.329", any suffix) under a "claude" or ".claude" directory

@@ -1,12 +1,12 @@
 // Package proc finds the Claude Code process in a tmux pane.
 //
 // tmux's pane_current_command only names argv[0] of the pane's foreground process group, which
-// reads "node", a version string or a wrapper shell for some installs (SPEC §4.7). A Finder looks
-// at the foreground group itself: the terminal's foreground process group (tpgid) of the pane's
-// first process, its leader and the leader's descendants in that group, breadth-first up to
-// depth 3, so that a wrapper script running claude in the foreground is seen through, while a
-// claude suspended with Ctrl-Z or running in the background of a shell is not taken for the
-// foreground program.
+// reads "node", a version string or a wrapper shell for some installs (docs/claude-code.md,
+// Which panes run Claude Code). A Finder looks at the foreground group itself: the terminal's
+// foreground process group (tpgid) of the pane's first process, its leader and the leader's
+// descendants in that group, breadth-first up to depth 3, so that a wrapper script running
+// claude in the foreground is seen through, while a claude suspended with Ctrl-Z or running in
+// the background of a shell is not taken for the foreground program.
 //
 // What runs decides, never a name a process was given (IsClaude): a process is Claude Code by
 // its executable, and one whose executable cannot be learned is not.

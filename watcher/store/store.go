@@ -1,7 +1,8 @@
-// Package store keeps what a watcher must not forget when it is restarted (SPEC §6): per tmux
-// server, one JSON file with a record per stopped session — the stop as seen, when it
-// appeared, the reset and its source, the due instant, the attempts made and the identity of
-// the claude process — and the lock that lets one watcher run per server.
+// Package store keeps what a watcher must not forget when it is restarted (docs/how-it-works.md,
+// Restarts, crashes and a changing server): per tmux server, one JSON file with a record per
+// stopped session — the stop as seen, when it appeared, the reset and its source, the due
+// instant, the attempts made and the identity of the claude process — and the lock that lets
+// one watcher run per server.
 //
 // The state file lives in $XDG_STATE_HOME/cac-tmux/ (else ~/.local/state/cac-tmux/), mode 0600,
 // and is replaced atomically: a temporary file in the same directory is written and synced,
