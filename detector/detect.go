@@ -520,7 +520,8 @@ const (
 func nativeEvent(t string) Native {
 	t = strings.TrimLeft(t, "●⏺⚠ ")
 	switch {
-	case strings.HasPrefix(t, "Usage limit reset") && strings.Contains(t, "ontinuing automatically"):
+	case strings.HasPrefix(t, "Usage limit reset") && strings.Contains(t, "ontinuing automatically"),
+		strings.HasPrefix(t, "Usage limit available again"): // 2.1.330: "… · continuing now"
 		return NativeFired
 	case strings.HasPrefix(t, "Automatic continue cancelled"):
 		return NativeCancelled
@@ -530,7 +531,9 @@ func nativeEvent(t string) Native {
 		return NativePressEnter
 	case strings.HasPrefix(t, "Continuing automatically at"), strings.HasPrefix(t, "Continuing shortly"),
 		strings.HasPrefix(t, "Usage limit reached · continuing automatically"),
-		strings.Contains(t, "will continue automatically at"): // "Wait here…" chosen in the menu (2.1.250+)
+		// "Wait here…" chosen in the menu (2.1.250+: "will continue automatically at"), and
+		// 2.1.330's armed line ("Usage limit reached · set to continue automatically at").
+		strings.Contains(t, "continue automatically at"):
 		return NativeArmed
 	}
 	return NativeNone
