@@ -69,10 +69,6 @@ type Mark struct {
 	Requests string // RequestsOption when it listed
 }
 
-// RequestsOption is the global option Request sets to each request it hands over: a listing
-// of changes reads it (one option, not one per pane) to know that a pane carries a new one.
-const RequestsOption = "@cac_requests"
-
 // Request hands a request to the running watcher: it sets the pane's RequestOption to value,
 // and RequestsOption to value too, in one tmux call. value should be unique (a nonce).
 func (c *Client) Request(ctx context.Context, pane, value string) error {

@@ -54,9 +54,6 @@ type Options struct {
 	State, Reset, Due, Kind, Zone, Note, Source, Account string
 }
 
-// OptionNames are the tmux names of Options' fields, in field order.
-var OptionNames = []string{"@cac_state", "@cac_reset", "@cac_due", "@cac_kind", "@cac_zone", "@cac_note", "@cac_source", "@cac_account"}
-
 // Values returns the options in OptionNames order.
 func (o Options) Values() []string {
 	v := make([]string, len(OptionNames))
@@ -148,20 +145,6 @@ var rowEnd = paneField{"#{pane_id}", "the row's end", func(p *Pane, v string) er
 	}
 	return nil
 }}
-
-// RequestOption is the pane option through which a command hands an action to the running
-// watcher (Client.Request); ReplyOption is where the watcher answers it.
-const (
-	RequestOption = "@cac_request"
-	ReplyOption   = "@cac_reply"
-)
-
-// IgnoreOption and MessageOption are pane options a user sets: "@cac_ignore on" keeps the
-// watcher's hands off a pane; @cac_message replaces the message typed into it.
-const (
-	IgnoreOption  = "@cac_ignore"
-	MessageOption = "@cac_message"
-)
 
 func text(format string, at func(*Pane) *string) paneField {
 	return paneField{format, format, func(p *Pane, v string) error { *at(p) = v; return nil }}
@@ -293,15 +276,11 @@ func parseRows(out string, fields []paneField, dedupe bool) ([]Pane, error) {
 // and the global WatcherOption.
 var pausedFields = []paneField{
 	text("#{pane_id}", func(p *Pane) *string { return &p.ID }),
-	text(freeText("@cac_state"), func(p *Pane) *string { return &p.Options.State }),
-	text(freeText("@cac_due"), func(p *Pane) *string { return &p.Options.Due }),
+	text(freeText(StateOption), func(p *Pane) *string { return &p.Options.State }),
+	text(freeText(DueOption), func(p *Pane) *string { return &p.Options.Due }),
 	text(freeText(WatcherOption), func(p *Pane) *string { return &p.Watcher }),
 	rowEnd,
 }
-
-// WatcherOption is the global user option a running watcher sets to its pid, so that
-// readers of what it published can tell whether it is live.
-const WatcherOption = "@cac_watcher"
 
 // PausedFilter is PausedPanes' server-side filter (`list-panes -f`): the panes that carry
 // @cac_state, which a watcher sets on every pane that is not running.

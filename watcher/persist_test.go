@@ -244,11 +244,11 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 	})
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	r.at(0)
-	if got := r.tmux.globals[watcher.WatcherOption]; got != "4321" {
-		t.Errorf("%s = %q, want the pid", watcher.WatcherOption, got)
+	if got := r.tmux.globals[tmuxctl.WatcherOption]; got != "4321" {
+		t.Errorf("%s = %q, want the pid", tmuxctl.WatcherOption, got)
 	}
 	r.tmux.down = true
-	delete(r.tmux.globals, watcher.WatcherOption) // died with the server
+	delete(r.tmux.globals, tmuxctl.WatcherOption) // died with the server
 	var waits []time.Duration
 	now := t0.Add(time.Second)
 	for range 7 {
@@ -275,8 +275,8 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 	delete(r.tmux.panes, "%1")
 	q := r.tmux.add("%1", 300, stopped("9pm", ""))
 	r.at(time.Hour)
-	if got := r.tmux.globals[watcher.WatcherOption]; got != "4321" {
-		t.Errorf("%s on the new server = %q, want the pid", watcher.WatcherOption, got)
+	if got := r.tmux.globals[tmuxctl.WatcherOption]; got != "4321" {
+		t.Errorf("%s on the new server = %q, want the pid", tmuxctl.WatcherOption, got)
 	}
 	if rec := st.recs["%1"]; rec.PID != 300 || !rec.Reset.Equal(t0.Add(2*time.Hour)) {
 		t.Errorf("record on the new server = %+v, want the new session's (pid 300, reset 21:00)", rec)
@@ -294,15 +294,15 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 func TestPersistServerClaimedByAnotherWatcher(t *testing.T) {
 	r := newRig(t, func(c *watcher.Config) { c.PID = 4321 })
 	p := r.tmux.add("%1", 100, stopped("6:30pm", ""))
-	r.tmux.globals[watcher.WatcherOption] = "999"
+	r.tmux.globals[tmuxctl.WatcherOption] = "999"
 	r.clk.Set(t0)
 	err := r.w.Run(context.Background(), nil)
 	if !errors.Is(err, watcher.ErrAnotherWatcher) || !strings.Contains(err.Error(), "999") {
 		t.Errorf("Run = %v, want ErrAnotherWatcher naming pid 999", err)
 	}
 	r.wantKeys(p)
-	if got := r.tmux.globals[watcher.WatcherOption]; got != "999" {
-		t.Errorf("%s = %q after Run, want the other watcher's claim kept", watcher.WatcherOption, got)
+	if got := r.tmux.globals[tmuxctl.WatcherOption]; got != "999" {
+		t.Errorf("%s = %q after Run, want the other watcher's claim kept", tmuxctl.WatcherOption, got)
 	}
 }
 

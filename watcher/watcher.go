@@ -61,10 +61,6 @@ type Store interface {
 	Save(map[string]store.Pane) error
 }
 
-// WatcherOption is the global user option a running watcher sets to its pid, so that `list`
-// and status formats can tell whether the published state is live.
-const WatcherOption = tmuxctl.WatcherOption
-
 // Finder finds the Claude Code process in a pane and reads its settings (proc.Finder
 // implements it).
 type Finder interface {
@@ -291,12 +287,12 @@ var ErrAnotherWatcher = errors.New("another watcher supervises the server")
 // later on the socket, or again after a restart.
 func (w *Watcher) announce(ctx context.Context) error {
 	pid := strconv.Itoa(w.cfg.PID)
-	held, err := w.tmux.ClaimGlobal(ctx, WatcherOption, "", pid)
+	held, err := w.tmux.ClaimGlobal(ctx, tmuxctl.WatcherOption, "", pid)
 	switch {
 	case err != nil:
 		return err
 	case held != pid:
-		return fmt.Errorf("watcher: claim server %s: %w (pid %s in %s)", w.cfg.Server, ErrAnotherWatcher, held, WatcherOption)
+		return fmt.Errorf("watcher: claim server %s: %w (pid %s in %s)", w.cfg.Server, ErrAnotherWatcher, held, tmuxctl.WatcherOption)
 	}
 	w.announced = true
 	return nil
@@ -308,8 +304,8 @@ func (w *Watcher) stop() {
 	if w.announced {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		if _, err := w.tmux.ClaimGlobal(ctx, WatcherOption, strconv.Itoa(w.cfg.PID), ""); err != nil { // only its own
-			w.cfg.Log.Debug().Err(err).Msg("could not withdraw " + WatcherOption)
+		if _, err := w.tmux.ClaimGlobal(ctx, tmuxctl.WatcherOption, strconv.Itoa(w.cfg.PID), ""); err != nil { // only its own
+			w.cfg.Log.Debug().Err(err).Msg("could not withdraw " + tmuxctl.WatcherOption)
 		}
 		w.announced = false
 	}

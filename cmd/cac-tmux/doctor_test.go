@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/doctor"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
-	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // doctorJSON runs doctor --json on the server and returns its exit code and report.
@@ -167,7 +167,7 @@ func TestDoctorWithClaude(t *testing.T) {
 	})
 	startPane(t, s, "main", nil, bins.cac, "watch", "-S", s.Socket)
 	tmuxtest.WaitFor(t, 10*time.Second, "the watcher to run", func() bool {
-		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
+		v, err := s.Client.GlobalOption(context.Background(), tmuxctl.WatcherOption)
 		return err == nil && v != ""
 	})
 
@@ -303,7 +303,7 @@ func TestDoctorBeneath(t *testing.T) {
 
 	startPane(t, inner, "main", nil, bins.cac, "watch", "-S", inner.Socket)
 	tmuxtest.WaitFor(t, 10*time.Second, "the watcher of the second server to run", func() bool {
-		v, err := inner.Client.GlobalOption(context.Background(), watcher.WatcherOption)
+		v, err := inner.Client.GlobalOption(context.Background(), tmuxctl.WatcherOption)
 		return err == nil && v != ""
 	})
 	_, r, _ = doctorJSON(t, s.Socket)

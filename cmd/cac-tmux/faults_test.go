@@ -20,7 +20,6 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
-	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
@@ -325,7 +324,7 @@ func TestFaultServerRestart(t *testing.T) {
 	w.waitLog(t, 15*time.Second, map[string]string{"message": "a tmux server runs on the socket; supervising it"})
 	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
 	tmuxtest.WaitFor(t, 5*time.Second, "@cac_watcher on the new server", func() bool {
-		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
+		v, err := s.Client.GlobalOption(context.Background(), tmuxctl.WatcherOption)
 		return err == nil && v == fmt.Sprint(w.cmd.Process.Pid)
 	})
 	onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin))

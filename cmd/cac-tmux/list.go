@@ -234,7 +234,7 @@ func watcherPID(ctx context.Context, c *tmuxctl.Client) (pid int, running bool) 
 	if pid, running := heldLock(c); running {
 		return pid, true
 	}
-	v, err := c.GlobalOption(ctx, watcher.WatcherOption)
+	v, err := c.GlobalOption(ctx, tmuxctl.WatcherOption)
 	if err != nil {
 		return 0, false
 	}

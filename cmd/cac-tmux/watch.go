@@ -390,7 +390,7 @@ func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, err
 func claimServer(c *tmuxctl.Client, pid int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	held, err := c.GlobalOption(ctx, watcher.WatcherOption)
+	held, err := c.GlobalOption(ctx, tmuxctl.WatcherOption)
 	if errors.Is(err, tmuxctl.ErrNoServer) {
 		return nil
 	}
@@ -404,7 +404,7 @@ func claimServer(c *tmuxctl.Client, pid int) error {
 		if strings.TrimSpace(held) == strconv.Itoa(pid) {
 			return nil
 		}
-		held, err = c.ClaimGlobal(ctx, watcher.WatcherOption, held, strconv.Itoa(pid))
+		held, err = c.ClaimGlobal(ctx, tmuxctl.WatcherOption, held, strconv.Itoa(pid))
 	}
 	if err != nil {
 		return err

@@ -16,7 +16,6 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
-	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
@@ -132,7 +131,7 @@ func TestWatchInSparePane(t *testing.T) {
 	s.Tmux(t, "send-keys", "-t", "main:0.0", "C-c")
 	// It withdraws its mark, then releases its lock as it exits.
 	tmuxtest.WaitFor(t, 10*time.Second, "the watcher to exit", func() bool {
-		v, err := s.Client.GlobalOption(context.Background(), watcher.WatcherOption)
+		v, err := s.Client.GlobalOption(context.Background(), tmuxctl.WatcherOption)
 		return err == nil && v == "" && !lockHeld(t, s.Socket)
 	})
 	if got, stderr := listJSONOf(t, "-S", s.Socket); len(got) != 0 || !strings.Contains(stderr, "no watcher is running") {
