@@ -169,9 +169,9 @@ func (l *listing) lead(interval time.Duration) time.Duration {
 // its timer on a busy machine.
 const leadSlack = 20 * time.Millisecond
 
-// afresh forgets a pane and what it runs, to be taken on again from the next listing, which
+// startOver forgets a pane and what it runs, to be taken on again from the next listing, which
 // lists every pane: a listing of changes would show the pane only after new output.
-func (w *Watcher) afresh(id string) {
+func (w *Watcher) startOver(id string) {
 	delete(w.panes, id)
 	delete(w.idents, id)
 	w.listed.fullAt = time.Time{}

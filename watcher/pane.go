@@ -187,7 +187,7 @@ func stillHolds(old detector.Reset, v detector.Verdict, now time.Time, same time
 // observe moves the state machine after a look at the pane.
 func (p *pane) observe(v detector.Verdict, now time.Time, message string, log zerolog.Logger) {
 	prev, prevNote := p.state, p.note
-	if !v.Limited && prev.Paused() && !whole(v) {
+	if !v.Limited && prev.Paused() && !wholeFrame(v) {
 		return // part of a frame: looked at again
 	}
 	if !v.Limited {
@@ -210,12 +210,12 @@ func (p *pane) observe(v detector.Verdict, now time.Time, message string, log ze
 	}
 }
 
-// whole reports whether a look that shows no stop can end one: Claude Code's live bottom (its
+// wholeFrame reports whether a look that shows no stop can end one: Claude Code's live bottom (its
 // input box or its menu) is on screen, a turn runs, its own auto-continue fired, or claude
 // exited. A capture taken while tmux had drawn only part of a frame shows none of these (seen
 // on a loaded machine, the stop row not drawn yet): such a look is not trusted, and the pane
 // is looked at again.
-func whole(v detector.Verdict) bool {
+func wholeFrame(v detector.Verdict) bool {
 	return v.Input.Visible || v.Menu.Open || v.Busy || v.Exited || v.Native == detector.NativeFired
 }
 

@@ -244,7 +244,7 @@ func (w *Watcher) registryAllows(ctx context.Context, p *pane) bool {
 		return true
 	case p.recs.id != "" && en.SessionID != p.recs.id:
 		p.event(w.cfg.Log.Info()).Msg("another Claude Code session in the process (its registry names a new session id); nothing typed, the pane is looked at afresh")
-		w.afresh(p.info.ID)
+		w.startOver(p.info.ID)
 		return false
 	case en.Busy():
 		p.note = "Claude Code's registry says a turn is running; nothing is sent until it is idle"

@@ -94,7 +94,7 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 		return l, false, nil
 	case !same || found.Identity != p.Identity:
 		log.Info().Str("pane", id).Str("target", info.Target()).Msg("the claude process that stopped is no longer in the foreground; nothing typed")
-		w.afresh(id)
+		w.startOver(id)
 		return l, false, nil
 	}
 	if !w.registryAllows(ctx, p) {
@@ -110,7 +110,7 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 		p.observe(v, now, w.message(p), log) // resumed by someone else
 		return l, false, nil
 	case v.Message != p.stop:
-		w.restop(ctx, p, screen, now, now)
+		w.takeNewStop(ctx, p, screen, now, now)
 		return l, false, nil
 	}
 	w.judge(ctx, p)
@@ -227,7 +227,7 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 		if err := w.tmux.SendLiteral(ctx, id, "i"); err != nil {
 			return err
 		}
-		ok, err := w.then(ctx, p, "after i for vim mode's INSERT mode", func(v detector.Verdict) shown {
+		ok, err := w.awaitShown(ctx, p, "after i for vim mode's INSERT mode", func(v detector.Verdict) shown {
 			switch {
 			case v.Input.Draft != "":
 				return wrong
@@ -244,7 +244,7 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 		return err
 	}
 	// Text and Enter in one call read as a paste (Claude Code 2.x): Enter goes alone.
-	ok, err := w.then(ctx, p, "before Enter", func(v detector.Verdict) shown {
+	ok, err := w.awaitShown(ctx, p, "before Enter", func(v detector.Verdict) shown {
 		switch draft := strings.TrimSpace(v.Input.Draft); {
 		case draft == msg:
 			return done
@@ -282,11 +282,11 @@ const (
 	wrong                // something else
 )
 
-// then waits for the screen to show what the key just sent should have done, looking every
+// awaitShown waits for the screen to show what the key just sent should have done, looking every
 // pause through every gate, for at most Settle (Claude Code can take a moment to draw). The
 // next key may go out only when every gate holds and the screen shows it done. Otherwise the
 // pane is held (or waits, when it stopped taking keys safely) and its note says what was seen.
-func (w *Watcher) then(ctx context.Context, p *pane, when string, check func(detector.Verdict) shown) (bool, error) {
+func (w *Watcher) awaitShown(ctx context.Context, p *pane, when string, check func(detector.Verdict) shown) (bool, error) {
 	state, note := p.state, p.note
 	deadline := w.now().Add(w.cfg.Settle)
 	for {
@@ -304,19 +304,19 @@ func (w *Watcher) then(ctx context.Context, p *pane, when string, check func(det
 		}
 		// A draft that is our text drawn in part closes the gate (classify holds it) but is
 		// only not drawn yet; so is a capture of part of a frame.
-		if !l.v.Limited && !whole(l.v) && p.state == state {
+		if !l.v.Limited && !wholeFrame(l.v) && p.state == state {
 			got = pending
 		}
 		if (ok || p.state == Held && l.v.Input.Visible || p.state == state) && got == pending && w.now().Before(deadline) {
 			p.set(state, note)
 			continue
 		}
-		return false, w.unsent(p, ok, l.v, when)
+		return false, w.stopTyping(p, ok, l.v, when)
 	}
 }
 
-// unsent sets the state of a pane whose next key is not sent, from what then saw.
-func (w *Watcher) unsent(p *pane, ok bool, v detector.Verdict, when string) error {
+// stopTyping sets the state of a pane whose next key is not sent, from what then saw.
+func (w *Watcher) stopTyping(p *pane, ok bool, v detector.Verdict, when string) error {
 	switch {
 	case ok: // every gate holds, but the screen never showed the key done
 		p.set(Held, "the input box did not show what was typed "+when+" (vim mode's NORMAL mode?); nothing more is typed (resume by hand)")
@@ -365,7 +365,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	case !v.Limited && proof == records.LimitAgain:
 		p.again++
 		p.retry(now, "the limit still holds: the transcript has a new usage-limit row")
-	case !v.Limited && !whole(v) && now.Before(p.sent.Add(2*w.cfg.Settle)):
+	case !v.Limited && !wholeFrame(v) && now.Before(p.sent.Add(2*w.cfg.Settle)):
 		p.checkAt = now.Add(w.cfg.Pause) // part of a frame: look again
 		return nil
 	case !v.Limited:
@@ -374,7 +374,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 		p.toRunning()
 		return nil
 	case v.Message != p.stop || digest(above(screen, v.Line)) != p.pre:
-		w.restop(ctx, p, screen, now, p.sent)
+		w.takeNewStop(ctx, p, screen, now, p.sent)
 		return nil
 	case p.typed && strings.TrimSpace(v.Input.Draft) == w.message(p):
 		p.retry(now, "the message is still in the input box")
@@ -388,11 +388,11 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 	return nil
 }
 
-// restop handles a stop that replaced the one the pane waited on, seen at now and appeared
+// takeNewStop handles a stop that replaced the one the pane waited on, seen at now and appeared
 // at appeared: it is scheduled from its own message. After keys went out, a time-only reset
 // is read from just before the old reset, not from the keys: the same printed time is the
 // same instant (the limit still holds), never the next day's (issue 11, finding 4).
-func (w *Watcher) restop(ctx context.Context, p *pane, screen string, now, appeared time.Time) {
+func (w *Watcher) takeNewStop(ctx context.Context, p *pane, screen string, now, appeared time.Time) {
 	prev := p.state
 	if !p.sent.IsZero() && p.reset.Known {
 		if before := p.reset.At.Add(-time.Minute); before.Before(appeared) {
