@@ -55,7 +55,7 @@ func changeNotice(line string) bool {
 	return false
 }
 
-// dials numbers the control connections of this process (Control.id), so that a Mark of one
+// dials numbers the control connections of this process (ControlClient.id), so that a Mark of one
 // is never taken for a Mark of the next.
 var dials atomic.Uint64
 
@@ -77,7 +77,7 @@ func (c *Client) Request(ctx context.Context, pane, value string) error {
 }
 
 // mark is the Mark of a listing made over k now, which read requests.
-func (k *Control) mark(requests string) Mark {
+func (k *ControlClient) mark(requests string) Mark {
 	return Mark{Conn: k.id, Changes: k.changes.Load(), Requests: requests}
 }
 
@@ -91,7 +91,7 @@ func ChangedFilter(since time.Time) string {
 
 // listing runs a listing over k, followed in the same command line by a read of
 // RequestsOption, and returns its output and the option's value.
-func (k *Control) listing(ctx context.Context, args ...string) (out, requests string, err error) {
+func (k *ControlClient) listing(ctx context.Context, args ...string) (out, requests string, err error) {
 	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", freeText(RequestsOption)))
 	if err != nil {
 		return "", "", err
@@ -120,7 +120,7 @@ func (k *Control) listing(ctx context.Context, args ...string) (out, requests st
 // the next call list every pane: so nothing is missed for longer than one more listing. A
 // request set by hand (without Request) is seen at the next full listing.
 func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes []Pane, full bool, mark Mark, err error) {
-	var k *Control
+	var k *ControlClient
 	if c.conn != nil {
 		k = c.conn.control(ctx)
 	}
@@ -183,7 +183,7 @@ func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error)
 	}
 	for len(out) < len(panes) {
 		rest := panes[len(out):]
-		var k *Control
+		var k *ControlClient
 		if c.conn != nil && len(rest) > 1 {
 			k = c.conn.control(ctx)
 		}

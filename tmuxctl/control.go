@@ -64,14 +64,14 @@ var (
 // has no size anyway, so ignore-size is a second guard.
 const controlFlags = "no-output,ignore-size"
 
-// Control is a persistent control-mode client (`tmux -C`) of one tmux server: commands run
+// ControlClient is a persistent control-mode client (`tmux -C`) of one tmux server: commands run
 // over it cost the server's work only, not a tmux process each. Make one with Client.Dial. It
 // is attached to a session like any client (tmux lists it in list-clients, with
 // #{client_control_mode} 1, and runs client-attached hooks), and commands without -t resolve
 // against that session rather than the most recent one.
 //
 // Its methods are safe for concurrent use; commands run one at a time.
-type Control struct {
+type ControlClient struct {
 	client Client
 	cmd    *exec.Cmd
 	stdin  *os.File
@@ -107,7 +107,7 @@ type event struct {
 // otherwise do, reading the user's tmux.conf) and returns once tmux has answered the
 // attach. With no session on the server it returns an *Error wrapping ErrNoSession, with no
 // server one wrapping ErrNoServer. ctx, bounded by c.Timeout, limits the handshake only.
-func (c *Client) Dial(ctx context.Context) (*Control, error) {
+func (c *Client) Dial(ctx context.Context) (*ControlClient, error) {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -126,13 +126,13 @@ func (c *Client) Dial(ctx context.Context) (*Control, error) {
 	return k.handshake(ctx, args, timeout)
 }
 
-// newControl is a Control of c's server with its nonce drawn, not started yet.
-func newControl(c *Client) (*Control, error) {
+// newControl is a ControlClient of c's server with its nonce drawn, not started yet.
+func newControl(c *Client) (*ControlClient, error) {
 	nonce := make([]byte, 12)
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("tmuxctl: control nonce: %w", err)
 	}
-	return &Control{
+	return &ControlClient{
 		id:      dials.Add(1),
 		client:  *c,
 		events:  make(chan event, 64),
@@ -144,7 +144,7 @@ func newControl(c *Client) (*Control, error) {
 
 // start runs the tmux client argv (args is argv after the tmux flags, for an *Error) with
 // pipes for its stdin and stdout, and starts read on its stdout.
-func (k *Control) start(argv, args []string) error {
+func (k *ControlClient) start(argv, args []string) error {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func (k *Control) start(argv, args []string) error {
 
 // handshake waits for tmux's answer to the attach, within ctx (timeout is its bound, for the
 // error), and returns k, or closes it and returns why the attach failed.
-func (k *Control) handshake(ctx context.Context, args []string, timeout time.Duration) (*Control, error) {
+func (k *ControlClient) handshake(ctx context.Context, args []string, timeout time.Duration) (*ControlClient, error) {
 	// The first block is attach-session's: empty on success, tmux's reason on %error.
 	select {
 	case e := <-k.events:
@@ -207,7 +207,7 @@ func (k *Control) handshake(ctx context.Context, args []string, timeout time.Dur
 }
 
 // stderrText is the client's stderr once it has exited, "" before.
-func (k *Control) stderrText() string {
+func (k *ControlClient) stderrText() string {
 	select {
 	case <-k.done:
 		return k.stderr.String()
@@ -229,7 +229,7 @@ func (k *Control) stderrText() string {
 // too, which at worst counts as a change.) A forgery of a %begin with other fields would
 // swallow the replies that follow: Run then times out, and the next Run closes the
 // connection.
-func (k *Control) read(out *os.File) {
+func (k *ControlClient) read(out *os.File) {
 	r := bufio.NewReaderSize(out, 64<<10)
 	var (
 		inBlock              bool
@@ -286,7 +286,7 @@ func (k *Control) read(out *os.File) {
 }
 
 // deliver hands e to Run, or drops it once Close has begun.
-func (k *Control) deliver(e event) {
+func (k *ControlClient) deliver(e event) {
 	select {
 	case k.events <- e:
 	case <-k.closing:
@@ -296,7 +296,7 @@ func (k *Control) deliver(e event) {
 // reap waits for the client process, sets err to why the connection ended and closes done.
 // The reason is tmux's %exit reason (exitReason), else how its output ended (readFail), else
 // its exit status, with its stderr after; "closed" once Close has begun.
-func (k *Control) reap(exitReason, readFail string) {
+func (k *ControlClient) reap(exitReason, readFail string) {
 	werr := k.cmd.Wait()
 	reason := exitReason
 	switch {
@@ -321,11 +321,11 @@ func (k *Control) reap(exitReason, readFail string) {
 }
 
 // Done is closed when the connection is over; Err then says why.
-func (k *Control) Done() <-chan struct{} { return k.done }
+func (k *ControlClient) Done() <-chan struct{} { return k.done }
 
 // Err is nil while the connection is up, then an error wrapping ErrClosed with the reason
 // (tmux's %exit reason or the client's exit status and stderr).
-func (k *Control) Err() error {
+func (k *ControlClient) Err() error {
 	select {
 	case <-k.done:
 		return k.err
@@ -337,7 +337,7 @@ func (k *Control) Err() error {
 // Close ends the connection: it closes the client's stdin, which detaches it, and waits for
 // it to exit, killing it if it has not within a second (of the Client's Clock). It is safe to
 // call more than once.
-func (k *Control) Close() error {
+func (k *ControlClient) Close() error {
 	k.closeOnce.Do(func() {
 		close(k.closing)
 		k.stdin.Close()
@@ -365,10 +365,10 @@ func (k *Control) Close() error {
 // skips the late reply, and the connection stays usable unless that reply does not come in
 // the next Run's time either (then the connection is closed). When the connection is over
 // the error wraps ErrClosed; the command was not run if that was known before it was
-// written (Conn then runs it by exec).
+// written (Transport then runs it by exec).
 // An argument with a NUL byte, or a command name with "=" (tmux would read an environment
 // assignment), is refused.
-func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
+func (k *ControlClient) Run(ctx context.Context, args ...string) (string, error) {
 	blocks, err := k.run(ctx, args)
 	if err != nil {
 		return "", err
@@ -378,7 +378,7 @@ func (k *Control) Run(ctx context.Context, args ...string) (string, error) {
 
 // run is Run with the output of each block of the reply apart, in order: one block for each
 // command the line ran (an error stops the line: no block for the commands after it).
-func (k *Control) run(ctx context.Context, args []string) ([]string, error) {
+func (k *ControlClient) run(ctx context.Context, args []string) ([]string, error) {
 	line, err := commandLine(args)
 	if err != nil {
 		return nil, &Error{Args: args, ExitCode: -1, Err: err}
@@ -424,7 +424,7 @@ func (k *Control) run(ctx context.Context, args []string) ([]string, error) {
 
 // drainPending reads the reply of an abandoned Run, if one is still to come, before a new
 // command is written. Its error wraps errNotSent. Called with k.mu held.
-func (k *Control) drainPending(ctx context.Context) error {
+func (k *ControlClient) drainPending(ctx context.Context) error {
 	if k.pending == "" {
 		return nil
 	}
@@ -445,7 +445,7 @@ func (k *Control) drainPending(ctx context.Context) error {
 // marks the end of the line's, and returns TOKEN. It returns ctx's error if ctx is over
 // before the write; a failed write's error wraps errNotSent unless part of the line went out
 // (then it has killed the client). Called with k.mu held.
-func (k *Control) send(ctx context.Context, line string) (string, error) {
+func (k *ControlClient) send(ctx context.Context, line string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -482,7 +482,7 @@ func (k *Control) send(ctx context.Context, line string) (string, error) {
 // await reads blocks up to the one printing token and returns the output of each of those
 // before it that succeeded, the first that failed, ErrFraming if the reply was misframed, an
 // ErrClosed error if the connection ended first or ctx's error.
-func (k *Control) await(ctx context.Context, token string) ([]string, *event, error) {
+func (k *ControlClient) await(ctx context.Context, token string) ([]string, *event, error) {
 	var (
 		out       []string
 		failed    *event
@@ -617,7 +617,7 @@ func quoteArg(b *strings.Builder, s string) {
 	b.WriteByte('\'')
 }
 
-// Conn runs tmux commands over a control connection while one is up and by exec otherwise:
+// Transport runs tmux commands over a control connection while one is up and by exec otherwise:
 // it dials on first use, dials again when tmux drops the connection (at most once per
 // Redial; while dials fail the wait doubles, up to 10 s), and runs a command by exec
 // (Client.Run) whenever no connection is up. A command cut off by a drop after it was sent is
@@ -627,37 +627,37 @@ func quoteArg(b *strings.Builder, s string) {
 // The connection is an attached client of one session, and tmux 3.3a counts it as such. On a
 // server whose global exit-unattached is on, or when that session's destroy-unattached is
 // on, it would keep the server or the session alive after the user's last detach: there
-// Conn closes it at once and uses exec from then on.
-type Conn struct {
+// Transport closes it at once and uses exec from then on.
+type Transport struct {
 	Client *Client
 	// Redial is the least time between two dials, DefaultRedial when zero. It runs on
 	// Client.Clock.
 	Redial time.Duration
 	// Log, when not nil, is told when a connection comes up ("up", nil), when tmux drops it
-	// ("down", why), when a dial fails ("dial", why) and when Conn gives control mode up on
+	// ("down", why), when a dial fails ("dial", why) and when Transport gives control mode up on
 	// this server ("refused", why). Calls come from Run, one at a time.
 	Log func(event string, err error)
 
 	mu       sync.Mutex
-	k        *Control
+	k        *ControlClient
 	lastDial time.Time
 	failures int   // dials failed in a row
 	refused  error // why control mode is not used on this server
 	closed   bool
 }
 
-// DefaultRedial is Conn's least time between two dials.
+// DefaultRedial is Transport's least time between two dials.
 const DefaultRedial = time.Second
 
 // maxRedial bounds the wait between failed dials: a server started again is back on control
 // mode within it.
 const maxRedial = 10 * time.Second
 
-// ErrRefused: Conn does not use control mode on this server (see Conn).
+// ErrRefused: Transport does not use control mode on this server (see Transport).
 var ErrRefused = errors.New("control mode not used")
 
 // Run runs a command like Client.Run, over the control connection when one is up.
-func (n *Conn) Run(ctx context.Context, args ...string) (string, error) {
+func (n *Transport) Run(ctx context.Context, args ...string) (string, error) {
 	if k := n.control(ctx); k != nil {
 		out, err := k.Run(ctx, args...)
 		if !errors.Is(err, errNotSent) {
@@ -669,7 +669,7 @@ func (n *Conn) Run(ctx context.Context, args ...string) (string, error) {
 
 // control returns the live control connection, dialling if none is up and the wait since
 // the last dial is over; nil when there is none (Run then uses exec).
-func (n *Conn) control(ctx context.Context) *Control {
+func (n *Transport) control(ctx context.Context) *ControlClient {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed || n.refused != nil {
@@ -712,7 +712,7 @@ func (n *Conn) control(ctx context.Context) *Control {
 // wait is the least time from the last dial to the next: Redial after a dial that
 // succeeded and after the first that failed, then doubling with each failure up to
 // maxRedial (Redial 1 s: 1, 2, 4, 8, 10, 10 s between failed dials).
-func (n *Conn) wait() time.Duration {
+func (n *Transport) wait() time.Duration {
 	wait := n.Redial
 	if wait <= 0 {
 		wait = DefaultRedial
@@ -747,21 +747,21 @@ func keepsAlive(ctx context.Context, run func(context.Context, ...string) (strin
 // value keeps the watcher off control mode.
 func off(v string) bool { return v == "0" || v == "off" }
 
-func (n *Conn) log(event string, err error) {
+func (n *Transport) log(event string, err error) {
 	if n.Log != nil {
 		n.Log(event, err)
 	}
 }
 
 // Connected reports whether a control connection is up now.
-func (n *Conn) Connected() bool {
+func (n *Transport) Connected() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.k != nil && n.k.Err() == nil
 }
 
 // Close closes the control connection; later Runs use exec.
-func (n *Conn) Close() error {
+func (n *Transport) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.closed = true

@@ -21,7 +21,7 @@ import (
 )
 
 // dial opens a control connection to s, closed when t ends.
-func dial(t testing.TB, s *tmuxtest.Server) *tmuxctl.Control {
+func dial(t testing.TB, s *tmuxtest.Server) *tmuxctl.ControlClient {
 	t.Helper()
 	k, err := s.Client.Dial(context.Background())
 	if err != nil {
@@ -31,7 +31,7 @@ func dial(t testing.TB, s *tmuxtest.Server) *tmuxctl.Control {
 	return k
 }
 
-func run(t testing.TB, k *tmuxctl.Control, args ...string) string {
+func run(t testing.TB, k *tmuxctl.ControlClient, args ...string) string {
 	t.Helper()
 	out, err := k.Run(context.Background(), args...)
 	if err != nil {
@@ -308,7 +308,7 @@ func currentNumber(t *testing.T, s *tmuxtest.Server) (num, when int64) {
 }
 
 func TestControlDropped(t *testing.T) {
-	wait := func(t *testing.T, k *tmuxctl.Control, what string) {
+	wait := func(t *testing.T, k *tmuxctl.ControlClient, what string) {
 		t.Helper()
 		select {
 		case <-k.Done():
@@ -462,7 +462,7 @@ type result struct {
 	err error
 }
 
-func runAsync(k *tmuxctl.Control, args ...string) <-chan result {
+func runAsync(k *tmuxctl.ControlClient, args ...string) <-chan result {
 	c := make(chan result, 1)
 	go func() {
 		out, err := k.Run(context.Background(), args...)
@@ -582,7 +582,7 @@ func TestControlKeepsWindowSize(t *testing.T) {
 
 func TestConn(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
-	n := &tmuxctl.Conn{Client: s.Client, Redial: 10 * time.Millisecond}
+	n := &tmuxctl.Transport{Client: s.Client, Redial: 10 * time.Millisecond}
 	defer n.Close()
 	ctx := context.Background()
 	if got, err := n.Run(ctx, "display-message", "-p", "a"); got != "a\n" || err != nil || !n.Connected() {
@@ -612,7 +612,7 @@ func TestConn(t *testing.T) {
 	}
 }
 
-// events records what a Conn tells its Log.
+// events records what a Transport tells its Log.
 type events struct {
 	mu   sync.Mutex
 	list []string
@@ -633,7 +633,7 @@ func (e *events) String() string {
 	return strings.Join(e.list, " | ")
 }
 
-// TestConnLog: Conn tells its Log when the connection comes up, when tmux drops it and when a
+// TestConnLog: Transport tells its Log when the connection comes up, when tmux drops it and when a
 // dial fails, and dials no sooner than Redial after the last dial (on the Client's clock).
 func TestConnLog(t *testing.T) {
 	s := tmuxtest.Start(t, 100, 30)
@@ -641,7 +641,7 @@ func TestConnLog(t *testing.T) {
 	clk := clocktest.New(time.Unix(1_000_000, 0))
 	c.Clock = clk
 	var ev events
-	n := &tmuxctl.Conn{Client: &c, Log: ev.log}
+	n := &tmuxctl.Transport{Client: &c, Log: ev.log}
 	defer n.Close()
 	ctx := context.Background()
 	answers := func(when string) {
@@ -684,7 +684,7 @@ func fakeTmux(t *testing.T) (bin, calls string) {
 	return bin, calls
 }
 
-// TestConnBackoff drives Conn's redial waits on a manual clock, against a tmux that never
+// TestConnBackoff drives Transport's redial waits on a manual clock, against a tmux that never
 // has a server: after a failed dial the next comes 1 s later, then the waits double up to
 // 10 s and stay there; in between, each command runs by exec, and no dial happens even a
 // millisecond early.
@@ -692,7 +692,7 @@ func TestConnBackoff(t *testing.T) {
 	bin, calls := fakeTmux(t)
 	clk := clocktest.New(time.Unix(1_000_000, 0))
 	var ev events
-	n := &tmuxctl.Conn{Client: &tmuxctl.Client{Bin: bin, Clock: clk}, Log: ev.log}
+	n := &tmuxctl.Transport{Client: &tmuxctl.Client{Bin: bin, Clock: clk}, Log: ev.log}
 	defer n.Close()
 	dials := func() int { return strings.Count(ev.String(), "dial: ") }
 	run := func(wantDials int, when string) {
@@ -733,7 +733,7 @@ func TestConnBackoff(t *testing.T) {
 }
 
 // TestConnRefuses: on a server where an attached client keeps the server (exit-unattached)
-// or a session (destroy-unattached) alive, Conn does not stay attached: it closes the
+// or a session (destroy-unattached) alive, Transport does not stay attached: it closes the
 // connection, says why once and uses exec from then on.
 func TestConnRefuses(t *testing.T) {
 	for _, tc := range []struct{ set, want string }{
@@ -757,7 +757,7 @@ func TestConnRefuses(t *testing.T) {
 			c := *s.Client
 			clk := clocktest.New(time.Unix(1_000_000, 0))
 			c.Clock = clk
-			n := &tmuxctl.Conn{Client: &c, Log: ev.log}
+			n := &tmuxctl.Transport{Client: &c, Log: ev.log}
 			defer n.Close()
 			for range 3 {
 				if got, err := n.Run(context.Background(), "display-message", "-p", "a"); got != "a\n" || err != nil {

@@ -19,7 +19,7 @@ type Capabilities struct {
 	// read exactly either way (see fields.go).
 	Escaping Escaping
 	// Control is nil when a control-mode client may stay attached to the server without
-	// changing what it does (see Conn), else why not.
+	// changing what it does (see Transport), else why not.
 	Control error
 	// LastOutput: #{pane_last_output_time} (tmux 3.8), the last output of each pane.
 	LastOutput bool

@@ -162,18 +162,18 @@ type Client struct {
 	// once when it jumps.
 	Clock clock.Clock
 
-	conn *Conn // set by Connect: commands go over a control-mode connection while it is up
+	conn *Transport // set by Connect: commands go over a control-mode connection while it is up
 }
 
 // Connect makes c run its commands over a persistent control-mode connection to its server
-// (see Conn) while one is up, and by exec otherwise: the connection is made at the first
+// (see Transport) while one is up, and by exec otherwise: the connection is made at the first
 // command, made again when tmux drops it, and never made on a server where an attached
-// control client would change what tmux does (see Conn). log, when not nil, is told when the
+// control client would change what tmux does (see Transport). log, when not nil, is told when the
 // connection comes up, goes down or is refused. Close ends it.
 func (c *Client) Connect(log func(event string, err error)) {
 	plain := *c
 	plain.conn = nil
-	c.conn = &Conn{Client: &plain, Log: log}
+	c.conn = &Transport{Client: &plain, Log: log}
 }
 
 // Close closes the control connection that Connect set up, if any; later commands use exec.
