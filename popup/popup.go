@@ -1,7 +1,14 @@
 // Package popup is the interactive list of Claude Code sessions that `cac-tmux popup` shows
 // inside `tmux display-popup -E`: every supervised pane with its target, state, reset (in the
-// zone Claude Code printed), a live countdown, the kind of limit and the note. Arrows or j/k
-// move, Enter jumps to the pane, r resumes it now, s skips its wait, q or Esc closes.
+// zone Claude Code printed), a live countdown, the kind of limit and the note, each row
+// coloured by its state, and below the table the last lines of the selected pane's screen.
+// Arrows or j/k move, Enter jumps to the pane, r resumes it now, s skips its wait, / filters
+// the rows, p shows or hides the preview, q or Esc closes.
+//
+// The filter: / starts typing it, and every key that types text goes to it (so j, k, r, s, p
+// and q too) while arrows still move; Enter ends the typing and keeps the filter (a second
+// Enter jumps), Esc clears it (a second Esc closes). A row is kept when each word of the
+// filter is in its pane id, target, state, kind or note, whatever the case.
 //
 // It is a bubbletea model (github.com/charmbracelet/bubbletea, lipgloss for the styles). What
 // it shows and does comes from functions the command gives it, so it can be tested without a
@@ -13,9 +20,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/table"
@@ -35,24 +44,48 @@ type Config struct {
 	Load func(ctx context.Context) (Snapshot, error)
 	// Act carries out r (watcher.ResumeNow) or s (watcher.Skip) on a pane.
 	Act func(ctx context.Context, pane string, a watcher.Action) (watcher.Outcome, error)
+	// Capture returns a pane's visible screen (tmuxctl.Client.Capture) for the preview; nil
+	// shows none.
+	Capture func(ctx context.Context, pane string) (string, error)
 	// Clock drives the countdowns; nil is clock.Real.
 	Clock clock.Clock
 	// Color turns on colours and reverse video (off with NO_COLOR).
 	Color bool
+	// Renderer draws the styles for the terminal it detects (lipgloss, which leaves out what
+	// the terminal cannot show, and every colour under NO_COLOR); nil is lipgloss's default,
+	// for standard output.
+	Renderer *lipgloss.Renderer
 	// Refresh is how often the rows are read again; 0 is 2 s.
 	Refresh time.Duration
 }
+
+// previewHeight is the least height of the popup that shows the preview: below it the table
+// keeps every line.
+const previewHeight = 20
 
 // Model is the popup's state.
 type Model struct {
 	cfg           Config
 	snap          Snapshot
-	cursor        int
+	shown         []int  // the rows the filter keeps, as indexes in snap.Rows
+	cursor        int    // the selected row, an index in shown
+	lastPane      string // the pane selected before the filter kept no row
+	filter        string
+	typing        bool // keys go to the filter
 	width, height int
 	status        string // the outcome of the last action, or an error
 	busy          bool   // an action runs
 	jump          string // the pane Enter chose
+	noPreview     bool   // p hid the preview
+	pv            preview
 	styles        styles
+}
+
+// preview is the last capture of a pane for the preview.
+type preview struct {
+	pane, text string // text is pane's screen
+	err        error
+	capturing  bool // a capture runs: the next one waits for it
 }
 
 // New returns the popup over a first snapshot (the command loads it before the first frame,
@@ -64,7 +97,11 @@ func New(cfg Config, first Snapshot) Model {
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = 2 * time.Second
 	}
-	return Model{cfg: cfg, snap: first, width: 80, height: 24, styles: newStyles(cfg.Color)}
+	if cfg.Renderer == nil {
+		cfg.Renderer = lipgloss.DefaultRenderer()
+	}
+	m := Model{cfg: cfg, snap: first, width: 80, height: 24, styles: newStyles(cfg.Color, cfg.Renderer)}
+	return m.refilter("")
 }
 
 // Jump is the pane chosen with Enter, "" when the popup was closed otherwise.
@@ -72,7 +109,7 @@ func (m Model) Jump() string { return m.jump }
 
 // The messages of the popup.
 type (
-	tickMsg   time.Time // redraw the countdowns
+	tickMsg   time.Time // redraw the countdowns, capture the preview again
 	loadedMsg struct {
 		snap Snapshot
 		err  error
@@ -81,6 +118,10 @@ type (
 		pane string
 		out  watcher.Outcome
 		err  error
+	}
+	capturedMsg struct {
+		pane, text string
+		err        error
 	}
 )
 
@@ -108,25 +149,54 @@ func (m Model) act(pane string, a watcher.Action) tea.Cmd {
 	}
 }
 
-// Update handles a key, a resize, a tick or the end of a load or an action.
+// capture captures the selected pane for the preview when it is shown, unless a capture runs:
+// one at a time, the next when it is over (follow).
+func (m Model) capture() (Model, tea.Cmd) {
+	r, ok := m.selected()
+	if !ok || !m.previewShown() || m.pv.capturing {
+		return m, nil
+	}
+	m.pv.capturing = true
+	capture := m.cfg.Capture
+	return m, func() tea.Msg {
+		text, err := capture(context.Background(), r.Pane)
+		return capturedMsg{r.Pane, text, err}
+	}
+}
+
+// follow captures the selected pane when the preview shows another one (the selection moved,
+// the preview was turned on), with cmd.
+func (m Model) follow(cmd tea.Cmd) (tea.Model, tea.Cmd) {
+	if r, ok := m.selected(); ok && r.Pane != m.pv.pane {
+		var c tea.Cmd
+		m, c = m.capture()
+		cmd = tea.Batch(cmd, c)
+	}
+	return m, cmd
+}
+
+// Update handles a key, a resize, a tick or the end of a load, an action or a capture.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		return m.follow(nil)
 	case tea.KeyMsg:
-		return m.key(msg)
+		m, cmd := m.key(msg)
+		return m.follow(cmd)
 	case tickMsg:
 		cmds := []tea.Cmd{m.tick()}
 		if time.Time(msg).Unix()%int64(max(m.cfg.Refresh/time.Second, 1)) == 0 {
 			cmds = append(cmds, m.load())
 		}
-		return m, tea.Batch(cmds...)
+		m, c := m.capture() // the screen moves on: once a second at most
+		return m, tea.Batch(append(cmds, c)...)
 	case loadedMsg:
 		if msg.err != nil {
 			m.status = msg.err.Error()
 			break
 		}
-		m = m.reload(msg.snap)
+		return m.reload(msg.snap).follow(nil)
 	case actedMsg:
 		m.busy = false
 		switch {
@@ -140,88 +210,251 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status = msg.pane + " refused: " + msg.out.Message
 		}
 		return m, m.load()
+	case capturedMsg:
+		m.pv = preview{pane: msg.pane, text: msg.text, err: msg.err}
+		return m.follow(nil)
 	}
 	return m, nil
 }
 
-// reload takes a new snapshot, keeping the cursor on the same pane when it is still there.
+// reload takes a new snapshot, keeping the selection on the same pane when the filter still
+// keeps it.
 func (m Model) reload(snap Snapshot) Model {
-	var at string
-	if m.cursor < len(m.snap.Rows) {
-		at = m.snap.Rows[m.cursor].Pane
+	at := ""
+	if r, ok := m.selected(); ok {
+		at = r.Pane
 	}
 	m.snap = snap
-	m.cursor = min(m.cursor, max(len(snap.Rows)-1, 0))
-	for i, r := range snap.Rows {
-		if r.Pane == at {
+	return m.refilter(at)
+}
+
+// selected is the selected row, false when the filter keeps none.
+func (m Model) selected() (watcher.Row, bool) {
+	if m.cursor >= len(m.shown) {
+		return watcher.Row{}, false
+	}
+	return m.snap.Rows[m.shown[m.cursor]], true
+}
+
+// refilter works out the rows the filter keeps and keeps the selection on pane at when it is
+// one of them, else at the same place (the last row when fewer are left). With at "" (no row
+// was selected: the filter kept none) it is the pane selected before.
+func (m Model) refilter(at string) Model {
+	if at == "" {
+		at = m.lastPane
+	}
+	m.lastPane = at
+	m.shown = make([]int, 0, len(m.snap.Rows))
+	for i, r := range m.snap.Rows {
+		if matches(r, m.filter) {
+			m.shown = append(m.shown, i)
+		}
+	}
+	m.cursor = min(m.cursor, max(len(m.shown)-1, 0))
+	for i, j := range m.shown {
+		if m.snap.Rows[j].Pane == at {
 			m.cursor = i
+			break
 		}
 	}
 	return m
 }
 
+// matches says whether the filter keeps row r: each of its words is in r's pane id, target,
+// state, kind or note (as they are shown), whatever the case.
+func matches(r watcher.Row, filter string) bool {
+	words := strings.Fields(strings.ToLower(filter))
+	if len(words) == 0 {
+		return true
+	}
+	fields := []string{r.Pane, r.Target, string(r.State), r.Kind, r.Note}
+	for i, f := range fields {
+		fields[i] = strings.ToLower(table.Printable(f))
+	}
+	text := strings.Join(fields, "\n") // a word matches within one field
+	for _, w := range words {
+		if !strings.Contains(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
 // key handles one key.
-func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	n := len(m.snap.Rows)
+func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
+	if m.typing {
+		return m.typeKey(k)
+	}
+	r, ok := m.selected()
 	switch k.String() {
-	case "q", "esc", "ctrl+c":
+	case "ctrl+c", "q":
 		return m, tea.Quit
+	case "esc":
+		if m.filter == "" {
+			return m, tea.Quit
+		}
+		m.filter = ""
+		return m.refilter(r.Pane), nil
+	case "/":
+		m.typing = true
 	case "up", "k":
 		m.cursor = max(m.cursor-1, 0)
 	case "down", "j":
-		m.cursor = min(m.cursor+1, max(n-1, 0))
+		m.cursor = min(m.cursor+1, max(len(m.shown)-1, 0))
+	case "p":
+		m.noPreview = !m.noPreview
+		switch {
+		case m.noPreview:
+		case m.cfg.Capture != nil && m.height < previewHeight:
+			m.status = fmt.Sprintf("no room for the preview: it needs a popup %d lines tall", previewHeight)
+		default:
+			m.pv = preview{capturing: m.pv.capturing} // capture again: follow
+		}
 	case "enter":
-		if n > 0 {
-			m.jump = m.snap.Rows[m.cursor].Pane
+		if ok {
+			m.jump = r.Pane
 			return m, tea.Quit
 		}
 	case "r", "s":
-		if n == 0 || m.busy {
+		if !ok || m.busy {
 			break
 		}
 		a, verb := watcher.ResumeNow, "resuming "
 		if k.String() == "s" {
 			a, verb = watcher.Skip, "skipping "
 		}
-		pane := m.snap.Rows[m.cursor].Pane
-		m.busy, m.status = true, verb+pane+"…"
-		return m, m.act(pane, a)
+		m.busy, m.status = true, verb+r.Pane+"…"
+		return m, m.act(r.Pane, a)
 	}
 	return m, nil
+}
+
+// typeKey handles a key while the filter is typed: text goes to the filter, Backspace and
+// ctrl+u erase, arrows move, Enter ends the typing and keeps the filter, Esc clears it.
+// Backspace on an empty filter stays here, so that a letter typed next is not taken for r or
+// s.
+func (m Model) typeKey(k tea.KeyMsg) (Model, tea.Cmd) {
+	at := ""
+	if r, ok := m.selected(); ok {
+		at = r.Pane
+	}
+	switch k.Type {
+	case tea.KeyCtrlC:
+		return m, tea.Quit
+	case tea.KeyEsc:
+		m.typing, m.filter = false, ""
+	case tea.KeyEnter:
+		m.typing = false
+		return m, nil
+	case tea.KeyUp, tea.KeyCtrlP:
+		m.cursor = max(m.cursor-1, 0)
+		return m, nil
+	case tea.KeyDown, tea.KeyCtrlN:
+		m.cursor = min(m.cursor+1, max(len(m.shown)-1, 0))
+		return m, nil
+	case tea.KeyBackspace, tea.KeyCtrlH:
+		if r := []rune(m.filter); len(r) > 0 {
+			m.filter = string(r[:len(r)-1])
+		}
+	case tea.KeyCtrlU:
+		m.filter = ""
+	case tea.KeyRunes, tea.KeySpace:
+		if k.Alt {
+			return m, nil
+		}
+		for _, r := range k.Runes {
+			if !unicode.IsControl(r) {
+				m.filter += string(r)
+			}
+		}
+	default:
+		return m, nil
+	}
+	return m.refilter(at), nil
+}
+
+// previewShown says whether the preview is on screen: a pane can be captured, p did not hide
+// it, and the popup is previewHeight or taller.
+func (m Model) previewShown() bool {
+	return m.cfg.Capture != nil && !m.noPreview && m.height >= previewHeight
 }
 
 // styles are the popup's looks; all plain without colour.
 type styles struct {
 	title, selected, dim, warn lipgloss.Style
+	state                      map[string]lipgloss.Style // by the state's first word
 }
 
-func newStyles(color bool) styles {
+// The colours of the states (the terminal's own palette): the ones that go on by themselves,
+// the ones that wait for the user, the ones being resumed.
+const (
+	colorWaits  = lipgloss.Color("2") // green
+	colorUser   = lipgloss.Color("1") // red
+	colorActing = lipgloss.Color("6") // cyan
+)
+
+func newStyles(color bool, r *lipgloss.Renderer) styles {
 	if !color {
 		return styles{}
 	}
-	return styles{
-		title:    lipgloss.NewStyle().Bold(true),
-		selected: lipgloss.NewStyle().Reverse(true),
-		dim:      lipgloss.NewStyle().Faint(true),
-		warn:     lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+	s := styles{
+		title:    r.NewStyle().Bold(true),
+		selected: r.NewStyle().Reverse(true),
+		dim:      r.NewStyle().Faint(true),
+		warn:     r.NewStyle().Foreground(lipgloss.Color("3")),
+		state:    map[string]lipgloss.Style{},
 	}
+	for c, states := range map[lipgloss.Color][]watcher.State{
+		colorWaits:  {watcher.Waiting, watcher.Native},
+		colorUser:   {watcher.Held, watcher.Failed, watcher.Unwaitable, watcher.Limited, "stopped"},
+		colorActing: {watcher.Resuming, watcher.Verifying},
+	} {
+		for _, st := range states {
+			s.state[string(st)] = r.NewStyle().Foreground(c)
+		}
+	}
+	s.state[string(watcher.Running)] = s.dim
+	return s
 }
 
-// keysHelp is the last line.
-const keysHelp = "↑↓/jk move · enter jump · r resume now · s skip · q quit"
+// stateStyle is the style of a row in state st: by its first word, so that "held (stale)",
+// which list shows while no watcher runs, looks as held does. Skipped and unknown states are
+// plain.
+func (s styles) stateStyle(st watcher.State) lipgloss.Style {
+	first, _, _ := strings.Cut(string(st), " ")
+	return s.state[first]
+}
 
-// View draws the popup: a title, the table with the selected row marked, the selected row's
-// note in full, the last action's outcome and the keys; cut to the popup's size.
+// The last line: the keys.
+const (
+	keysHelp   = "↑↓/jk move · enter jump · r resume · s skip · / filter · p preview · q quit"
+	keysFilter = "type to filter · ↑↓ move · enter done · esc clear · ctrl+u erase"
+)
+
+// View draws the popup: a title, the filter, the table with the selected row marked and each
+// row coloured by its state, the preview of the selected pane, the selected row's note in
+// full, the last action's outcome and the keys; cut to the popup's size.
 func (m Model) View() string {
 	w, now := max(m.width, 20), m.cfg.Clock.Now()
 	lines := []string{m.styles.title.Render(table.Cut(m.title(), w))}
 	if m.snap.Watcher == "" {
 		lines = append(lines, m.styles.warn.Render(table.Cut("no watcher runs: nothing is resumed by itself (cac-tmux watch)", w)))
 	}
-	lines = append(lines, "")
+	lines = append(lines, m.filterLine(w))
 	foot := m.footer(w)
 	room := max(m.height-len(lines)-len(foot), 2)
-	lines = append(lines, m.rows(now, w, room)...)
+	if _, sel := m.selected(); !m.previewShown() || !sel {
+		lines = append(lines, m.rows(now, w, room)...)
+	} else {
+		// The table takes the lines its rows need, up to half; the preview the rest.
+		tab := min(len(m.shown)+1, max(room/2, 2))
+		top := len(lines) + tab
+		lines = append(lines, m.rows(now, w, tab)...)
+		for len(lines) < top {
+			lines = append(lines, "")
+		}
+		lines = append(lines, m.previewLines(w, room-tab)...)
+	}
 	for len(lines) < m.height-len(foot) {
 		lines = append(lines, "")
 	}
@@ -242,24 +475,66 @@ func (m Model) title() string {
 	return t
 }
 
-// rows is the table in room lines: the header, then a window of rows around the cursor.
+// filterLine is the filter as typed and how many rows it keeps ("/work_  2 of 5", the _ while
+// it is typed); "" without a filter.
+func (m Model) filterLine(w int) string {
+	if !m.typing && m.filter == "" {
+		return ""
+	}
+	s := "/" + m.filter
+	if m.typing {
+		s += "_"
+	}
+	return table.Cut(fmt.Sprintf("%s  %d of %d", s, len(m.shown), len(m.snap.Rows)), w)
+}
+
+// rows is the table in room lines: the header, then a window of the rows the filter keeps
+// around the cursor. The columns are laid out over every row, so that they stay put as the
+// filter changes.
 func (m Model) rows(now time.Time, w, room int) []string {
 	if len(m.snap.Rows) == 0 {
 		return []string{m.styles.dim.Render("no Claude Code pane on this server")}
+	}
+	if len(m.shown) == 0 {
+		return []string{m.styles.dim.Render(table.Cut("no pane matches /"+m.filter, w))}
 	}
 	cells := table.Cells(m.snap.Rows, now)
 	for i := range cells {
 		cells[i] = cells[i][1:] // the target names the pane well enough; the id is in the note line
 	}
 	body := table.Format(cells, w-2)
-	first := min(max(m.cursor-(room-2), 0), max(len(m.snap.Rows)-(room-1), 0))
+	first := min(max(m.cursor-(room-2), 0), max(len(m.shown)-(room-1), 0))
 	out := []string{"  " + body[0]}
-	for i := first; i < len(m.snap.Rows) && len(out) < room; i++ {
-		line := "  " + body[i+1]
+	for i := first; i < len(m.shown) && len(out) < room; i++ {
+		r := m.snap.Rows[m.shown[i]]
+		st := m.styles.stateStyle(r.State)
 		if i == m.cursor {
-			line = m.styles.selected.Render("› " + body[i+1])
+			out = append(out, m.styles.selected.Inherit(st).Render("› "+body[m.shown[i]+1]))
+		} else {
+			out = append(out, st.Render("  "+body[m.shown[i]+1]))
 		}
-		out = append(out, line)
+	}
+	return out
+}
+
+// previewLines are room lines: a rule naming the selected pane, then the last lines of its
+// screen that are not blank, each cut to w columns and every control character shown as "?"
+// (table.Printable), so that nothing the pane printed reaches the terminal as a command.
+func (m Model) previewLines(w, room int) []string {
+	r, _ := m.selected()
+	rule := table.Cut("── "+r.Pane+" "+r.Target+" ", w)
+	rule += strings.Repeat("─", max(w-ansi.StringWidth(rule), 0))
+	out := []string{m.styles.dim.Render(rule)}
+	switch {
+	case room < 2 || m.pv.pane != r.Pane:
+		return out // the capture runs
+	case m.pv.err != nil:
+		return append(out, m.styles.warn.Render(table.Cut("no preview: "+m.pv.err.Error(), w)))
+	}
+	text := strings.Split(strings.TrimRight(m.pv.text, " \n"), "\n")
+	text = text[max(len(text)-(room-1), 0):]
+	for _, l := range text {
+		out = append(out, ansi.Truncate(strings.TrimRight(table.Printable(l), " "), w, ""))
 	}
 	return out
 }
@@ -267,15 +542,23 @@ func (m Model) rows(now time.Time, w, room int) []string {
 // footer is the selected row's pane and note in full, the last outcome, and the keys.
 func (m Model) footer(w int) []string {
 	var f []string
-	if m.cursor < len(m.snap.Rows) {
-		r := m.snap.Rows[m.cursor]
+	if r, ok := m.selected(); ok {
 		note := r.Pane + " " + r.Target
 		if r.Note != "" {
 			note += ": " + r.Note
 		}
 		f = append(f, m.styles.dim.Render(table.Cut(note, w)))
+	} else {
+		f = append(f, "")
 	}
-	return append(f, table.Cut(m.status, w), m.styles.dim.Render(table.Cut(keysHelp, w)))
+	keys := keysHelp
+	switch {
+	case m.typing:
+		keys = keysFilter
+	case m.filter != "":
+		keys = "esc clear filter · " + keys
+	}
+	return append(f, table.Cut(m.status, w), m.styles.dim.Render(table.Cut(keys, w)))
 }
 
 func plural(n int) string {

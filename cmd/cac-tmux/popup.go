@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/popup"
@@ -22,8 +23,16 @@ func newPopup(std stdio) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "popup [-L NAME|-S PATH] [--client NAME]",
 		Short: "the interactive list of Claude sessions, for tmux display-popup -E",
-		Long: `Every Claude Code pane with its state, reset, countdown, kind and note. Arrows or j/k move,
-Enter switches the client to the pane, r resumes it now, s skips its wait, q or Esc closes.
+		Long: `Every Claude Code pane with its state, reset, countdown, kind and note, coloured by state
+(none under NO_COLOR), and the last lines of the selected pane's screen below them when the
+popup is 20 lines tall or more (p hides or shows them). Arrows or j/k move, Enter switches the
+client to the pane, r resumes it now, s skips its wait, q or Esc closes.
+
+/ filters the rows: what is typed next narrows them to those with each word in the pane id,
+target, state, kind or note, whatever the case (letters go to the filter then, so r and s do
+not act); arrows still move, Enter ends the typing and keeps the filter (Enter again jumps),
+Esc clears it (Esc again closes).
+
 Bind it to a key:
 
   bind-key C run-shell -C "display-popup -E -w 80% -h 60% \"cac-tmux popup --client '#{client_name}'\""
@@ -64,7 +73,10 @@ func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdi
 	act := func(ctx context.Context, pane string, a watcher.Action) (watcher.Outcome, error) {
 		return doAction(ctx, tmux, pane, a, io.Discard)
 	}
-	m := popup.New(popup.Config{Load: load, Act: act, Color: os.Getenv("NO_COLOR") == ""}, first)
+	// The preview's captures, and the styles for the terminal lipgloss finds on the output
+	// (no colour under NO_COLOR either way).
+	m := popup.New(popup.Config{Load: load, Act: act, Capture: tmux.Capture,
+		Color: os.Getenv("NO_COLOR") == "", Renderer: lipgloss.NewRenderer(std.out)}, first)
 	final, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(std.in), tea.WithOutput(std.out), tea.WithContext(ctx)).Run()
 	if err != nil {
 		return fmt.Errorf("popup: %w", err)

@@ -5,10 +5,14 @@ package main
 import (
 	"context"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
@@ -37,7 +41,13 @@ func attach(t *testing.T, width, height int) *attached {
 // display-popup, pressed through the client (prefix C); it waits for the first frame.
 func (a *attached) popup(t *testing.T) string {
 	t.Helper()
-	a.inner.Tmux(t, "bind-key", "C", "display-popup", "-w", "100%", "-h", "100%", "-E", bins.cac+" popup -S "+a.inner.Socket)
+	return a.popupEnv(t, "")
+}
+
+// popupEnv is popup with environment variables ("NO_COLOR=1 ") before the command.
+func (a *attached) popupEnv(t *testing.T, env string) string {
+	t.Helper()
+	a.inner.Tmux(t, "bind-key", "C", "display-popup", "-w", "100%", "-h", "100%", "-E", env+bins.cac+" popup -S "+a.inner.Socket)
 	a.key(t, "C-b")
 	a.key(t, "C")
 	return a.screen(t, "Claude Code sessions")
@@ -139,6 +149,89 @@ func TestPopupResumeAndSkip(t *testing.T) {
 		s, _ := a.outer.Client.Capture(t.Context(), "main")
 		return !strings.Contains(s, "Claude Code sessions")
 	})
+}
+
+// The filter, the preview and the colours on a real client: / and text narrow the rows to the
+// matching pane and the header counts them, the preview shows the selected pane's screen (the
+// draft in its input box), the held row is red, Esc clears the filter and a second Esc closes
+// the popup; opened again under NO_COLOR, the row has no colour nor reverse video.
+func TestPopupFilter(t *testing.T) {
+	t.Parallel()
+	a := attach(t, 120, 30)
+	reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	held, _ := startClaude(t, a.inner, "--scenario", "draft", "--draft", "my idea", "--reset", reset)
+	waiting, _ := startClaude(t, a.inner, "--reset", reset)
+	a.inner.Tmux(t, "set-option", "-p", "-t", held, "@cac_state", "held", ";", "set-option", "-p", "-t", waiting, "@cac_state", "waiting",
+		";", "set-option", "-p", "-t", waiting, "@cac_due", reset)
+	target := func(pane string) string {
+		return strings.TrimSpace(a.inner.Tmux(t, "display-message", "-p", "-t", pane, "#{session_name}:#{window_index}.#{pane_index}"))
+	}
+	heldAt, waitingAt := target(held), target(waiting)
+	a.popup(t)
+	a.screen(t, heldAt+" ")
+	a.key(t, "/")
+	a.key(t, "HELD") // whatever the case
+	screen := a.screen(t, "1 of 2")
+	if !strings.Contains(screen, "/HELD_") || !strings.Contains(screen, heldAt+" ") || strings.Contains(screen, waitingAt) {
+		t.Errorf("/HELD: want the filter, %s and not %s:\n%s", heldAt, waitingAt, screen)
+	}
+	a.screen(t, "── "+held+" "+heldAt)
+	a.screen(t, "my idea") // the draft, in the held pane's preview
+	// Colours as lipgloss finds the popup's terminal able to show them: none for TERM=screen,
+	// which tmux 3.2a gives popups (its default-terminal).
+	term := strings.TrimSpace(a.inner.Tmux(t, "show-options", "-gv", "default-terminal"))
+	if row := styledRow(a.outer.Tmux(t, "capture-pane", "-p", "-e", "-t", "main"), heldAt+"  held"); strings.Contains(term, "color") &&
+		(!slices.Contains(sgr(row), "31") || !slices.Contains(sgr(row), "7")) {
+		t.Errorf("the selected held row on %s is not red in reverse video: %q", term, row)
+	}
+	a.key(t, "Escape")
+	tmuxtest.WaitFor(t, 10*time.Second, "the filter cleared", func() bool {
+		s, _ := a.outer.Client.Capture(t.Context(), "main")
+		return strings.Contains(s, waitingAt+" ") && strings.Contains(s, heldAt+" ") && !strings.Contains(s, "1 of 2")
+	})
+	a.key(t, "Escape")
+	// Closed: its process gone, and its border with it (the screen empties a moment before).
+	tmuxtest.WaitFor(t, 10*time.Second, "the popup closed", func() bool {
+		s, _ := a.outer.Client.Capture(t.Context(), "main")
+		return !strings.Contains(s, "Claude Code sessions") && !strings.Contains(s, "┌")
+	})
+	a.popupEnv(t, "NO_COLOR=1 ")
+	a.screen(t, heldAt+"  held")
+	// tmux itself may colour a popup (next-3.8 draws its text in grey): no red, no reverse.
+	if row := styledRow(a.outer.Tmux(t, "capture-pane", "-p", "-e", "-t", "main"), heldAt+"  held"); slices.Contains(sgr(row), "31") ||
+		slices.Contains(sgr(row), "7") {
+		t.Errorf("the held row under NO_COLOR is red or in reverse video: %q", row)
+	}
+}
+
+// sgr are the attributes the SGR sequences of a captured line set ("31", "7"), the 256-colour
+// and RGB colours (38;5;N, 38;2;R;G;B) as one attribute each.
+func sgr(line string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`\x1b\[([0-9;]*)m`).FindAllStringSubmatch(line, -1) {
+		p := strings.Split(m[1], ";")
+		for i := 0; i < len(p); i++ {
+			n := 1
+			if (p[i] == "38" || p[i] == "48" || p[i] == "58") && i+1 < len(p) {
+				n = map[string]int{"5": 3, "2": 5}[p[i+1]]
+			}
+			n = max(min(n, len(p)-i), 1)
+			out = append(out, strings.Join(p[i:i+n], ";"))
+			i += n - 1
+		}
+	}
+	return out
+}
+
+// styledRow is the line of a screen captured with its escapes (capture-pane -e) where text is, "" when
+// none is.
+func styledRow(screen, text string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(ansi.Strip(l), text) {
+			return l
+		}
+	}
+	return ""
 }
 
 // BenchmarkPopupOpen is what the popup does before its first frame: the client's name, one
