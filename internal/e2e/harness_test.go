@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -28,7 +27,7 @@ import (
 // `cac-tmux watch` as its own process, each owned by one test and ended with it.
 
 const (
-	defaultVersion = "2.1.330"
+	defaultVersion = "2.1.332"
 	margin         = 5 * time.Second // the watcher's --margin
 	reply          = "e2e reply from the mock"
 	oauthToken     = "sk-ant-oat01-mock-token-not-real"
@@ -197,8 +196,17 @@ func tryMock(t *testing.T, bin string) (*mock, error) {
 // limit makes the mock answer every message with a 5-hour limit that lifts at reset.
 func (m *mock) limit(t *testing.T, reset time.Time) {
 	t.Helper()
-	body := fmt.Sprintf(`{"mode":"limit","claim":"five_hour","reset":%d,"auto_ok_after_reset":true}`, reset.Unix())
-	resp, err := http.Post(m.url+"/_mock/state", "application/json", strings.NewReader(body))
+	m.set(t, map[string]any{"mode": "limit", "claim": "five_hour", "reset": reset.Unix(), "auto_ok_after_reset": true})
+}
+
+// set merges fields into the mock's state (see the mock's README).
+func (m *mock) set(t *testing.T, fields map[string]any) {
+	t.Helper()
+	body, err := json.Marshal(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(m.url+"/_mock/state", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatalf("e2e: post mock state: %v", err)
 	}
@@ -216,9 +224,12 @@ func (m *mock) requests(t *testing.T) []request {
 		t.Fatalf("e2e: read mock log: %v", err)
 	}
 	var out []request
-	for sc := bufio.NewScanner(bytes.NewReader(b)); sc.Scan(); {
+	// bytes.Lines, not a bufio.Scanner: a line logs the request's body, about 61 KB with
+	// Claude Code 2.1.332 and growing with the conversation, and a Scanner stops for good at
+	// its first line over 64 KB, hiding every later request.
+	for line := range bytes.Lines(b) {
 		var r request
-		if json.Unmarshal(sc.Bytes(), &r) == nil && strings.HasPrefix(r.Path, "/v1/messages") && r.Answer != "count_tokens" {
+		if json.Unmarshal(line, &r) == nil && strings.HasPrefix(r.Path, "/v1/messages") && r.Answer != "count_tokens" {
 			out = append(out, r)
 		}
 	}
@@ -242,13 +253,43 @@ func (m *mock) typed(t *testing.T, text string) []request {
 type session struct {
 	srv  *tmuxtest.Server
 	pane string
+	home string // Claude Code's HOME: its records are under home/.claude
+	// shell is true when the pane runs a shell and claude is started by typing (claude);
+	// pids are the claude processes started so, waited for at the end.
+	shell bool
+	pids  []string
 }
 
 // settings is how a case sets Claude Code up.
 type settings struct {
 	vim          bool // editorMode "vim" in .claude.json
 	autoContinue bool // false: autoContinueAtUsageLimit false in settings.json (the options menu opens)
+	// prefill turns on the server flags (cached in .claude.json) under which Claude Code
+	// 2.1.330+ puts "continue" into the input box itself at a five-hour limit (SPEC §10): see
+	// prefillFlags. With it Claude Code runs on a Max 20x tier, where no options menu opens
+	// by itself (the stop shows "Press ⏎ to continue after reset" and the box "continue");
+	// with menu too, on a Max 5x tier, the menu opens as well and the box holds "continue"
+	// once its Stop row closes it.
+	prefill, menu bool
+	// shell: the pane runs an interactive bash with Claude Code's environment, and claude is
+	// started by typing (session.claude), so that it can be quit and reopened (claude -c) in
+	// the same pane. startClaude then starts claude once.
+	shell bool
 }
+
+// prefillFlags are the cached server flags behind the prefilled continue, as Claude Code
+// 2.1.332 reads them (its GrowthBook client, w(flag, default)):
+//   - tengu_vellum_anchor on: the limit line gains "Press ⏎ to continue after reset" and the
+//     input box gets "continue" (the render condition ends in w("tengu_vellum_anchor",!1));
+//   - tengu_marble_heron off: the options menu's "Wait here" row, and with it the menu's
+//     opening by itself on a tier without an upgrade row (Max 20x), are off, so the menu,
+//     which takes precedence, stays shut.
+//
+// Claude Code reads cached flags from .claude.json's cachedGrowthBookFeatures only while its
+// GrowthBook client is enabled, which DISABLE_TELEMETRY and
+// CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC turn off; CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF=1
+// lets it read the disk cache anyway (and still fetch nothing).
+const prefillFlags = `"cachedGrowthBookFeatures":{"tengu_vellum_anchor":true,"tengu_marble_heron":false},`
 
 // startClaude starts the real Claude Code as the mockapi README says: its own HOME with
 // onboarding done and the work directory trusted, env -i, the mock's URL and OAuth token. It
@@ -258,12 +299,20 @@ func startClaude(t *testing.T, claude string, m *mock, s settings) *session {
 	home := t.TempDir()
 	work := filepath.Join(home, "work")
 	version := filepath.Base(filepath.Dir(filepath.Dir(claude)))
-	vim := ""
+	extra := ""
 	if s.vim {
-		vim = `"editorMode":"vim",`
+		extra += `"editorMode":"vim",`
+	}
+	tier, env := "default_claude_max_5x", ""
+	if s.prefill {
+		extra += prefillFlags
+		env = "CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF=1 "
+		if !s.menu {
+			tier = "default_claude_max_20x"
+		}
 	}
 	cfg := fmt.Sprintf(`{"numStartups":5,"autoUpdates":false,"hasCompletedOnboarding":true,"lastOnboardingVersion":%q,"lastReleaseNotesSeen":%q,"theme":"dark",%s"projects":{%q:{"allowedTools":[],"hasTrustDialogAccepted":true,"hasCompletedProjectOnboarding":true,"projectOnboardingSeenCount":5}}}`,
-		version, version, vim, work)
+		version, version, extra, work)
 	userSettings := `{"theme":"dark"}`
 	if !s.autoContinue {
 		userSettings = `{"theme":"dark","autoContinueAtUsageLimit":false}`
@@ -276,23 +325,65 @@ func startClaude(t *testing.T, claude string, m *mock, s settings) *session {
 			t.Fatal(err)
 		}
 	}
+	// In a shell pane, $C is claude's path and the shell's prompt is "$ ".
+	run := `"$4"`
+	if s.shell {
+		run = `C="$4" PS1='$ ' /bin/bash --norc --noprofile -i`
+	}
 	script := `cd "$1" && exec env -i HOME="$2" PATH=/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 TZ=` + zone + ` ` +
 		`TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ANTHROPIC_BASE_URL="$3" CLAUDE_CODE_OAUTH_TOKEN=` + oauthToken + ` ` +
-		`CLAUDE_CODE_SUBSCRIPTION_TYPE=max CLAUDE_CODE_RATE_LIMIT_TIER=default_claude_max_5x ` +
-		`DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 "$4"`
-	var pid string
+		`CLAUDE_CODE_SUBSCRIPTION_TYPE=max CLAUDE_CODE_RATE_LIMIT_TIER=` + tier + ` ` + env +
+		`DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 ` + run
+	c := &session{home: home, shell: s.shell}
 	t.Cleanup(func() { // after the server is killed: claude writes into HOME until it ends
-		for end := deadline(15 * time.Second); pid != "" && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-			if _, err := os.Stat("/proc/" + pid); err != nil {
-				return
+		end := deadline(15 * time.Second)
+		for _, pid := range c.pids {
+			for ; time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+				if _, err := os.Stat("/proc/" + pid); err != nil {
+					break
+				}
 			}
 		}
 	})
-	srv := tmuxtest.Start(t, 120, 40, "sh", "-c", script, "sh", work, home, m.url, claude)
-	c := &session{srv: srv, pane: strings.TrimSpace(srv.Tmux(t, "display-message", "-p", "-t", "main", "#{pane_id}"))}
-	pid = strings.TrimSpace(srv.Tmux(t, "display-message", "-p", "-t", c.pane, "#{pane_pid}"))
+	c.srv = tmuxtest.Start(t, 120, 40, "sh", "-c", script, "sh", work, home, m.url, claude)
+	c.pane = strings.TrimSpace(c.srv.Tmux(t, "display-message", "-p", "-t", "main", "#{pane_id}"))
+	if s.shell {
+		c.claude(t)
+		return c
+	}
+	c.pids = append(c.pids, strings.TrimSpace(c.srv.Tmux(t, "display-message", "-p", "-t", c.pane, "#{pane_pid}")))
 	c.wait(t, time.Minute, "the prompt", func(s string) bool { return strings.Contains(s, "❯") })
 	return c
+}
+
+// claude starts claude with args in a shell pane (settings.shell) and waits for its prompt.
+func (c *session) claude(t *testing.T, args ...string) {
+	t.Helper()
+	if !c.shell {
+		t.Fatal("e2e: claude: the pane runs claude itself, not a shell")
+	}
+	shell := strings.TrimSpace(c.srv.Tmux(t, "display-message", "-p", "-t", c.pane, "#{pane_pid}"))
+	c.wait(t, 30*time.Second, "the shell's prompt", func(s string) bool { return strings.HasSuffix(strings.TrimRight(s, "\n "), "$") })
+	c.srv.Tmux(t, "send-keys", "-t", c.pane, "-l", "--", strings.Join(append([]string{`"$C"`}, args...), " "))
+	c.key(t, "Enter")
+	var pid string
+	c.wait(t, time.Minute, "claude's prompt", func(s string) bool {
+		if pid == "" {
+			pid = child(shell)
+		}
+		return pid != "" && inputLine(s) == "" && strings.Contains(s, "❯")
+	})
+	c.pids = append(c.pids, pid)
+}
+
+// child returns the pid of a child of the process pid, "" when it has none.
+func child(pid string) string {
+	b, _ := os.ReadFile("/proc/" + pid + "/task/" + pid + "/children")
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
 
 // capture returns the pane's screen.
@@ -399,7 +490,13 @@ func startWatch(t *testing.T, bin string, c *session, flags ...string) *watch {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"watch", "-S", c.srv.Socket, "--margin", margin.String(), "--interval", "1s", "--log-format", "json"}, flags...)
+	args := []string{"watch", "-S", c.srv.Socket, "--margin", margin.String(), "--interval", "1s", "--log-format", "json"}
+	// CAC_E2E_LOG_LEVEL=debug: every look and decision, and the log printed even when the
+	// test passes.
+	if level := os.Getenv("CAC_E2E_LOG_LEVEL"); level != "" {
+		args = append(args, "--log-level", level)
+	}
+	args = append(args, flags...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(withoutTmux(os.Environ()), "XDG_STATE_HOME="+dir+"/state", "XDG_RUNTIME_DIR="+dir+"/run", "XDG_CONFIG_HOME="+dir+"/config")
 	cmd.Stdout, cmd.Stderr = f, f
@@ -415,7 +512,7 @@ func startWatch(t *testing.T, bin string, c *session, flags ...string) *watch {
 			cmd.Process.Kill()
 			<-w.done
 		}
-		if t.Failed() {
+		if t.Failed() || os.Getenv("CAC_E2E_LOG_LEVEL") == "debug" {
 			b, _ := os.ReadFile(w.log)
 			t.Logf("the watcher's log:\n%s", b)
 		}
@@ -441,9 +538,9 @@ func (w *watch) lines(t *testing.T) []map[string]any {
 		t.Fatalf("e2e: read watcher log: %v", err)
 	}
 	var out []map[string]any
-	for sc := bufio.NewScanner(bytes.NewReader(b)); sc.Scan(); {
+	for line := range bytes.Lines(b) {
 		var l map[string]any
-		if json.Unmarshal(sc.Bytes(), &l) == nil {
+		if json.Unmarshal(line, &l) == nil {
 			out = append(out, l)
 		}
 	}
