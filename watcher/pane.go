@@ -87,6 +87,7 @@ type pane struct {
 	typed      bool      // the message was typed for this stop (an Enter may be missing)
 	pre        string    // digest of the screen down to the stop, just before the keys
 	checkAt    time.Time // when to look for the effect of the keys
+	pressed    time.Time // when the options menu's Stop digit went out (afterMenu)
 	dryRun     bool      // the dry-run decision for this stop is logged
 	// sticky keeps a hold until the stop changes: a menu that did not close after its Stop
 	// digit is never pressed again.

@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -190,13 +191,28 @@ func (w *Watcher) consult(ctx context.Context, p *pane) {
 // started (issue 22: a reply quoting the limit line, a conversation reopened with its old stop
 // redrawn). Without records p.foreign is "" and the screen decides, as before. It returns the
 // rows it read; ok is false without records.
+//
+// A registry entry whose session has no transcript is not a stop of its own either: a
+// conversation reopened with claude -c first names a fresh session, with no transcript, and
+// only a moment later (over a second on a loaded machine) the old one, while the old stop is
+// already on screen (seen with 2.1.332).
 func (w *Watcher) judge(ctx context.Context, p *pane) (rows []records.Row, ok bool) {
-	rows, en, ok := w.rows(ctx, p)
 	p.foreign = ""
-	if ok {
-		p.foreign = foreign(records.StopOf(rows, en.Started()))
+	en, ok := w.entry(ctx, p)
+	if !ok {
+		return nil, false
 	}
-	return rows, ok
+	rows, err := transcript(p.recs.env, en)
+	switch {
+	case errors.Is(err, records.ErrNoRecord):
+		p.foreign = "Claude Code's registry names a session without a transcript, so the stop on screen is not its own (a conversation being reopened?); nothing will be typed"
+		return nil, false
+	case err != nil:
+		p.event(w.cfg.Log.Debug()).Err(err).Msg("no transcript")
+		return nil, false
+	}
+	p.foreign = foreign(records.StopOf(rows, en.Started()))
+	return rows, true
 }
 
 // foreign is the note of a stop that Claude Code's records say is not the process's own.
@@ -228,7 +244,10 @@ func (w *Watcher) refine(p *pane, rows []records.Row) {
 			Msg("the transcript's reset does not match the screen; the screen's is used")
 		return
 	}
-	p.reset, p.kind, p.source = exact, kind, SourceTranscript
+	// A slot given before this came from the printed reset plus the full margin: schedule
+	// works it out again from the exact reset, or the pane would still wait for the printed
+	// reset plus the margin (issue 22, finding 14).
+	p.reset, p.kind, p.source, p.slot = exact, kind, SourceTranscript, time.Time{}
 	p.event(w.cfg.Log.Info()).Time("reset", exact.At).Msg("exact reset from the transcript")
 	p.event(w.cfg.Log.Debug()).Str("reset_how", exact.How).Msg("how the reset was read")
 }

@@ -3,6 +3,8 @@ package watcher_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,11 +59,6 @@ func TestUnitTranscriptThatDisagreesIsNotUsed(t *testing.T) {
 	}{
 		{"another minute", func(r *rig) *fakePane {
 			return limited(r, "%1", 100, time.Date(2026, 11, 20, 19, 45, 0, 0, time.UTC))
-		}},
-		{"no transcript", func(r *rig) *fakePane {
-			p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
-			p.session(r.t, sess, "idle")
-			return p
 		}},
 		{"no registry entry", func(r *rig) *fakePane { return r.tmux.add("%1", 100, stopped("7:30pm", "")) }},
 		{"the registry of another process", func(r *rig) *fakePane {
@@ -127,6 +124,9 @@ func TestUnitStopTheTranscriptDoesNotHaveGetsNoKey(t *testing.T) {
 			p.row(t, userLine(t0.Add(-2*time.Minute), "continue"))
 			p.row(t, replyLine(t0.Add(-time.Minute)))
 		}, "only text"},
+		{"a registry session without a transcript (claude -c, the moment before it names the old session)", func(p *fakePane) {
+			p.session(t, "a-fresh-session", "idle")
+		}, "without a transcript"},
 		{"reopened after its stop", func(p *fakePane) {
 			p.started = t0.Add(-time.Minute) // claude -c, after the stop of an earlier process
 			p.session(t, sess, "idle")
@@ -176,6 +176,33 @@ func TestUnitTranscriptLaggingTheScreen(t *testing.T) {
 		t.Fatalf("row = %+v, want waiting for the transcript's reset %s", row, exact)
 	}
 	r.at(exact.Sub(t0) + scheduler.Default.ExactMargin)
+	r.wantKeys(p, "continue", "Enter")
+}
+
+// The exact reset read only at a later look (the registry entry unreadable at the first, as
+// when Claude Code rewrites it in place) moves the due instant to the exact reset plus its
+// margin; the slot the printed reset gave is not kept (issue 22, finding 14).
+func TestUnitLaterExactResetMovesTheDue(t *testing.T) {
+	r := newRig(t, nil)
+	exact := time.Date(2026, 11, 20, 19, 30, 17, 0, time.UTC)
+	p := limited(r, "%1", 100, exact)
+	entry := filepath.Join(p.env().Dir(), "sessions", "100.json")
+	if err := os.Rename(entry, entry+".away"); err != nil {
+		t.Fatal(err)
+	}
+	r.at(0)
+	if row := r.row("%1"); row.Source != watcher.SourceScreen || !row.Due.Equal(t0.Add(31*time.Minute)) {
+		t.Fatalf("row = %+v, want due at the printed reset plus the margin", row)
+	}
+	if err := os.Rename(entry+".away", entry); err != nil {
+		t.Fatal(err)
+	}
+	r.at(time.Minute) // looked at again: the transcript is read
+	due := exact.Add(scheduler.Default.ExactMargin)
+	if row := r.row("%1"); row.Source != watcher.SourceTranscript || !row.Due.Equal(due) {
+		t.Fatalf("row = %+v, want due %s from the exact reset", row, due)
+	}
+	r.at(due.Sub(t0))
 	r.wantKeys(p, "continue", "Enter")
 }
 
@@ -255,11 +282,19 @@ func TestUnitRegistryGatesTheKeys(t *testing.T) {
 	p.session(t, "another-session", "idle")
 	r.at(32 * time.Minute)
 	r.wantKeys(p)
-	p.session(t, "another-session", "idle")
-	r.at(33 * time.Minute) // looked at afresh: the new session has no transcript, the screen's reset stands
+	r.at(33 * time.Minute) // looked at afresh: the new session has no transcript, so the stop is not its own
+	r.wantKeys(p)
+	if row := r.row("%1"); row.State != watcher.Held || !strings.Contains(row.Note, "without a transcript") {
+		t.Errorf("row = %+v, want held: the old session's stop is not the new session's", row)
+	}
+	// The new session stops at the limit in its turn: its own row, its own reset.
+	other := time.Date(2026, 11, 20, 19, 30, 41, 0, time.UTC)
+	p.row(t, userLine(t0.Add(33*time.Minute), "hello again"))
+	p.row(t, limitLine(t0.Add(33*time.Minute+time.Second), other, "five_hour"))
 	r.at(34 * time.Minute)
+	r.at(35 * time.Minute)
 	r.wantKeys(p, "continue", "Enter")
-	if row := r.row("%1"); row.Source == watcher.SourceTranscript {
+	if row := r.row("%1"); row.Source == watcher.SourceTranscript && row.Reset.Equal(exact) {
 		t.Errorf("row = %+v: the old session's transcript used for the new one", row)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
-// Action is what a user asks of one Claude Code session (`cac-tmux resume`, `skip`, the
-// popup's r and s).
+// Action is what a user asks of one Claude Code session (`cac-tmux resume`, `skip`,
+// `unskip`, the popup's r and s).
 type Action string
 
 // The actions.
@@ -21,15 +21,18 @@ const (
 	ResumeNow Action = "resume"
 	// Skip leaves the session alone until its next stop.
 	Skip Action = "skip"
+	// Unskip takes a skip back: the session waits for its reset again, as it would have
+	// without the skip.
+	Unskip Action = "unskip"
 )
 
 // ParseAction reads an action's name.
 func ParseAction(s string) (Action, error) {
 	switch a := Action(s); a {
-	case ResumeNow, Skip:
+	case ResumeNow, Skip, Unskip:
 		return a, nil
 	}
-	return "", fmt.Errorf("watcher: parse action %q: not resume or skip", s)
+	return "", fmt.Errorf("watcher: parse action %q: not resume, skip or unskip", s)
 }
 
 // Outcome is the answer to an action.
@@ -140,6 +143,10 @@ func (w *Watcher) Do(ctx context.Context, id string, a Action) (Outcome, error) 
 	switch a {
 	case Skip:
 		out = p.skip()
+	case Unskip:
+		if out, err = w.unskip(ctx, p, now); err != nil {
+			return out, err
+		}
 	case ResumeNow:
 		if out, err = w.resumeNow(ctx, p, now); err != nil {
 			return out, err
@@ -158,6 +165,39 @@ func (p *pane) skip() Outcome {
 	p.set(Skipped, "skipped by hand: left alone until its next stop")
 	p.retryAt, p.manual = time.Time{}, false
 	return Outcome{Done: true, Message: "skipped: " + p.info.Target() + " is left alone until its next stop"}
+}
+
+// unskip takes back the skip of a stopped session: it is classified afresh from its screen
+// and waits for its reset again, as it would have without the skip. What the skip did not
+// clear stays: the attempts already made for this stop (the next one after the backoff, or
+// failed when they are used up) and a hold that sticks. A session that is not skipped (it ran
+// again, or stopped again, which ends the skip) is refused and left as it is.
+func (w *Watcher) unskip(ctx context.Context, p *pane, now time.Time) (Outcome, error) {
+	if p.state != Skipped {
+		return refused("pane %s is not skipped (it is %s); there is nothing to unskip", p.info.ID, p.state), nil
+	}
+	p.state = Limited // classify decides afresh
+	switch {
+	case p.sticky:
+		p.set(Held, "the keys sent for this stop were not taken; nothing more is typed until the stop changes (resume by hand)")
+	case p.attempts > 0:
+		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
+	}
+	if err := w.look(ctx, p, now); err != nil {
+		return Outcome{}, err
+	}
+	if w.panes[p.info.ID] != p {
+		return refused("pane %s is gone", p.info.ID), nil
+	}
+	w.schedule()
+	msg := "unskipped: " + p.info.Target() + " is " + string(p.state)
+	if p.note != "" {
+		msg += ": " + p.note
+	}
+	if d := p.dueAt(); !d.IsZero() && p.retryAt.IsZero() {
+		msg += "; due " + d.Local().Format(time.TimeOnly)
+	}
+	return Outcome{Done: true, Message: msg}, nil
 }
 
 // resumeNow resumes a stopped session at once, through every gate but the reset. Once keys

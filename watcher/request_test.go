@@ -273,3 +273,140 @@ func TestUnitMenuOverArmedAutoContinue(t *testing.T) {
 		t.Errorf("row = %+v, want held over the armed auto-continue", row)
 	}
 }
+
+// Unskip takes a skip back: the session waits for its reset again and is resumed at its due
+// instant, as without the skip. A session that is not skipped is refused and left as it is,
+// and so is a second unskip.
+func TestUnitUnskip(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	if out := r.do("%1", watcher.Unskip); out.Done || out.Message != "pane %1 is not skipped (it is waiting); there is nothing to unskip" {
+		t.Errorf("Do(unskip) of a waiting session = %+v, want refused: not skipped", out)
+	}
+	if out := r.do("%1", watcher.Skip); !out.Done {
+		t.Fatalf("Do(skip) = %+v", out)
+	}
+	r.at(time.Minute)
+	out := r.do("%1", watcher.Unskip)
+	if !out.Done || out.Pending || out.Message != "unskipped: s:0.0 is waiting; due 19:31:00" {
+		t.Errorf("Do(unskip) = %+v, want done: waiting, due at the reset + margin", out)
+	}
+	if got := r.state("%1"); got != watcher.Waiting || p.info.Options.State != "waiting" || p.info.Options.Due != "2026-11-20T19:31:00Z" {
+		t.Errorf("after unskip: state %s, published %+v; want waiting, due 19:31:00", got, p.info.Options)
+	}
+	if out := r.do("%1", watcher.Unskip); out.Done || !strings.Contains(out.Message, "is not skipped (it is waiting)") {
+		t.Errorf("a second Do(unskip) = %+v, want refused", out)
+	}
+	r.at(30*time.Minute + 59*time.Second)
+	r.wantKeys(p)
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "continue", "Enter")
+
+	r2 := newRig(t, nil)
+	r2.tmux.add("%1", 100, idle())
+	r2.at(0)
+	if out := r2.do("%1", watcher.Unskip); out.Done || !strings.Contains(out.Message, "is not skipped (it is running)") {
+		t.Errorf("Do(unskip) of a running session = %+v, want refused", out)
+	}
+	if out := r2.do("%7", watcher.Unskip); out.Done || !strings.Contains(out.Message, "no pane %7") {
+		t.Errorf("Do(unskip) of a missing pane = %+v, want refused", out)
+	}
+}
+
+// A skip of the stop before is no skip of the next one: a session that stopped again since
+// the skip is not skipped, and unskip refuses it.
+func TestUnitUnskipAfterTheNextStop(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	r.do("%1", watcher.Skip)
+	p.draw(screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", "❯ more",
+		"  ⎿ \u00a0You've hit your session limit · resets 11pm (UTC)"}, prompt("")...)...))
+	if out := r.do("%1", watcher.Unskip); out.Done || !strings.Contains(out.Message, "is not skipped (it is waiting)") {
+		t.Errorf("Do(unskip) after the next stop = %+v, want refused: it waits already", out)
+	}
+}
+
+// Unskip keeps what the skip did not clear: the attempts made for this stop (the next one
+// after the backoff; failed when they are used up) and a hold that sticks (no key is typed
+// into a pane that did not take the last ones).
+func TestUnitUnskipKeepsAttemptsAndHolds(t *testing.T) {
+	stop := "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)"
+	again := screen(append([]string{"❯ hello", stop, "", "❯ continue", stop}, prompt("")...)...)
+
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "continue", "Enter")
+	p.draw(again) // the limit still holds
+	r.at(31*time.Minute + 3*time.Second)
+	if got := r.state("%1"); got != watcher.Waiting {
+		t.Fatalf("state after the limit held again = %s, want waiting", got)
+	}
+	r.do("%1", watcher.Skip)
+	r.at(32 * time.Minute)
+	out := r.do("%1", watcher.Unskip)
+	if !out.Done || out.Message != "unskipped: s:0.0 is waiting: the limit still holds after 1 attempt; next attempt 19:32:30" {
+		t.Errorf("Do(unskip) after an attempt = %+v, want waiting for the next attempt after the backoff", out)
+	}
+	r.at(32*time.Minute + 29*time.Second)
+	r.wantKeys(p, "continue", "Enter")
+	r.at(32*time.Minute + 30*time.Second)
+	r.wantKeys(p, "continue", "Enter", "continue", "Enter")
+
+	r = newRig(t, nil)
+	p = r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	p.vim = "stuck" // every key eaten: the pane is held after the first, and the hold sticks
+	r.at(0)
+	if out := r.do("%1", watcher.ResumeNow); !out.Held {
+		t.Fatalf("Do(resume) = %+v, want held", out)
+	}
+	r.do("%1", watcher.Skip)
+	out = r.do("%1", watcher.Unskip)
+	if !out.Done || !strings.HasPrefix(out.Message, "unskipped: s:0.0 is held: the keys sent for this stop were not taken") {
+		t.Errorf("Do(unskip) of a session held before the skip = %+v, want held again", out)
+	}
+	r.at(31 * time.Minute)
+	r.at(2 * time.Hour)
+	r.wantKeys(p, "i")
+	if got := r.state("%1"); got != watcher.Held {
+		t.Errorf("state after the reset = %s, want held", got)
+	}
+}
+
+// Unskip through the running watcher: the request in @cac_request, the answer in @cac_reply.
+func TestUnitUnskipThroughPaneOption(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	p.info.Request = "skip n1"
+	r.at(time.Second)
+	if !strings.HasPrefix(p.reply, "n1 ok skipped: ") || p.info.Options.State != "skipped" {
+		t.Fatalf("reply to skip %q, published %+v", p.reply, p.info.Options)
+	}
+	p.info.Request = "unskip n2"
+	r.at(2 * time.Second)
+	if p.reply != "n2 ok unskipped: s:0.0 is waiting; due 19:31:00" || p.info.Request != "" || p.info.Options.State != "waiting" {
+		t.Errorf("reply to unskip %q, request %q, published %+v; want ok, withdrawn, waiting", p.reply, p.info.Request, p.info.Options)
+	}
+	p.info.Request = "unskip n3"
+	r.at(3 * time.Second)
+	if !strings.HasPrefix(p.reply, "n3 refused pane %1 is not skipped") {
+		t.Errorf("reply to a second unskip = %q, want refused", p.reply)
+	}
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "continue", "Enter")
+}
+
+func TestParseAction(t *testing.T) {
+	for _, a := range []watcher.Action{watcher.ResumeNow, watcher.Skip, watcher.Unskip} {
+		if got, err := watcher.ParseAction(string(a)); got != a || err != nil {
+			t.Errorf("ParseAction(%q) = %q, %v", a, got, err)
+		}
+	}
+	if _, err := watcher.ParseAction("reboot"); err == nil || !strings.Contains(err.Error(), "not resume, skip or unskip") {
+		t.Errorf("ParseAction(reboot) = %v", err)
+	}
+}

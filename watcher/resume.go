@@ -192,7 +192,7 @@ func (w *Watcher) send(ctx context.Context, p *pane, l look, s step, now time.Ti
 	p.pre = digest(above(l.screen, l.v.Line))
 	if s == pressStop {
 		p.set(Resuming, "pressed the options menu's Stop row")
-		p.checkAt = now.Add(w.cfg.Settle / 3)
+		p.pressed, p.checkAt = now, now.Add(w.cfg.Settle/3)
 		if err := w.save(); err != nil {
 			return w.unsaved(p, err)
 		}
@@ -335,11 +335,19 @@ func (w *Watcher) stopTyping(p *pane, ok bool, v detector.Verdict, when string) 
 }
 
 // afterMenu checks that the options menu closed after its Stop digit, then goes on with the
-// resume (every gate again). A menu still open is held: no key is pressed twice.
+// resume (every gate again). A menu still open Settle after the digit is held: no key is
+// pressed twice.
 func (w *Watcher) afterMenu(ctx context.Context, p *pane, now time.Time) error {
 	_, v, ok, err := w.read(ctx, p, now)
 	if !ok {
 		return err
+	}
+	if v.Menu.Open && now.Before(p.pressed.Add(w.cfg.Settle)) {
+		// Not closed yet: a loaded machine's Claude Code took over a second to redraw (measured
+		// 0.4–1.1 s, issue 22, finding 14). Looked at again every pause, up to Settle after the
+		// digit; the digit is never pressed twice.
+		p.checkAt = now.Add(w.cfg.Pause)
+		return nil
 	}
 	if v.Menu.Open {
 		prev := p.state

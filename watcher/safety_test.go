@@ -141,6 +141,8 @@ func TestUnitVimMode(t *testing.T) {
 			p.vim, p.vimIn = tc.vim, tc.in
 			if tc.in == "project" {
 				p.session(t, sess, "idle") // the registry gives the project's directory
+				p.row(t, userLine(t0.Add(-2*time.Second), "hello"))
+				p.row(t, limitLine(t0.Add(-time.Second), time.Date(2026, 11, 20, 19, 30, 0, 0, time.UTC), "five_hour"))
 			}
 			r.at(0)
 			r.at(31 * time.Minute)

@@ -592,6 +592,25 @@ func TestUnitMenuThatStaysOpenIsHeld(t *testing.T) {
 	}
 }
 
+// A menu slow to close after its Stop digit (Claude Code took 1.1 s on a loaded machine) is
+// looked at again until Settle after the digit, then the resume goes on; the digit is pressed
+// once (issue 22, finding 14: it was held for good after one look at 1 s).
+func TestUnitMenuSlowToCloseResumes(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
+		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel"))
+	r.at(0)
+	r.at(31 * time.Minute)
+	r.wantKeys(p, "2")
+	r.at(31*time.Minute + 1100*time.Millisecond) // still open: not held
+	if got := r.state("%1"); got != watcher.Resuming {
+		t.Fatalf("state with the menu still open 1.1 s after the digit = %s, want resuming", got)
+	}
+	p.draw(stopped("7:30pm", ""))
+	r.at(31*time.Minute + 1500*time.Millisecond)
+	r.wantKeys(p, "2", "continue", "Enter")
+}
+
 // Panes due at the same reset wake one after another, in the order they stopped.
 func TestUnitStagger(t *testing.T) {
 	r := newRig(t, nil)
