@@ -104,9 +104,9 @@ func TestConfigCheck(t *testing.T) {
 	s.Tmux(t, "set-option", "-g", "@cac-tmux-stagger", "-1s")
 	s.Tmux(t, "set-option", "-g", "@cac-tmux-policy-weekley", "never")
 	code, out, errOut = cacRun("config", "check", "-S", s.Socket, conf)
-	want := `cac-tmux: config check: config: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")` + "\n" +
-		"config: tmux option @cac-tmux-policy-weekley: unknown option (did you mean @cac-tmux-policy-weekly?); rename it, or unset it with: tmux set-option -gu @cac-tmux-policy-weekley\n" +
-		`config: tmux option @cac-tmux-stagger: must not be negative (got "-1s")` + "\n"
+	want := `cac-tmux: config check: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")` + "\n" +
+		"tmux option @cac-tmux-policy-weekley: unknown option (did you mean @cac-tmux-policy-weekly?); rename it, or unset it with: tmux set-option -gu @cac-tmux-policy-weekley\n" +
+		`tmux option @cac-tmux-stagger: must not be negative (got "-1s")` + "\n"
 	if code != 2 || out != "" || errOut != want {
 		t.Errorf("config check with mistakes = %d, stdout %q, stderr\n%s\nwant 2 and\n%s", code, out, errOut, want)
 	}
@@ -155,11 +155,11 @@ func TestConfigEveryMistake(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mistakes := `config: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")` + "\n" +
-		`config: watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (` + conf + ` line 3)` + "\n" +
-		`config: policy.weekly: must be resume, notify or never (` + conf + ` line 5, got "hold")` + "\n" +
-		`config: notify.desktop: must be "auto", "on" or "off" (` + conf + ` line 7, got "maybe")` + "\n" +
-		`config: notify.timeout: must be a duration like "10s" (` + conf + ` line 8, got "soon")` + "\n"
+	mistakes := `watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")` + "\n" +
+		`watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (` + conf + ` line 3)` + "\n" +
+		`policy.weekly: must be resume, notify or never (` + conf + ` line 5, got "hold")` + "\n" +
+		`notify.desktop: must be "auto", "on" or "off" (` + conf + ` line 7, got "maybe")` + "\n" +
+		`notify.timeout: must be a duration like "10s" (` + conf + ` line 8, got "soon")` + "\n"
 	code, out, errOut := cacRun("config", "check", "-S", none, conf)
 	if want := "cac-tmux: config check: " + mistakes; code != 2 || out != "" || errOut != want {
 		t.Errorf("config check with 5 mistakes = %d, stdout %q, stderr\n%s\nwant 2 and\n%s", code, out, errOut, want)
@@ -183,7 +183,7 @@ func TestConfigDanglingLink(t *testing.T) {
 	if err := os.Symlink(target, def); err != nil {
 		t.Fatal(err)
 	}
-	want := "config: read " + def + ": it is a symbolic link to " + target + ", which does not exist; put the file there, point the link at your file (ln -sfn FILE " +
+	want := "read " + def + ": it is a symbolic link to " + target + ", which does not exist; put the file there, point the link at your file (ln -sfn FILE " +
 		def + "), or remove the link to run with the defaults (rm " + def + ")\n"
 	for _, args := range [][]string{{"config", "check", "-S", none}, {"config", "check", "-S", none, def}} {
 		if code, out, errOut := cacRun(args...); code != 2 || out != "" || errOut != "cac-tmux: config check: "+want {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/scheduler"
@@ -33,7 +34,10 @@ func TestWatchUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--interval", "10ms"}, "--interval: must be at least 100ms"},
-		{[]string{"--interval", "soon"}, "invalid argument \"soon\" for \"--interval\""},
+		{[]string{"--interval", "soon"}, `watch: --interval: must be a duration like "90s" (got "soon")`}, // the rule of watch.interval, not pflag's words
+		{[]string{"--margin", "soon"}, `watch: --margin: must be a duration like "90s" (got "soon")`},
+		{[]string{"--margin="}, `watch: --margin: must be a duration like "90s" (got "")`},
+		{[]string{"--dry-run=maybe"}, `watch: --dry-run: must be true or false (got "maybe")`},
 		{[]string{"--margin", "-1s"}, "--margin: must not be negative"},
 		{[]string{"--message", " "}, "--message: must not be blank"}, // the rule of watch.message (was "must not be empty")
 		{[]string{"--message", "go on\n"}, "--message: must be one line"},
@@ -78,6 +82,8 @@ func TestSameRuleByFlagAndFile(t *testing.T) {
 		{"message", "go\x1b[2J", `message = "go\u001b[2J"`, "must not contain control characters"},
 		{"log-level", "loud", `log_level = "loud"`, "must be one of debug, info, warn, error"},
 		{"log-level", "INFO", `log_level = "INFO"`, "must be one of debug, info, warn, error"},
+		{"margin", "soon", `margin = "soon"`, `must be a duration like "90s"`}, // a value pflag cannot read
+		{"interval", "1 s", `interval = "1 s"`, `must be a duration like "90s"`},
 	} {
 		value := tc.value
 		var out, byFlag bytes.Buffer
@@ -93,6 +99,65 @@ func TestSameRuleByFlagAndFile(t *testing.T) {
 		key := "watch." + strings.ReplaceAll(tc.flag, "-", "_")
 		if want := key + ": " + tc.rule + " (" + conf + " line 2, got "; code != 2 || !strings.Contains(byFile.String(), want) {
 			t.Errorf("watch with %q in the file = %d, stderr %q; want 2 and %q", tc.file, code, byFile.String(), want)
+		}
+	}
+}
+
+// TestEveryTypedFlagHasARule gives every flag of every command that pflag reads as a type (a
+// duration, a boolean, an integer) a value it cannot read: each is refused with exit 2 in the
+// words of the configuration's rules, naming the command and the flag — the rule of the key
+// the flag sets, else the rule of its type — and never in pflag's ("invalid argument … for
+// … flag: strconv.ParseBool: …").
+func TestEveryTypedFlagHasARule(t *testing.T) {
+	typed := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c.DisableFlagParsing {
+			return
+		}
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Value.Type() == "string" {
+				return
+			}
+			args := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), c.Root().Name())), "--"+f.Name+"=x!")
+			var out, errOut bytes.Buffer
+			code := run(args, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
+			want := "cac-tmux: " + prefix(c) + "--" + f.Name + ": must be "
+			if code != 2 || out.Len() != 0 || !strings.HasPrefix(errOut.String(), want) || !strings.HasSuffix(errOut.String(), ` (got "x!")`+"\n") {
+				t.Errorf("cac-tmux %q = %d, stdout %q, stderr %q; want 2 and %q… (got \"x!\")", args, code, out.String(), errOut.String(), want)
+			}
+			typed[strings.Join(args[:len(args)-1], " ")+" --"+f.Name+" "+f.Value.Type()] = true
+		})
+	}
+	walk(newRoot(stdio{}))
+	for _, f := range []string{"watch --interval duration", "watch --margin duration", "watch --once bool", "list --json bool", "demo --headless bool"} {
+		if !typed[f] {
+			t.Errorf("flag %s not seen; seen %v", f, typed)
+		}
+	}
+}
+
+// The flags whose values the command checks itself (a word of a list, an instant, a zone)
+// say what the value must be in the same words, and what it got.
+func TestCheckedFlagValues(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"watch", "--log-level", "loud"}, `watch: --log-level: must be one of debug, info, warn, error (got "loud")`},
+		{[]string{"watch", "--log-format", "xml"}, `watch: --log-format: must be auto, json or console (got "xml")`},
+		{[]string{"watch", "--transport", "pipe"}, `watch: --transport: must be control or exec (got "pipe")`},
+		{[]string{"service", "install", "--platform", "upstart"}, `service install: --platform: must be systemd or launchd (got "upstart")`},
+		{[]string{"inspect", "--now", "soon", "-"}, `inspect: --now: must be an RFC3339 instant like 2026-11-20T23:00:00+01:00 (got "soon")`},
+		{[]string{"inspect", "--tz", "Mars/Olympus", "-"}, `inspect: --tz: must be an IANA time zone like Europe/Berlin (got "Mars/Olympus")`},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(tc.args, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
+		if want := "cac-tmux: " + tc.want + "\n"; code != 2 || out.Len() != 0 || errOut.String() != want {
+			t.Errorf("cac-tmux %q = %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, out.String(), errOut.String(), want)
 		}
 	}
 }
@@ -119,7 +184,7 @@ func TestWatchConfigFile(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ file, want string }{
-		{"[watch]\nmargin = \"soon\"\n", `config: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")`},
+		{"[watch]\nmargin = \"soon\"\n", `cac-tmux: watch: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")` + "\n"}, // no "config: "
 		{"[wach]\n", "unknown table [wach]"},
 	} {
 		write(tc.file)
@@ -157,7 +222,10 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"watch", "-h"}, 0, "Usage: cac-tmux watch", "", false},
 		{[]string{"help", "list"}, 0, "Usage: cac-tmux list", "", false},
 		{[]string{"list", "extra"}, 2, "", `list: unexpected argument "extra" (see cac-tmux list --help)`, true},
-		{[]string{"list", "--json=maybe"}, 2, "", "list: invalid argument", true},
+		{[]string{"list", "--json=maybe"}, 2, "", `cac-tmux: list: --json: must be true or false (got "maybe")` + "\n", true},
+		{[]string{"unskip"}, 2, "", "unskip: one PANE is needed", true},
+		{[]string{"unskip", "-h"}, 0, "Usage: cac-tmux unskip [-L NAME|-S PATH] PANE", "", false},
+		{[]string{"help"}, 0, "unskip", "", false},
 		{[]string{"inspect", "--bogus"}, 2, "", "inspect: unknown flag: --bogus (see cac-tmux inspect --help)", true},
 		{[]string{"version"}, 0, "cac-tmux ", "", false},
 		{[]string{"--version"}, 0, "(revision ", "", false},

@@ -56,6 +56,7 @@ Exit 0 limited, 1 not limited, 2 error.`,
 	fs.BoolVar(&o.json, "json", false, "print one JSON object")
 	fs.StringVar(&o.pane, "pane", "", "inspect a live pane (%N or session:window.pane) instead of a file")
 	o.tmux = socketFlags(fs)
+	_ = c.RegisterFlagCompletionFunc("pane", completePaneFlag(&o.tmux)) // the flag exists
 	return c
 }
 
@@ -85,7 +86,7 @@ func (o *inspectOptions) finish(args []string, inTTY bool) error {
 	if o.tzText != "" {
 		l, err := time.LoadLocation(o.tzText)
 		if err != nil {
-			return usageErrorf("inspect: --tz: unknown time zone %q: use an IANA name like Europe/Berlin", o.tzText)
+			return usageErrorf("inspect: --tz: must be an IANA time zone like Europe/Berlin (got %q)", o.tzText)
 		}
 		o.zone = l
 	}

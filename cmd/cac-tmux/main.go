@@ -13,12 +13,15 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	_ "time/tzdata" // every IANA zone Claude Code may print loads on any machine (SPEC §4.3)
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
@@ -116,16 +119,92 @@ func main() {
 func run(args []string, std stdio) int {
 	root := newRoot(std)
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
+	c, err := root.ExecuteContextC(context.Background())
 	var usage *UsageError
 	switch {
 	case err == nil, errors.As(err, new(notLimited)):
 	case errors.As(err, &usage) && usage.Usage != "":
-		fmt.Fprintf(std.err, "cac-tmux: %v\n\n%s", err, usage.Usage)
+		fmt.Fprintf(std.err, "cac-tmux: %s\n\n%s", forPeople(err, c), usage.Usage)
 	default:
-		fmt.Fprintf(std.err, "cac-tmux: %v\n", err)
+		fmt.Fprintf(std.err, "cac-tmux: %s\n", forPeople(err, c))
 	}
 	return exitCode(err)
+}
+
+// Errors for people. By the house rule an error of a package starts with the package's name
+// ("store: lock PATH: …"), and the layers above add what they were doing ("skip %3: %w"): the
+// package names say where in the code an error arose, which a person running cac-tmux has no
+// use for. forPeople prints the chain of an error without them: each layer of the chain (an
+// error and the one it wraps, found by its text in the wrapper's) loses the names of
+// modulePackages at its start, and nothing else is touched — a name in a value, a path or a
+// quoted target stays. A failed tmux call (*tmuxctl.Error) reads "tmux COMMAND: what tmux
+// said". The command's own prefix at the start of the text stays even where it is a
+// package's name too (cac-tmux config, service, demo, doctor, popup: "config: a command is
+// needed").
+
+// modulePackages are the names of cac-tmux's packages the binary is built from (a test keeps
+// the list whole).
+var modulePackages = []string{"clock", "config", "demo", "detector", "doctor", "notify", "popup", "proc",
+	"records", "scheduler", "service", "simclaude", "store", "table", "tmuxctl", "watcher"}
+
+// forPeople is the text of err, the error of command c, as run prints it.
+func forPeople(err error, c *cobra.Command) string {
+	lead := ""
+	if c != nil {
+		lead = prefix(c)
+	}
+	return layers(err, lead)
+}
+
+// layers writes err and the errors it wraps without the package names at the start of each
+// layer; lead, when the text starts with it, is kept.
+func layers(err error, lead string) string {
+	msg := err.Error()
+	switch e := err.(type) {
+	case *tmuxctl.Error:
+		return "tmux " + dropPackages(msg, "")
+	case interface{ Unwrap() []error }: // errors.Join, config.Errors: one a line
+		kids := e.Unwrap()
+		texts := make([]string, len(kids))
+		for i, k := range kids {
+			texts[i] = k.Error()
+		}
+		if len(kids) > 0 && msg == strings.Join(texts, "\n") {
+			for i, k := range kids {
+				texts[i] = layers(k, lead)
+				lead = ""
+			}
+			return strings.Join(texts, "\n")
+		}
+	case interface{ Unwrap() error }:
+		if inner := e.Unwrap(); inner != nil {
+			text := inner.Error()
+			if i := strings.LastIndex(msg, text); text != "" && i >= 0 {
+				before, after := msg[:i], msg[i+len(text):]
+				if before == "" {
+					return layers(inner, lead) + after
+				}
+				return dropPackages(before, lead) + layers(inner, "") + after
+			}
+		}
+	}
+	return dropPackages(msg, lead)
+}
+
+// dropPackages drops the names of modulePackages at the start of s ("store: "), after lead
+// when s starts with it.
+func dropPackages(s, lead string) string {
+	head := ""
+	if lead != "" && strings.HasPrefix(s, lead) {
+		head, s = lead, s[len(lead):]
+	}
+	for {
+		name, rest, ok := strings.Cut(s, ": ")
+		if !ok || !slices.Contains(modulePackages, name) {
+			return head + s
+		}
+		s = rest
+	}
 }
 
 // helpTemplate is the help of every command, on stdout for -h, --help and `help COMMAND`.
@@ -158,10 +237,14 @@ func newRoot(std stdio) *cobra.Command {
 	root.SetUsageTemplate(helpTemplate)
 	root.SetVersionTemplate("cac-tmux {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		var bad *pflag.InvalidValueError
+		if errors.As(err, &bad) {
+			return usageErrorf("%s%s", prefix(c), badFlagValue(bad.GetFlag(), bad.GetValue()))
+		}
 		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
 	})
 	root.AddCommand(newDemo(std), newWatch(std), newList(std), newPopup(std), newStatus(std),
-		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newInspect(std), newVersion(std), newSimClaude())
+		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newAction(std, watcher.Unskip), newInspect(std), newVersion(std), newSimClaude())
 	root.AddCommand(newConfig(std), newDoctor(std))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
@@ -172,6 +255,36 @@ func newRoot(std stdio) *cobra.Command {
 		}
 	}
 	return root
+}
+
+// typeRules are what a value of a flag that sets no key of the configuration must be, by the
+// flag's type (pflag's Value.Type), in the words of the configuration's rules ("must be …").
+// A flag of a type without a rule here is caught by TestEveryTypedFlagHasARule.
+var typeRules = map[string]string{
+	"bool": "true or false",
+	"int":  "an integer",
+}
+
+// badFlagValue is the mistake of a value pflag could not read for flag f: what the
+// configuration file says of the same value for the key the flag sets (config.Resolve: the
+// key's one rule, for the file, the tmux option and the flag), else the rule of the flag's
+// type; "--margin: must be a duration like \"90s\" (got \"soon\")".
+func badFlagValue(f *pflag.Flag, value string) string {
+	name := "--" + f.Name
+	for _, s := range (config.Effective{Config: config.Default()}).Settings() {
+		if s.Flag != name {
+			continue
+		}
+		_, err := config.Resolve(config.File{}, nil, []config.Flag{{Name: name, Key: s.Key, Value: value}})
+		var e *config.Error
+		if errors.As(err, &e) {
+			return name + ": " + e.Msg + " (got " + config.Shorten(e.Got) + ")"
+		}
+	}
+	if want, ok := typeRules[f.Value.Type()]; ok {
+		return name + ": must be " + want + " (got " + config.Shorten(strconv.Quote(value)) + ")"
+	}
+	return fmt.Sprintf("%s: %q is not a valid %s", name, value, f.Value.Type())
 }
 
 // prefix names a subcommand at the start of its errors: "watch: ".

@@ -20,7 +20,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
-// newAction is `cac-tmux resume PANE` or `cac-tmux skip PANE`.
+// newAction is `cac-tmux resume PANE`, `cac-tmux skip PANE` or `cac-tmux unskip PANE`.
 func newAction(std stdio, a watcher.Action) *cobra.Command {
 	var tmux *tmuxctl.Client
 	short, long := "resume a stopped session now (every safety gate but the reset)",
@@ -33,14 +33,26 @@ command acts itself, holding the watcher's lock, and reports what its keys came 
 more is tried after it.
 
 Exit status: 0 resumed (a turn runs); 1 refused, nothing sent (a gate, nothing to resume,
-another resume or skip of PANE in progress) or another failure; 2 a bad PANE; 3 keys went out,
-then the pane was held (why is printed: nothing more is typed until you act); 4 keys went
-out, but no resumed turn was seen (the limit still holds, no sign of a turn, or no outcome in
-time: whether the watcher tries again is printed).`
-	if a == watcher.Skip {
+another resume, skip or unskip of PANE in progress) or another failure; 2 a bad PANE; 3 keys
+went out, then the pane was held (why is printed: nothing more is typed until you act); 4
+keys went out, but no resumed turn was seen (the limit still holds, no sign of a turn, or no
+outcome in time: whether the watcher tries again is printed).`
+	switch a {
+	case watcher.Skip:
 		short, long = "skip this wait: leave a stopped session alone until its next stop",
 			`Marks the stopped Claude Code session in PANE skipped: nothing is typed into it until it
-stops again. Through the running watcher when there is one.`
+stops again. Through the running watcher when there is one. cac-tmux unskip PANE takes it
+back.`
+	case watcher.Unskip:
+		short, long = "take a skip back: wait for the session's reset again",
+			`Takes back the skip of the Claude Code session in PANE: the watcher waits for its reset
+again and resumes it then, as it would have without the skip (the attempts already made
+for this stop count; a pane held before the skip stays held). Through the running watcher
+when there is one; without one, the wait is saved for the next watcher to take up.
+(cac-tmux resume PANE resumes a skipped session now instead.)
+
+Exit status: 0 waiting again (the state and the due instant are printed); 1 refused (PANE
+is not skipped: it ran or stopped again since the skip) or another failure; 2 a bad PANE.`
 	}
 	c := &cobra.Command{
 		Use:   string(a) + " [-L NAME|-S PATH] PANE",
@@ -57,6 +69,7 @@ stops again. Through the running watcher when there is one.`
 		},
 	}
 	tmux = socketFlags(c.Flags())
+	c.ValidArgsFunction = completePaneArg(&tmux)
 	return c
 }
 
@@ -97,8 +110,8 @@ func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, targ
 
 // doAction carries out the action on pane id: through the running watcher when there is one,
 // else here, holding its lock (notices go to logTo). One action on a pane at a time: while
-// another command's resume or skip of the pane runs (it holds the pane's lock), the action is
-// refused at once and nothing is sent; that command reports the outcome.
+// another command's resume, skip or unskip of the pane runs (it holds the pane's lock), the
+// action is refused at once and nothing is sent; that command reports the outcome.
 func doAction(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Action, logTo io.Writer) (watcher.Outcome, error) {
 	server, err := tmux.SocketFileHere()
 	if err != nil {
@@ -138,7 +151,7 @@ func inProgress(id string, pid int) string {
 	if pid > 0 {
 		who += " (pid " + strconv.Itoa(pid) + ")"
 	}
-	return "a resume or skip of " + id + " is already in progress in " + who + ", which reports its outcome; nothing was sent"
+	return "a resume, skip or unskip of " + id + " is already in progress in " + who + ", which reports its outcome; nothing was sent"
 }
 
 // paneID resolves a pane id or session:window.pane to the pane's id, exactly
@@ -255,8 +268,11 @@ func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a wat
 	if err == nil && out.Pending {
 		out, err = wt.Follow(ctx, id, 3*cfg.Settle)
 	}
-	if err == nil && out.Sent {
+	switch {
+	case err == nil && out.Sent:
 		out.Message += "; no watcher runs on this server, so nothing more will be tried"
+	case err == nil && out.Done && a == watcher.Unskip:
+		out.Message += "; no watcher runs on this server: the wait is saved, and nothing resumes the session until one starts (cac-tmux watch)"
 	}
 	return out, err
 }

@@ -224,7 +224,7 @@ func TestSkipWhileResumeInProgress(t *testing.T) {
 	}
 	defer held.Release()
 	code, out, errOut := runCmd("skip", "-S", s.Socket, pane)
-	if code != 1 || out != "" || !strings.Contains(errOut, "a resume or skip of "+pane+" is already in progress") {
+	if code != 1 || out != "" || !strings.Contains(errOut, "a resume, skip or unskip of "+pane+" is already in progress") {
 		t.Errorf("skip = %d, stdout %q, stderr %q; want 1: in progress", code, out, errOut)
 	}
 	if st := paneOption(t, s, pane, "@cac_state"); st != "" {
@@ -232,5 +232,65 @@ func TestSkipWhileResumeInProgress(t *testing.T) {
 	}
 	if ins, _, _ := inputs(t, log); len(ins) != 0 {
 		t.Errorf("claude received %q", ins)
+	}
+}
+
+// unskip takes a skip back, with and without a running watcher: the session waits for its
+// reset again, and the watcher (the running one, or the next one to start) resumes it on
+// time. A pane that is not skipped is refused with exit 1, and nothing is sent.
+func TestUnskip(t *testing.T) {
+	t.Parallel()
+	for _, watched := range []bool{true, false} {
+		name := map[bool]string{true: "watcher", false: "no watcher"}[watched]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			reset := nextReset(20 * time.Second)
+			s := tmuxtest.Start(t, 120, 30)
+			pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
+			target := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", pane, "#{session_name}:#{window_index}.#{pane_index}"))
+			var w *watchProc
+			if watched {
+				w = startWatch(t, s.Socket)
+				w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
+			}
+			code, out, errOut := runCmd("unskip", "-S", s.Socket, pane)
+			// (Through a watcher, stderr says first that the request was handed to it.)
+			if want := "cac-tmux: unskip " + pane + ": refused: pane " + pane + " is not skipped (it is waiting); there is nothing to unskip\n"; code != 1 || out != "" || !strings.HasSuffix(errOut, want) {
+				t.Errorf("unskip before a skip = %d, stdout %q, stderr %q; want 1 and %q", code, out, errOut, want)
+			}
+			if code, out, errOut := runCmd("skip", "-S", s.Socket, pane); code != 0 || !strings.Contains(out, "skipped") {
+				t.Fatalf("skip = %d, %q, %q; want 0", code, out, errOut)
+			}
+			if st := paneOption(t, s, pane, "@cac_state"); st != "skipped" {
+				t.Fatalf("@cac_state after skip = %q, want skipped", st)
+			}
+			margin := faultMargin // the watcher's; without one, the configuration's (the default)
+			if !watched {
+				margin = time.Minute
+			}
+			code, out, errOut = runCmd("unskip", "-S", s.Socket, target)
+			want := "unskipped: " + target + " is waiting; due " + reset.Add(margin).Local().Format(time.TimeOnly)
+			if !watched {
+				want += "; no watcher runs on this server: the wait is saved, and nothing resumes the session until one starts (cac-tmux watch)"
+			}
+			if code != 0 || out != want+"\n" {
+				t.Errorf("unskip = %d, stdout %q, stderr %q; want 0 and %q", code, out, errOut, want)
+			}
+			if st := paneOption(t, s, pane, "@cac_state"); st != "waiting" {
+				t.Errorf("@cac_state after unskip = %q, want waiting", st)
+			}
+			if code, _, errOut := runCmd("unskip", "-S", s.Socket, pane); code != 1 || !strings.Contains(errOut, "refused: pane "+pane+" is not skipped (it is waiting)") {
+				t.Errorf("a second unskip = %d, stderr %q; want 1: not skipped", code, errOut)
+			}
+			if !watched {
+				tmuxtest.WaitFor(t, 5*time.Second, "the wait in the state file", func() bool { return stateOf(t, s.Socket)[pane].State == "waiting" })
+				w = startWatch(t, s.Socket)
+				w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "message": "taken up from the state file", "state": "waiting"})
+			}
+			if ins, _, _ := inputs(t, log); len(ins) != 0 {
+				t.Fatalf("claude received %q before the reset", ins)
+			}
+			onTime(t, waitResumed(t, log, "continue", time.Until(reset)+30*time.Second), reset.Add(faultMargin))
+		})
 	}
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+)
+
+// Shell completion of pane targets. The completion scripts (cac-tmux completion bash|zsh|fish)
+// run the hidden command `cac-tmux __complete ARGS… PARTIAL`, which parses the flags typed so
+// far (-L/-S among them) and calls these functions: they ask that server for its Claude Code
+// panes, paused ones first, and offer each pane's id (%12) and its session:window.pane target,
+// described by the other and the pane's state. File names are never offered in their place.
+// Without a server, or with any failure, there is nothing to offer and nothing is said: a
+// completion prints no error.
+
+// completeTimeout bounds the questions a completion asks tmux: a shell waits for it.
+const completeTimeout = 3 * time.Second
+
+// paneDirective is what the shell is told with the panes offered: no file names, and the
+// order given (paused panes first).
+const paneDirective = cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+
+// completePaneArg completes the one PANE argument of a command (resume, skip, unskip) on the
+// server of *tmux (set by the command's -L/-S).
+func completePaneArg(tmux **tmuxctl.Client) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp // one PANE only
+		}
+		return paneCompletions(c.Context(), *tmux, toComplete), paneDirective
+	}
+}
+
+// completePaneFlag completes the value of a flag that names a pane (inspect --pane) on the
+// server of *tmux.
+func completePaneFlag(tmux **tmuxctl.Client) cobra.CompletionFunc {
+	return func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return paneCompletions(c.Context(), *tmux, toComplete), paneDirective
+	}
+}
+
+// paneCompletions are the Claude Code panes of the server that start with toComplete: every
+// pane id first ("%12\twork:2.1, waiting"), then every target ("work:2.1\t%12, waiting"), each
+// in the order of list --all (paused panes first, earliest due first). nil without a server.
+func paneCompletions(ctx context.Context, tmux *tmuxctl.Client, toComplete string) []cobra.Completion {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
+	defer cancel()
+	watching := watcherRunning(ctx, tmux)
+	rows, err := listRows(ctx, tmux, true, watching, io.Discard)
+	if err != nil {
+		return nil
+	}
+	rows = shown(rows, watching)
+	var ids, targets []cobra.Completion
+	for _, r := range rows {
+		if strings.HasPrefix(r.Pane, toComplete) {
+			ids = append(ids, cobra.CompletionWithDesc(r.Pane, r.Target+", "+string(r.State)))
+		}
+		if r.Target != "" && strings.HasPrefix(r.Target, toComplete) {
+			targets = append(targets, cobra.CompletionWithDesc(r.Target, r.Pane+", "+string(r.State)))
+		}
+	}
+	return append(ids, targets...)
+}
