@@ -36,14 +36,24 @@ help:
 build:
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN) ./cmd/cac-tmux
 
-# dist/cac-tmux-VERSION-OS-ARCH for each platform, and SHA256SUMS.
+# dist/cac-tmux_VERSION_OS_ARCH.tar.gz for each platform, holding cac-tmux, LICENSE and
+# README.md at its top (VERSION without a leading v: the tag v0.1.0 makes 0.1.0), and
+# dist/checksums.txt in sha256sum's format: the assets of a GitHub release, as the plugin's
+# installer (scripts/install.sh) looks them up, and as TPM plugins and package managers name them.
+DIST_VERSION = $(patsubst v%,%,$(VERSION))
+DIST_FILES = $(wildcard LICENSE README.md)
 dist:
 	rm -rf dist && mkdir -p dist
+	@test -f LICENSE || echo "make dist: no LICENSE file to put in the archives" >&2
 	set -e; for p in $(PLATFORMS); do \
-		os=$${p%/*}; arch=$${p#*/}; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build $(BUILDFLAGS) -o dist/cac-tmux-$(VERSION)-$$os-$$arch ./cmd/cac-tmux; \
+		os=$${p%/*}; arch=$${p#*/}; name=cac-tmux_$(DIST_VERSION)_$${os}_$${arch}; \
+		mkdir dist/$$name; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build $(BUILDFLAGS) -o dist/$$name/cac-tmux ./cmd/cac-tmux; \
+		cp $(DIST_FILES) dist/$$name/ && chmod 644 $(addprefix dist/$$name/,$(DIST_FILES)); \
+		tar -C dist/$$name -czf dist/$$name.tar.gz cac-tmux $(DIST_FILES); \
+		rm -r dist/$$name; \
 	done
-	cd dist && sha256sum cac-tmux-* > SHA256SUMS
+	cd dist && sha256sum cac-tmux_*.tar.gz > checksums.txt
 	@ls -l dist
 
 run: build

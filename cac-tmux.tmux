@@ -6,7 +6,13 @@
 #
 # Without TPM: run-shell /path/to/cac-tmux/cac-tmux.tmux
 #
-# It needs the cac-tmux binary on the tmux server's PATH (or @cac-tmux-bin):
+# It runs the cac-tmux binary named by @cac-tmux-bin, else cac-tmux on the tmux server's PATH,
+# else PLUGIN_DIR/bin/cac-tmux (PLUGIN_DIR: the directory of this file). With none of them,
+# scripts/install.sh installs PLUGIN_DIR/bin/cac-tmux in the background (run-shell -b, bounded
+# in time): the release for the platform, verified against its checksums.txt; else a build
+# with the go on PATH; else it shows the one command to run, kept in @cac_install_hint. Then
+# this file runs again and binds its keys. $CAC_TMUX_RELEASE_URL in the server's environment
+# replaces https://github.com/cac-tmux/cac-tmux/releases. Or install the binary yourself:
 #   go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest    (or make build)
 #
 # Options, set before the plugin line:
@@ -15,7 +21,8 @@
 #                                     while panes are paused, nothing otherwise (default off)
 #   set -g @cac-tmux-autostart on     start `cac-tmux watch` in a detached session "_cac-tmux"
 #                                     when no watcher runs (default off)
-#   set -g @cac-tmux-bin PATH         the cac-tmux binary (default: cac-tmux on PATH)
+#   set -g @cac-tmux-bin PATH         the cac-tmux binary (default: cac-tmux on PATH, else
+#                                     PLUGIN_DIR/bin/cac-tmux, installed when missing)
 #
 # The settings of cac-tmux itself are tmux options too, read by `cac-tmux watch` at start and
 # on SIGHUP; they win over ~/.config/cac-tmux/config.toml (and the flags of watch over them):
@@ -40,28 +47,51 @@
 	read -r autostart
 	read -r watcher
 	read -r length
+	read -r hint
 } <<EOF
 $(tmux -u display-message -p '#{@cac-tmux-bin}
 #{@cac-tmux-key}
 #{@cac-tmux-status}
 #{@cac-tmux-autostart}
 #{@cac_watcher}
-#{status-right-length}')
+#{status-right-length}
+#{@cac_install_hint}')
 EOF
 
+# show MESSAGE: MESSAGE until the next message or a key press, where display-message has -d
+# (tried, not read from tmux -V). stay MESSAGE: the same, kept in @cac_install_hint.
+show() {
+	tmux display-message -d 0 "$1" 2>/dev/null || tmux display-message "$1"
+}
+stay() {
+	tmux set-option -gq @cac_install_hint "$1"
+	show "$1"
+}
+
 # The binary, and how tmux command lines name it: plain "cac-tmux" when it is on PATH.
+dir=$(CDPATH= cd "$(dirname "$0")" && pwd)
 if [ -n "$bin" ]; then
 	cmd="'$bin'"
-else
-	bin=$(command -v cac-tmux 2>/dev/null)
+	if [ ! -x "$bin" ]; then
+		stay "cac-tmux: no cac-tmux binary at $bin (@cac-tmux-bin); install it with: go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest (or make build), or unset @cac-tmux-bin"
+		exit 0
+	fi
+elif bin=$(command -v cac-tmux 2>/dev/null) && [ -x "$bin" ]; then
 	cmd=cac-tmux
-fi
-if [ -z "$bin" ] || [ ! -x "$bin" ]; then
-	where="on the tmux server's PATH"
-	[ -n "$bin" ] && where="at $bin (@cac-tmux-bin)"
-	tmux display-message -d 0 "cac-tmux: no cac-tmux binary $where; install it with: go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest (or make build), or set @cac-tmux-bin"
+elif [ -x "$dir/bin/cac-tmux" ]; then
+	bin=$dir/bin/cac-tmux
+	cmd="'$bin'"
+elif [ -z "${CAC_TMUX_INSTALLED:-}" ] && [ -f "$dir/scripts/install.sh" ]; then
+	# Installed in the background, which then runs this file again; install.sh reports.
+	show "cac-tmux: no cac-tmux binary on the tmux server's PATH; installing $dir/bin/cac-tmux in the background"
+	tmux run-shell -b "sh '$dir/scripts/install.sh' >/dev/null 2>&1"
+	exit 0
+else
+	stay "cac-tmux: no cac-tmux binary on the tmux server's PATH nor at $dir/bin/cac-tmux; install it with: go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest (or make build), or set @cac-tmux-bin"
 	exit 0
 fi
+# A binary: the hint of an install that failed before is stale.
+[ -z "$hint" ] || tmux set-option -gu @cac_install_hint
 
 # prefix + KEY: the popup on the client that pressed it. display-popup does not expand formats
 # in its command (tmux 3.3a), run-shell -C does: #{client_name} becomes the client's name.
