@@ -17,7 +17,7 @@ type Action string
 
 // The actions.
 const (
-	// ResumeNow resumes the session at once: every gate of SPEC §5 but the reset.
+	// ResumeNow resumes the session at once: every gate of SAFETY.md but the reset.
 	ResumeNow Action = "resume"
 	// Skip leaves the session alone until its next stop.
 	Skip Action = "skip"
@@ -116,7 +116,7 @@ const awaitRequest = "await"
 // Do carries out an action on pane id now, and says how it went. The running watcher does it
 // for a request handed to it through the pane option @cac_request (Tick); a command does it
 // itself, holding the watcher's lock, when no watcher runs. A resume goes through every gate
-// of SPEC §5 but the reset and the due instant; it sends one resume at most.
+// of SAFETY.md but the reset and the due instant; it sends one resume at most.
 func (w *Watcher) Do(ctx context.Context, id string, a Action) (Outcome, error) {
 	now := w.now()
 	w.load()

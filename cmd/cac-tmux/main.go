@@ -16,7 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	_ "time/tzdata" // every IANA zone Claude Code may print loads on any machine (SPEC §4.3)
+	_ "time/tzdata" // every IANA zone Claude Code may print loads on any machine (docs/claude-code.md, Reset times)
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,7 +27,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
-// Exit codes, for every command (SPEC §2). inspect has its own contract on top: 0 limited,
+// Exit codes, for every command (docs/commands.md). inspect has its own contract on top: 0 limited,
 // 1 not limited, 2 error.
 const (
 	exitOK      = 0

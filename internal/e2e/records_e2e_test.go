@@ -13,15 +13,15 @@ import (
 	"time"
 )
 
-// The cases of issue 22 and SPEC §10 on Claude Code 2.1.332: the continue Claude Code puts
+// The cases of issue 22 and docs/claude-code.md on Claude Code 2.1.332: the continue Claude Code puts
 // into the input box itself, a reply or a tool's output that quotes the limit line, and a
 // conversation reopened with its old stop redrawn.
 
 // pressToContinue is the dim line Claude Code 2.1.330+ draws under a five-hour stop when it
-// put "continue" into the input box itself (SPEC §10).
+// put "continue" into the input box itself (docs/claude-code.md, Changes in 2.1.331 and 2.1.332).
 const pressToContinue = "Press ⏎ to continue after reset"
 
-// The prefilled continue (SPEC §10): Claude Code put "continue" into the input box itself and
+// The prefilled continue (docs/claude-code.md, Changes in 2.1.331 and 2.1.332): Claude Code put "continue" into the input box itself and
 // says "Press ⏎ to continue after reset"; at the reset it does nothing by itself (measured with
 // 2.1.332: the screen stays the same, no request, for minutes). The watcher must press Enter
 // alone, after the reset: typing "continue" would make "continuecontinue". Exactly one
