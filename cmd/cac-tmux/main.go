@@ -16,7 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	_ "time/tzdata" // every IANA zone Claude Code may print loads on any machine (docs/claude-code.md, Reset times)
+	// Every IANA zone Claude Code may print loads on any machine (docs/claude-code.md, Reset times).
+	_ "time/tzdata"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

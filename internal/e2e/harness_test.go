@@ -265,8 +265,8 @@ type settings struct {
 	vim          bool // editorMode "vim" in .claude.json
 	autoContinue bool // false: autoContinueAtUsageLimit false in settings.json (the options menu opens)
 	// prefill turns on the server flags (cached in .claude.json) under which Claude Code
-	// 2.1.330+ puts "continue" into the input box itself at a five-hour limit (docs/claude-code.md, Changes in 2.1.331 and 2.1.332): see
-	// prefillFlags. With it Claude Code runs on a Max 20x tier, where no options menu opens
+	// 2.1.330+ puts "continue" into the input box itself at a five-hour limit
+	// (docs/claude-code.md, Changes in 2.1.331 and 2.1.332): see prefillFlags. With it Claude Code runs on a Max 20x tier, where no options menu opens
 	// by itself (the stop shows "Press ⏎ to continue after reset" and the box "continue");
 	// with menu too, on a Max 5x tier, the menu opens as well and the box holds "continue"
 	// once its Stop row closes it.

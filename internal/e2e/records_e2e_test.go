@@ -21,8 +21,8 @@ import (
 // put "continue" into the input box itself (docs/claude-code.md, Changes in 2.1.331 and 2.1.332).
 const pressToContinue = "Press ⏎ to continue after reset"
 
-// The prefilled continue (docs/claude-code.md, Changes in 2.1.331 and 2.1.332): Claude Code put "continue" into the input box itself and
-// says "Press ⏎ to continue after reset"; at the reset it does nothing by itself (measured with
+// The prefilled continue (docs/claude-code.md, Changes in 2.1.331 and 2.1.332): Claude Code
+// put "continue" into the input box itself and says "Press ⏎ to continue after reset"; at the reset it does nothing by itself (measured with
 // 2.1.332: the screen stays the same, no request, for minutes). The watcher must press Enter
 // alone, after the reset: typing "continue" would make "continuecontinue". Exactly one
 // "continue" reaches the API, answered ok, and the session resumes. With menu, the options menu
