@@ -22,8 +22,9 @@
 # $CAC_TMUX_RELEASE_URL (the tmux server's environment: set-environment -g), else
 # https://github.com/cac-tmux/cac-tmux/releases (.../download/TAG/FILE, .../latest/download/FILE);
 # file:// URLs work with curl. (No @cac-tmux-… option: `cac-tmux watch` refuses one it does
-# not know, hence also the hint's @cac_ name, as the options the watcher publishes.) The log of the last run is PLUGIN_DIR/bin/install.log. It exits
-# 0 whatever happens, having said what: tmux shows a job's other exit status in the pane.
+# not know, hence also the hint's @cac_ name, as the options the watcher publishes.) The log
+# of the last run is PLUGIN_DIR/bin/install.log. It exits 0 whatever happens, having said
+# what: tmux shows a job's other exit status in the pane.
 set -u
 
 module=github.com/cac-tmux/cac-tmux/cmd/cac-tmux
