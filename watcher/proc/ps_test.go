@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // linuxPS is procps-ng 4.0.2 output for psArgs: tpgid -1 without a terminal, the day of month
@@ -164,7 +165,11 @@ func TestAlivePS(t *testing.T) {
 // start that ps gives on a second run.
 func TestRealPS(t *testing.T) {
 	f := &Finder{}
-	out, err := f.runPS(context.Background())
+	// ps -A took over 5 s (the bound without a deadline) on 2 cores running two tmux
+	// versions' tests at once (make -j2 test-matrix): the test gives it longer.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := f.runPS(ctx)
 	if err != nil {
 		t.Skipf("no ps: %v", err)
 	}
@@ -177,7 +182,7 @@ func TestRealPS(t *testing.T) {
 		t.Fatalf("this process (pid %d) is not in ps output:\n%s", os.Getpid(), out)
 	}
 	id := Identity{PID: os.Getpid(), Start: lstartPrefix + tab.rows[i].lstart}
-	if alive, err := f.Alive(context.Background(), id); err != nil || !alive {
+	if alive, err := f.Alive(ctx, id); err != nil || !alive {
 		t.Errorf("Alive(%+v) = %v, %v, want true", id, alive, err)
 	}
 }
