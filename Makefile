@@ -22,7 +22,7 @@ SHARED ?= ../shared
 
 help:
 	@echo "make build   build $(BIN), statically linked"
-	@echo "make dist    cross-compile release binaries into dist/ ($(PLATFORMS))"
+	@echo "make dist    release archives cac-tmux_VERSION_OS_ARCH.tar.gz and checksums.txt in dist/ ($(PLATFORMS))"
 	@echo "make run     build and run 'cac-tmux watch' on the current tmux server"
 	@echo "make test    lint, then every test (needs tmux for integration tests)"
 	@echo "make test-tmux V=3.4   the tmux-facing tests on tmux V, built once from $(SHARED)/tmux"
