@@ -44,8 +44,7 @@ func TestPersistFullDiskSendsNothing(t *testing.T) {
 	st := &memStore{}
 	r := newRig(t, withStore(st))
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
-	m := r.tmux.add("%2", 101, screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
-		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel"))
+	m := r.tmux.add("%2", 101, menuStopSecond())
 	r.at(0)
 	st.full = true
 	for i := range 5 {

@@ -263,8 +263,7 @@ func TestUnitMenuOverArmedAutoContinue(t *testing.T) {
 	if got := r.state("%1"); got != watcher.Native {
 		t.Fatalf("state = %s, want native", got)
 	}
-	p.draw(screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
-		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel"))
+	p.draw(menuStopSecond())
 	for _, at := range []time.Duration{time.Second, 31 * time.Minute, 35 * time.Minute, time.Hour} {
 		r.at(at)
 	}

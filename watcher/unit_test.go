@@ -377,6 +377,12 @@ func resumed(at string) string {
 		"", "❯ continue", "", "● Resuming the task…", "", "✻ Working… (esc to interrupt)"}, prompt("")...)...)
 }
 
+// menuStopSecond is a stop with the options menu open, its Stop row second, after a paid one.
+func menuStopSecond() string {
+	return screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
+		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel")
+}
+
 func idle() string {
 	return screen(append([]string{"❯ hello", "", "● Hello! What should we work on?"}, prompt("")...)...)
 }
@@ -579,8 +585,7 @@ func TestUnitPrefilledContinueGetsEnterOnly(t *testing.T) {
 // A menu that stays open after its Stop digit is held: the digit is never pressed twice.
 func TestUnitMenuThatStaysOpenIsHeld(t *testing.T) {
 	r := newRig(t, nil)
-	p := r.tmux.add("%1", 100, screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
-		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel"))
+	p := r.tmux.add("%1", 100, menuStopSecond())
 	r.at(0)
 	r.at(31 * time.Minute)
 	r.wantKeys(p, "2")
@@ -597,8 +602,7 @@ func TestUnitMenuThatStaysOpenIsHeld(t *testing.T) {
 // once (issue 22, finding 14: it was held for good after one look at 1 s).
 func TestUnitMenuSlowToCloseResumes(t *testing.T) {
 	r := newRig(t, nil)
-	p := r.tmux.add("%1", 100, screen("❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)", "", rule,
-		"  What do you want to do?", "", "  ❯ 1. Upgrade your plan", "    2. Stop and wait for limit to reset", "", "  Enter to confirm · Esc to cancel"))
+	p := r.tmux.add("%1", 100, menuStopSecond())
 	r.at(0)
 	r.at(31 * time.Minute)
 	r.wantKeys(p, "2")
