@@ -130,18 +130,21 @@ func (w *Watcher) entry(ctx context.Context, p *pane) (records.Entry, bool) {
 	return en, true
 }
 
-// rows reads the end of the pane's transcript; ok is false when there is no record.
-func (w *Watcher) rows(ctx context.Context, p *pane) (rows []records.Row, en records.Entry, ok bool) {
-	en, ok = w.entry(ctx, p)
+// errNoEntry: the pane's claude process has no readable registry entry (rows).
+var errNoEntry = errors.New("no registry entry")
+
+// rows reads the end of the pane's transcript: errNoEntry without a registry entry, an error
+// wrapping records.ErrNoRecord when its session has no transcript.
+func (w *Watcher) rows(ctx context.Context, p *pane) ([]records.Row, records.Entry, error) {
+	en, ok := w.entry(ctx, p)
 	if !ok {
-		return nil, en, false
+		return nil, en, errNoEntry
 	}
 	rows, err := transcript(p.recs.env, en)
 	if err != nil {
 		p.event(w.cfg.Log.Debug()).Err(err).Msg("no transcript")
-		return nil, en, false
 	}
-	return rows, en, true
+	return rows, en, err
 }
 
 func transcript(env records.Env, en records.Entry) ([]records.Row, error) {
@@ -198,17 +201,14 @@ func (w *Watcher) consult(ctx context.Context, p *pane) {
 // already on screen (seen with 2.1.332).
 func (w *Watcher) judge(ctx context.Context, p *pane) (rows []records.Row, ok bool) {
 	p.foreign = ""
-	en, ok := w.entry(ctx, p)
-	if !ok {
-		return nil, false
-	}
-	rows, err := transcript(p.recs.env, en)
+	rows, en, err := w.rows(ctx, p)
 	switch {
+	case errors.Is(err, errNoEntry):
+		return nil, false
 	case errors.Is(err, records.ErrNoRecord):
 		p.foreign = "Claude Code's registry names a session without a transcript, so the stop on screen is not its own (a conversation being reopened?); nothing will be typed"
 		return nil, false
 	case err != nil:
-		p.event(w.cfg.Log.Debug()).Err(err).Msg("no transcript")
 		return nil, false
 	}
 	p.foreign = foreign(records.StopOf(rows, en.Started()))
@@ -276,8 +276,8 @@ func (w *Watcher) registryAllows(ctx context.Context, p *pane) bool {
 // without records. Rows are stamped by the host's clock, which the watcher's clock reads too;
 // a second of slack covers the rounding of both.
 func (w *Watcher) proof(ctx context.Context, p *pane) records.Outcome {
-	rows, _, ok := w.rows(ctx, p)
-	if !ok {
+	rows, _, err := w.rows(ctx, p)
+	if err != nil {
 		return records.Unproven
 	}
 	msg := ""
