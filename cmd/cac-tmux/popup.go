@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/popup"
@@ -74,9 +75,12 @@ func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdi
 		return doAction(ctx, tmux, pane, a, io.Discard)
 	}
 	// The preview's captures, and the styles for the terminal lipgloss finds on the output
-	// (no colour under NO_COLOR either way).
+	// (no colour under NO_COLOR either way). Whether the output is a terminal is ours to say:
+	// termenv takes any $CI for "not a terminal", and a server started from a CI job or an
+	// IDE that sets it passes it on to every popup, which would lose its colours.
+	renderer := lipgloss.NewRenderer(std.out, termenv.WithTTY(std.outTTY))
 	m := popup.New(popup.Config{Load: load, Act: act, Capture: tmux.Capture,
-		Color: os.Getenv("NO_COLOR") == "", Renderer: lipgloss.NewRenderer(std.out)}, first)
+		Color: os.Getenv("NO_COLOR") == "", Renderer: renderer}, first)
 	final, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(std.in), tea.WithOutput(std.out), tea.WithContext(ctx)).Run()
 	if err != nil {
 		return fmt.Errorf("popup: %w", err)
