@@ -15,7 +15,7 @@ BUILDFLAGS = -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.revisi
 # The tmux versions users run, besides the system's (3.3a on Debian 12), built from ../shared by
 # test-tmux; TMUX_PKGS are the packages that talk to tmux, which it tests on each.
 TMUX_VERSIONS ?= 3.2a 3.4 3.5a 3.6b 3.7c next-3.8
-TMUX_PKGS ?= ./tmuxctl/... ./watcher/... ./cmd/... ./doctor/... ./demo/...
+TMUX_PKGS ?= ./tmuxctl/... ./watcher/... ./proc/... ./cmd/... ./doctor/... ./demo/...
 SHARED ?= ../shared
 
 .PHONY: help build dist run test test-tmux test-matrix e2e lint fuzz bench gobench clean

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // MinTmux is the oldest tmux cac-tmux works with: its listing filters panes (list-panes -f),

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // Check is one finding: what was looked at, what was found and, when it is a problem, the fix.

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // fakeFinder answers for pane pids and claude pids as a test sets it.

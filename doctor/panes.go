@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // lookAlikeFix is the fix of a pane that looks like Claude Code but is not taken for it.

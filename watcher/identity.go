@@ -4,8 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // identity is what the watcher knows about the process in a pane.

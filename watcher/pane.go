@@ -13,10 +13,10 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // State is where a supervised session stands (docs/how-it-works.md, How the watcher decides).

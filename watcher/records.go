@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // ResetSource says where a stopped pane's reset instant comes from.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/watcher"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // Unit tests of the actions a user asks for (cac-tmux resume / skip, the popup), on the fake

@@ -11,8 +11,8 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/doctor"
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 func newDoctor(std stdio) *cobra.Command {

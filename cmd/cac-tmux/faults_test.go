@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // Faults a watcher that runs for days meets, on private tmux servers with the fake Claude

@@ -23,9 +23,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
-	"github.com/cac-tmux/cac-tmux/watcher/proc"
 )
 
 // Exit codes, for every command (docs/commands.md). inspect has its own contract on top: 0 limited,
@@ -327,7 +327,7 @@ func socketFlags(fs *pflag.FlagSet) *tmuxctl.Client {
 }
 
 // NoProcEnv, set to 1, makes every command identify Claude Code the way it does where there is
-// no /proc (ps and lsof, see package watcher/proc) even on Linux: to check that path on a
+// no /proc (ps and lsof, see package proc) even on Linux: to check that path on a
 // machine at hand, or where /proc hides other processes.
 const NoProcEnv = "CAC_TMUX_NO_PROC"
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // runCmd runs one command line in-process and returns its exit code, stdout and stderr.

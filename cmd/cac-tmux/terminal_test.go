@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // `cac-tmux watch >/dev/null 2>watch.log`: /dev/null is a character device but no terminal,

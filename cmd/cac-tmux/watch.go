@@ -20,10 +20,10 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // Choices of the flags that are not settings of the configuration file.

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
-	"github.com/cac-tmux/cac-tmux/watcher/store"
 )
 
 // inputs reads the fake Claude Code's log: the bytes of every read of its terminal with

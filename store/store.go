@@ -34,7 +34,7 @@ const Version = 1
 
 // Pane is what is remembered of one stopped session, keyed by its pane id.
 type Pane struct {
-	// PID and Start identify the claude process (watcher/proc.Identity): a record applies to a
+	// PID and Start identify the claude process (proc.Identity): a record applies to a
 	// pane only while the same process runs in it, so a pane id reused by another program or
 	// by a new tmux server never inherits a wait.
 	PID   int    `json:"pid"`
