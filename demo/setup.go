@@ -41,7 +41,8 @@ set -g status-right-length 160
 set -g window-status-format ""
 set -g window-status-current-format ""
 set -g pane-border-status top
-set -g pane-border-format " #{pane_title}#{?@cac_state, [#{@cac_state}],}#{?@demo_last, · #{@demo_last},} "
+# Each border starts with the target the watcher's table shows for the pane.
+set -g pane-border-format " #{session_name}:#{window_index}.#{pane_index} #{pane_title}#{?@cac_state, [#{@cac_state}],}#{?@demo_last, · #{@demo_last},} "
 set -g allow-rename off
 set -g automatic-rename off
 set -g set-titles off

@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/demo"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -26,32 +28,14 @@ func TestDemoHeadless(t *testing.T) {
 		t.Skip("the demo waits for a reset on the real clock (1–2 minutes)")
 	}
 	t.Parallel()
-	home, err := os.MkdirTemp("/tmp", "cxd") // short: the demo's socket goes under TMPDIR
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
-	dirs := map[string]string{}
-	env := []string{}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
-			env = append(env, kv)
-		}
-	}
-	for _, name := range []string{"TMUX_TMPDIR", "TMPDIR", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "HOME"} {
-		dirs[name] = filepath.Join(home, strings.ToLower(name))
-		if err := os.Mkdir(dirs[name], 0o700); err != nil {
-			t.Fatal(err)
-		}
-		env = append(env, name+"="+dirs[name])
-	}
+	home, dirs, env := demoEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), tmuxtest.Scale(4*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bins.cac, "demo")
 	var out, errOut bytes.Buffer
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, &out, &errOut
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	t.Logf("cac-tmux demo: %s, %v\n%s%s", time.Since(start).Round(time.Second), err, out.String(), errOut.String())
 	if err != nil {
 		t.Fatalf("cac-tmux demo: %v; want exit 0", err)
@@ -82,6 +66,62 @@ func TestDemoHeadless(t *testing.T) {
 	for _, p := range procs {
 		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(home)) {
 			t.Errorf("a process of the demo runs after it: %s: %q", p, b)
+		}
+	}
+}
+
+// demoEnv is the environment of a demo run as a user would run it, with every directory it
+// could write to (TMUX_TMPDIR, TMPDIR, the XDG directories, HOME) a new empty one under home,
+// a short temporary directory (the demo's socket goes under TMPDIR), removed after the test;
+// TMUX and TMUX_PANE are left out.
+func demoEnv(t *testing.T) (home string, dirs map[string]string, env []string) {
+	t.Helper()
+	home, err := os.MkdirTemp("/tmp", "cxd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	dirs = map[string]string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
+			env = append(env, kv)
+		}
+	}
+	for _, name := range []string{"TMUX_TMPDIR", "TMPDIR", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "HOME"} {
+		dirs[name] = filepath.Join(home, strings.ToLower(name))
+		if err := os.Mkdir(dirs[name], 0o700); err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, name+"="+dirs[name])
+	}
+	return home, dirs, env
+}
+
+// TestDemoAttached runs `cac-tmux demo` on a terminal (a pane of a private server) as a user
+// would: each simulated session's border starts with the target the watcher's table shows for
+// it, and both show the same state; C-q leaves before the reset, and the demo says so and
+// exits 0.
+func TestDemoAttached(t *testing.T) {
+	t.Parallel()
+	_, _, env := demoEnv(t)
+	// The shell stays after the demo, so that its last words can be read.
+	cmd := append([]string{"sh", "-c", `"$@"; echo "exit $?"; exec sleep 3600`, "sh", "env", "-i"}, env...)
+	outer := tmuxtest.Start(t, demo.MinWidth+7, demo.MinHeight+3, append(cmd, bins.cac, "demo")...)
+	screen := outer.WaitScreen(t, "main", "(a) plain stop [waiting]")
+	border := regexp.MustCompile(`── (\S+) \(a\) plain stop \[waiting\]`).FindStringSubmatch(screen)
+	if border == nil {
+		t.Fatalf("no target before (a)'s title on its border:\n%s", screen)
+	}
+	row := regexp.MustCompile(`(?m)^%\d+ +` + regexp.QuoteMeta(border[1]) + ` +waiting `)
+	tmuxtest.WaitFor(t, 10*time.Second, "the table's row of "+border[1]+" waiting", func() bool {
+		screen, _ = outer.Client.Capture(t.Context(), "main")
+		return row.MatchString(screen)
+	})
+	outer.Tmux(t, "send-keys", "-t", "main", "C-q")
+	screen = outer.WaitScreen(t, "main", "exit ")
+	for _, want := range []string{"left before the end of the cycle", "exit 0"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("after C-q, the screen has no %q:\n%s", want, screen)
 		}
 	}
 }
