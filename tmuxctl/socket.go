@@ -40,17 +40,25 @@ func (c *Client) socketFile(getenv func(string) string, uid int) (string, error)
 	if label == "" {
 		label = "default"
 	}
+	return filepath.Join(SocketDir(getenv, uid), label), nil
+}
+
+// SocketDir is the directory where tmux puts the sockets of a user's servers (-L NAME and the
+// default one): tmux-UID in $TMUX_TMPDIR, else in /tmp, resolved through symlinks (macOS's
+// /tmp is a link to /private/tmp) as far as it exists.
+func SocketDir(getenv func(string) string, uid int) string {
 	tmp := getenv("TMUX_TMPDIR")
 	if tmp == "" {
 		tmp = "/tmp"
 	}
 	dir := filepath.Join(tmp, "tmux-"+strconv.Itoa(uid))
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	} else if r, err := filepath.EvalSymlinks(tmp); err == nil {
-		dir = filepath.Join(r, "tmux-"+strconv.Itoa(uid))
+		return r
 	}
-	return filepath.Join(dir, label), nil
+	if r, err := filepath.EvalSymlinks(tmp); err == nil {
+		return filepath.Join(r, "tmux-"+strconv.Itoa(uid))
+	}
+	return dir
 }
 
 // SocketFileHere is SocketFile with this process's environment and user id.

@@ -102,6 +102,13 @@ const Config = "set -g exit-empty off\nset -g history-limit 200\nset -g default-
 // command (the default shell when empty). The server is killed when t ends.
 func Start(t testing.TB, width, height int, command ...string) *Server {
 	t.Helper()
+	return StartAt(t, "", width, height, command...)
+}
+
+// StartAt is Start with the server's socket at socket (in the server's own temporary
+// directory when ""): several servers in one directory, as tmux puts the sockets of -L NAME.
+func StartAt(t testing.TB, socket string, width, height int, command ...string) *Server {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is not installed (apt-get install -y tmux): %v", err)
 	}
@@ -110,7 +117,10 @@ func Start(t testing.TB, width, height int, command ...string) *Server {
 		t.Fatal(err)
 	}
 	conf := filepath.Join(dir, "tmux.conf")
-	s := &Server{Dir: dir, Socket: filepath.Join(dir, "s"), ClaudeDir: filepath.Join(dir, "claude")}
+	if socket == "" {
+		socket = filepath.Join(dir, "s")
+	}
+	s := &Server{Dir: dir, Socket: socket, ClaudeDir: filepath.Join(dir, "claude")}
 	// default-size: windows made later without a client (new-window, another new-session)
 	// take it on every tmux (3.2a would make them 80x23).
 	text := Config + fmt.Sprintf("set -g default-size %dx%d\n", width, height) +

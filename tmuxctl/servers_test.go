@@ -1,0 +1,70 @@
+package tmuxctl_test
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+// Servers finds the live servers among the sockets of a directory and the extra paths: two
+// servers in the directory and one elsewhere, each once (a link to one of them is the same
+// server); not a socket nobody listens on (a server that died without removing it), a plain
+// file, a path that does not exist, nor sockets of another user. Asking leaves no client
+// behind on the servers.
+func TestServers(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("/tmp", "cxs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	a := tmuxtest.StartAt(t, filepath.Join(dir, "a"), 80, 24)
+	b := tmuxtest.StartAt(t, filepath.Join(dir, "b"), 80, 24)
+	elsewhere := tmuxtest.Start(t, 80, 24)
+	l, err := net.Listen("unix", filepath.Join(dir, "stale"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(a.Socket, link); err != nil {
+		t.Fatal(err)
+	}
+	extra := []string{elsewhere.Socket, link, filepath.Join(dir, "gone")}
+
+	got, err := tmuxctl.Servers(dir, extra, os.Getuid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{a.Socket, b.Socket, elsewhere.Socket}
+	for i, p := range want {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			want[i] = r
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Servers = %q, want %q", got, want)
+	}
+	if got, _ := tmuxctl.Servers(dir, extra, os.Getuid()+1); len(got) != 0 {
+		t.Errorf("Servers of another user = %q, want none", got)
+	}
+	if got, err := tmuxctl.Servers(filepath.Join(dir, "none"), nil, os.Getuid()); err != nil || len(got) != 0 {
+		t.Errorf("Servers of a directory that does not exist = %q, %v; want none and no error", got, err)
+	}
+	for _, s := range []*tmuxtest.Server{a, b, elsewhere} {
+		if clients := strings.TrimSpace(s.Tmux(t, "list-clients")); clients != "" {
+			t.Errorf("%s: clients after Servers: %q", s.Socket, clients)
+		}
+	}
+}
