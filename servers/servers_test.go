@@ -62,7 +62,10 @@ func newRun(f *fakes) (*run, *clocktest.Manual) {
 	return &run{cfg: cfg, servers: map[string]*server{}, ended: make(chan ended)}, clk
 }
 
-func (r *run) supervised(socket string) bool { s := r.servers[socket]; return s != nil && s.cancel != nil }
+func (r *run) supervised(socket string) bool {
+	s := r.servers[socket]
+	return s != nil && s.cancel != nil
+}
 
 // awaitEnd takes the next end of a supervisor, as Run does, within a deadline.
 func awaitEnd(t *testing.T, r *run) ended {
