@@ -107,22 +107,43 @@ func (w *watchProc) lines(t *testing.T) []map[string]any {
 func (w *watchProc) count(t *testing.T, fields map[string]string) int {
 	n := 0
 	for _, l := range w.lines(t) {
-		ok := true
-		for k, v := range fields {
-			if fmt.Sprint(l[k]) != v {
-				ok = false
-			}
-		}
-		if ok {
+		if matches(l, fields) {
 			n++
 		}
 	}
 	return n
 }
 
+// matches says whether a log line has every field of fields.
+func matches(line map[string]any, fields map[string]string) bool {
+	for k, v := range fields {
+		if fmt.Sprint(line[k]) != v {
+			return false
+		}
+	}
+	return true
+}
+
+// waitLog waits for a log line with every given field.
 func (w *watchProc) waitLog(t *testing.T, timeout time.Duration, fields map[string]string) {
 	t.Helper()
 	tmuxtest.WaitFor(t, timeout, fmt.Sprintf("a watcher log line with %v", fields), func() bool { return w.count(t, fields) > 0 })
+}
+
+// loggedAt waits for the watcher's first log line with fields and returns its time.
+func (w *watchProc) loggedAt(t *testing.T, timeout time.Duration, fields map[string]string) time.Time {
+	t.Helper()
+	w.waitLog(t, timeout, fields)
+	for _, l := range w.lines(t) {
+		if matches(l, fields) {
+			at, err := time.Parse("2006-01-02T15:04:05.000Z07:00", fmt.Sprint(l["time"]))
+			if err != nil {
+				t.Fatalf("log line %v: time: %v", l, err)
+			}
+			return at
+		}
+	}
+	panic("unreachable: waitLog found the line")
 }
 
 // stateOf reads the state file of the server on socket.
@@ -213,10 +234,12 @@ func TestFaultStartedAfterDue(t *testing.T) {
 	if ins, _, _ := inputs(t, log); len(ins) != 0 {
 		t.Fatalf("keys before a watcher ran again: %q", ins)
 	}
-	started := time.Now()
-	startWatch(t, s.Socket)
-	onTime(t, waitResumed(t, log, "continue", 15*time.Second), started) // its first tick
-	time.Sleep(2 * time.Second)                                         // nothing more may come
+	w2 := startWatch(t, s.Socket)
+	// At once: at its first look, counted from when it runs (starting the process took seconds
+	// on 2 loaded cores, CI running two tmux versions side by side).
+	started := w2.loggedAt(t, 15*time.Second, map[string]string{"message": "watching every Claude Code pane"})
+	onTime(t, waitResumed(t, log, "continue", 15*time.Second), started)
+	time.Sleep(2 * time.Second) // nothing more may come
 	if ins, _, _ := inputs(t, log); len(ins) != 2 {
 		t.Errorf("claude received %q in the end, want exactly one resume", ins)
 	}
