@@ -4,7 +4,8 @@
 //
 // Every setting is one key of one table, defined once in a registry (keys.go): its default
 // comes from Default, its rule applies to the file, to a tmux option @cac-tmux-… and to a
-// flag of `cac-tmux watch` alike, and Example writes the commented file of every key from it.
+// flag of `cac-tmux watch` alike (KeyFlags: the flags of the keys that have one, whose texts
+// Resolve reads), and Example writes the commented file of every key from it.
 //
 // The file is TOML, decoded by github.com/pelletier/go-toml/v2:
 //
@@ -75,10 +76,12 @@ type Watch struct {
 
 // Config is the whole configuration: one field per table of the file.
 type Config struct {
-	Watch  Watch
-	Policy Policy
-	Panes  Panes
-	Notify notify.Settings
+	Watch   Watch
+	Servers Servers
+	Policy  Policy
+	Panes   Panes
+	Notify  notify.Settings
+	Hosts   Hosts
 }
 
 // Limits of the validation.
@@ -118,6 +121,7 @@ func Default() Config {
 		},
 		Policy: defaultPolicy(),
 		Notify: notify.Default(),
+		Hosts:  Hosts{Command: "cac-tmux", Timeout: 10 * time.Second},
 	}
 }
 

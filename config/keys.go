@@ -14,7 +14,7 @@ import (
 // A table of the file ([watch]) and its keys, in file order. Adding a table is a field of
 // Config, its default in Default, a table variable with its keys (see panesTable) and one
 // entry in tables; a key is one call of newKey (or accessKey); a new type of value is one
-// kind. Its tmux options, Example, `config check` and the errors follow.
+// kind. Its tmux options, its flag (KeyFlags), Example, `config check` and the errors follow.
 type table struct {
 	name string
 	help []string // comment lines above the table in Example
@@ -54,7 +54,7 @@ func checkTables(c *Config) []*Error {
 }
 
 // tables are the tables of the file, in file order.
-var tables = []*table{&watchTable, &policyTable, &panesTable, &notifyTable}
+var tables = []*table{&watchTable, &policyTable, &panesTable, &notifyTable, &serversTable, &hostsTable}
 
 // setting is one key of a table, whatever the type of its value.
 type setting interface {
@@ -68,6 +68,10 @@ type setting interface {
 	copyTo(dst, src *Config)
 	// format is the value in c as it is written in the file.
 	format(c *Config) string
+	// text is the value in c as a flag or a tmux option gives it: what fromText reads back.
+	text(c *Config) string
+	// typeName names the type of the value in the help of a flag: "duration".
+	typeName() string
 	// check is the key's rule on its value in c: "" or what is wrong and the fix.
 	check(c *Config) string
 	// outOfRange is what is wrong with an integer too large for an int (negative: too
@@ -79,8 +83,10 @@ type setting interface {
 type meta struct {
 	table, name string
 	want        string // what the value must be, after "must be "
-	help        string // what it does, one line, for Example and `config check`
-	flag        string // the flag of `cac-tmux watch` that sets it ("--margin"), "" when none
+	help        string // what it does, one line: in Example, `config check` and its flag's help
+	// flag is the flag of `cac-tmux watch` that sets it ("--margin"), "" when none: watch
+	// defines it from KeyFlags, with help and the default, so this is all a new flag takes.
+	flag string
 }
 
 func (m *meta) base() *meta { return m }
@@ -91,9 +97,11 @@ func (m *meta) key() string { return m.table + "." + m.name }
 // kind is a type of value: how it is read from a decoded TOML value and from text, and
 // written back.
 type kind[T any] struct {
+	name     string // in the help of a flag: "duration", "string", "int", "strings"
 	fromTOML func(v any) (T, bool)
 	// fromText reads a flag or a tmux option; errRange for an integer out of range.
 	fromText func(s string) (T, error)
+	text     func(T) string // the value as fromText reads it: a flag's default
 	format   func(T) string
 	hint     func(v any) string // nil: no hint for a value of another type
 }
@@ -145,6 +153,10 @@ func (f *field[T]) copyTo(dst, src *Config) { f.set(dst, f.get(src)) }
 
 func (f *field[T]) format(c *Config) string { return f.kind.format(f.get(c)) }
 
+func (f *field[T]) text(c *Config) string { return f.kind.text(f.get(c)) }
+
+func (f *field[T]) typeName() string { return f.kind.name }
+
 func (f *field[T]) check(c *Config) string {
 	if f.rule == nil {
 		return ""
@@ -171,6 +183,7 @@ var errRange = errors.New("out of range")
 // The kinds of value.
 var (
 	durationKind = &kind[time.Duration]{
+		name: "duration",
 		fromTOML: func(v any) (time.Duration, bool) {
 			s, ok := v.(string)
 			if !ok {
@@ -180,9 +193,11 @@ var (
 			return d, err == nil
 		},
 		fromText: time.ParseDuration,
+		text:     formatDuration,
 		format:   func(d time.Duration) string { return tomlString(formatDuration(d)) },
 	}
 	intKind = &kind[int]{
+		name: "int",
 		fromTOML: func(v any) (int, bool) {
 			n, ok := v.(int64)
 			return int(n), ok && n >= math.MinInt && n <= math.MaxInt
@@ -194,6 +209,7 @@ var (
 			}
 			return n, err
 		},
+		text:   strconv.Itoa,
 		format: strconv.Itoa,
 		hint: func(v any) string {
 			if s, ok := v.(string); ok {
@@ -205,14 +221,30 @@ var (
 		},
 	}
 	textKind = &kind[string]{
+		name:     "string",
 		fromTOML: func(v any) (string, bool) { s, ok := v.(string); return s, ok },
 		fromText: func(s string) (string, error) { return s, nil },
+		text:     func(s string) string { return s },
 		format:   tomlString,
+	}
+	boolKind = &kind[bool]{
+		name:     "bool",
+		fromTOML: func(v any) (bool, bool) { b, ok := v.(bool); return b, ok },
+		fromText: strconv.ParseBool,
+		text:     strconv.FormatBool,
+		format:   strconv.FormatBool,
+		hint: func(v any) string {
+			if s, ok := v.(string); ok && (s == "true" || s == "false") {
+				return ", without quotes"
+			}
+			return ""
+		},
 	}
 	// listKind is an array of strings in the file and a comma-separated list in text
 	// ("work*, notes": spaces around an item are dropped, and so are empty items). An empty
 	// list is nil.
 	listKind = &kind[[]string]{
+		name: "strings",
 		fromTOML: func(v any) ([]string, bool) {
 			a, ok := v.([]any)
 			if !ok {
@@ -237,6 +269,7 @@ var (
 			}
 			return l, nil
 		},
+		text: func(l []string) string { return strings.Join(l, ", ") },
 		format: func(l []string) string {
 			q := make([]string, len(l))
 			for i, s := range l {
@@ -388,29 +421,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Validate checks every setting of w by its rule (Check). It returns nil or the *Error of the
-// first key in file order that breaks its rule.
+// Validate checks every setting of w by its rule. It returns nil or the *Error of the first
+// key in file order that breaks its rule (Key, Msg and Got set, no Path or Line).
 func (w Watch) Validate() error {
-	for _, s := range watchTable.keys {
-		if err := w.Check(s.base().name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Check applies the rule of one key of [watch] ("margin") to its value in w, the rule that
-// applies to the file, to the tmux option and to the flag of the same name alike. It returns
-// nil or an *Error with Key ("watch.margin"), Msg and Got (the value as it would be written in
-// the file) set, and no Path or Line; a name that is not a key of [watch] is an *Error too.
-func (w Watch) Check(name string) error {
-	s := watchTable.key(name)
-	if s == nil {
-		return &Error{Key: "watch." + name, Msg: "unknown key; the known keys of [watch] are " + strings.Join(watchTable.names(), ", ")}
-	}
 	c := Config{Watch: w}
-	if msg := s.check(&c); msg != "" {
-		return &Error{Key: s.base().key(), Msg: msg, Got: s.format(&c)}
+	for _, s := range watchTable.keys {
+		if msg := s.check(&c); msg != "" {
+			return &Error{Key: s.base().key(), Msg: msg, Got: s.format(&c)}
+		}
 	}
 	return nil
 }

@@ -78,8 +78,10 @@ func (p Policy) For(kind detector.Kind, reset, now time.Time) (Action, string) {
 
 // actionKind is an action: a string in the file, checked by actionRule.
 var actionKind = &kind[Action]{
+	name:     "string",
 	fromTOML: func(v any) (Action, bool) { s, ok := v.(string); return Action(s), ok },
 	fromText: func(s string) (Action, error) { return Action(s), nil },
+	text:     func(a Action) string { return string(a) },
 	format:   func(a Action) string { return tomlString(string(a)) },
 }
 

@@ -42,11 +42,13 @@ func optionName(m *meta) string {
 // Option is a global tmux user option: its name with the "@", and its value.
 type Option struct{ Name, Value string }
 
-// Flag is a flag given on the command line that sets a key.
+// Flag is a flag given on the command line that sets a key (GivenFlags).
 type Flag struct {
-	Name  string // "--margin"
-	Key   string // "watch.margin"
-	Value string // as text, read by the key's rule as a tmux option's value is
+	Name string // "--margin"
+	Key  string // "watch.margin"
+	// Value is the text given, exactly: Resolve reads it by the key's rule, as it reads a tmux
+	// option's value.
+	Value string
 }
 
 // Source is where an effective value came from: a flag, a tmux option, a line of the file,

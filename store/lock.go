@@ -32,12 +32,13 @@ func (e *LockedError) Error() string {
 // LockPath is the lock file of the server whose socket is server, in directory dir.
 func LockPath(dir, server string) string { return filepath.Join(dir, Key(server)+".lock") }
 
-// Acquire takes the lock of server in dir without waiting (dir made private, see PrivateDir;
-// the lock file opened without following a symlink, and checked to be this user's own), and writes this process's pid and
-// the server into the lock file for the next one who asks. A held lock gives *LockedError.
+// acquire takes the lock of server in dir without waiting (dir made private, see PrivateDir;
+// the lock file opened without following a symlink, and checked to be this user's own), and
+// writes this process's pid and the server into the lock file for the next one who asks
+// (Open, LockPane). A held lock gives *LockedError.
 // The lock file is never removed: removing it would let a second watcher lock a new file
 // while a third still holds the old one.
-func Acquire(dir, server string) (*Lock, error) {
+func acquire(dir, server string) (*Lock, error) {
 	if err := PrivateDir(dir); err != nil {
 		return nil, err
 	}

@@ -183,21 +183,21 @@ func TestDirs(t *testing.T) {
 
 func TestLock(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	l, err := Acquire(dir, "/tmp/tmux-1/a")
+	l, err := acquire(dir, "/tmp/tmux-1/a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Acquire(dir, "/tmp/tmux-1/a")
+	_, err = acquire(dir, "/tmp/tmux-1/a")
 	var locked *LockedError
 	if !errors.As(err, &locked) || locked.PID != os.Getpid() || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
-		t.Fatalf("second Acquire() = %v, want a *LockedError naming pid %d", err, os.Getpid())
+		t.Fatalf("second acquire() = %v, want a *LockedError naming pid %d", err, os.Getpid())
 	}
 	if pid, running, err := Holder(dir, "/tmp/tmux-1/a"); pid != os.Getpid() || !running || err != nil {
 		t.Errorf("Holder() = %d, %v, %v, want %d, true", pid, running, err, os.Getpid())
 	}
-	other, err := Acquire(dir, "/tmp/tmux-1/b")
+	other, err := acquire(dir, "/tmp/tmux-1/b")
 	if err != nil {
-		t.Fatalf("Acquire() of another server = %v, want it to succeed", err)
+		t.Fatalf("acquire() of another server = %v, want it to succeed", err)
 	}
 	other.Release()
 	if err := l.Release(); err != nil {
@@ -206,9 +206,9 @@ func TestLock(t *testing.T) {
 	if _, running, err := Holder(dir, "/tmp/tmux-1/a"); running || err != nil {
 		t.Errorf("Holder() after Release = running %v, %v, want not running", running, err)
 	}
-	again, err := Acquire(dir, "/tmp/tmux-1/a")
+	again, err := acquire(dir, "/tmp/tmux-1/a")
 	if err != nil {
-		t.Fatalf("Acquire() after Release = %v", err)
+		t.Fatalf("acquire() after Release = %v", err)
 	}
 	again.Release()
 	if _, running, err := Holder(t.TempDir(), "/none"); running || err != nil {
@@ -219,7 +219,7 @@ func TestLock(t *testing.T) {
 // TestLockDiesWithProcess: a watcher killed with SIGKILL leaves no lock behind.
 func TestLockDiesWithProcess(t *testing.T) {
 	if dir := os.Getenv("CAC_STORE_HOLD"); dir != "" {
-		if _, err := Acquire(dir, "/srv"); err != nil {
+		if _, err := acquire(dir, "/srv"); err != nil {
 			os.Exit(3)
 		}
 		os.Stdout.WriteString("held\n")
@@ -242,14 +242,14 @@ func TestLockDiesWithProcess(t *testing.T) {
 		t.Fatalf("helper process did not take the lock: %q, %v", buf, err)
 	}
 	var locked *LockedError
-	if _, err := Acquire(dir, "/srv"); !errors.As(err, &locked) || locked.PID != cmd.Process.Pid {
-		t.Errorf("Acquire() while another process holds the lock = %v, want pid %d", err, cmd.Process.Pid)
+	if _, err := acquire(dir, "/srv"); !errors.As(err, &locked) || locked.PID != cmd.Process.Pid {
+		t.Errorf("acquire() while another process holds the lock = %v, want pid %d", err, cmd.Process.Pid)
 	}
 	cmd.Process.Kill() // SIGKILL
 	cmd.Wait()
-	l, err := Acquire(dir, "/srv")
+	l, err := acquire(dir, "/srv")
 	if err != nil {
-		t.Fatalf("Acquire() after the holder was killed = %v, want the lock", err)
+		t.Fatalf("acquire() after the holder was killed = %v, want the lock", err)
 	}
 	l.Release()
 }
@@ -271,8 +271,8 @@ func TestLockAndStateRefuseWhatOthersControl(t *testing.T) {
 	if err := os.Symlink(victim, LockPath(dir, server)); err != nil {
 		t.Fatal(err)
 	}
-	if l, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "symlink") {
-		t.Errorf("Acquire with a planted symlink = %v, %v; want a refusal naming the symlink", l, err)
+	if l, err := acquire(dir, server); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("acquire with a planted symlink = %v, %v; want a refusal naming the symlink", l, err)
 	}
 	if _, _, err := Holder(dir, server); err == nil {
 		t.Errorf("Holder through a planted symlink: no error")
@@ -294,23 +294,23 @@ func TestLockAndStateRefuseWhatOthersControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(LockPath(dir, server), 0o666)
-	if _, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "chmod go-w") {
-		t.Errorf("Acquire with a lock file others can write: %v; want a refusal", err)
+	if _, err := acquire(dir, server); err == nil || !strings.Contains(err.Error(), "chmod go-w") {
+		t.Errorf("acquire with a lock file others can write: %v; want a refusal", err)
 	}
 	os.Chmod(LockPath(dir, server), 0o600)
 	os.Chmod(dir, 0o777)
-	if _, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "written by other users") {
-		t.Errorf("Acquire in a directory others can write: %v; want a refusal", err)
+	if _, err := acquire(dir, server); err == nil || !strings.Contains(err.Error(), "written by other users") {
+		t.Errorf("acquire in a directory others can write: %v; want a refusal", err)
 	}
 	os.Chmod(dir, 0o700)
 	os.Chmod(filepath.Dir(dir), 0o777)
-	if _, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
-		t.Errorf("Acquire under a runtime directory others can write: %v; want a refusal with the fix", err)
+	if _, err := acquire(dir, server); err == nil || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
+		t.Errorf("acquire under a runtime directory others can write: %v; want a refusal with the fix", err)
 	}
 	os.Chmod(filepath.Dir(dir), 0o777|os.ModeSticky) // sticky, like /tmp: nobody can replace another's entry
-	l, err := Acquire(dir, server)
+	l, err := acquire(dir, server)
 	if err != nil {
-		t.Fatalf("Acquire under a sticky runtime directory: %v", err)
+		t.Fatalf("acquire under a sticky runtime directory: %v", err)
 	}
 	l.Release()
 
@@ -322,7 +322,7 @@ func TestLockAndStateRefuseWhatOthersControl(t *testing.T) {
 	if err := os.Chown(dir, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Acquire(dir, server); err == nil || !strings.Contains(err.Error(), "another user") {
-		t.Errorf("Acquire in another user's directory: %v; want a refusal", err)
+	if _, err := acquire(dir, server); err == nil || !strings.Contains(err.Error(), "another user") {
+		t.Errorf("acquire in another user's directory: %v; want a refusal", err)
 	}
 }

@@ -40,6 +40,27 @@ const (
 // running.
 func (s State) Paused() bool { return s != Running && s != "" }
 
+// outlook is what becomes of a paused session; the status line counts the paused panes by it
+// (StatusOf).
+type outlook int
+
+const (
+	resumedByWatcher outlook = iota // waiting, native, resuming, verifying: on its own
+	leftToUser                      // held, limited, skipped: nothing is typed until the user acts
+	notResumed                      // failed, unwaitable: the watcher will not resume it
+)
+
+// outlook says what becomes of a session paused in state s.
+func (s State) outlook() outlook {
+	switch s {
+	case Held, Limited, Skipped:
+		return leftToUser
+	case Failed, Unwaitable:
+		return notResumed
+	}
+	return resumedByWatcher
+}
+
 // states are the known states.
 var states = []State{Running, Limited, Waiting, Native, Held, Resuming, Verifying, Failed, Unwaitable, Skipped}
 

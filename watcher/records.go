@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/cac-tmux/cac-tmux/detector"
-	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
@@ -155,30 +156,32 @@ func transcript(env records.Env, en records.Entry) ([]records.Row, error) {
 	return records.ReadTail(path, en.SessionID)
 }
 
-// FromRecords refines a reset read from the screen of the claude process id with the
-// usage-limit row of its transcript (Exact), for `inspect --pane`. Without records, or when
-// the row does not belong to the stop, r and kind come back with SourceScreen.
-func FromRecords(env records.Env, id proc.Identity, r detector.Reset, kind detector.Kind) (detector.Reset, detector.Kind, ResetSource) {
-	start, ok := id.ProcStart()
-	if !ok || !r.Known {
-		return r, kind, SourceScreen
-	}
-	en, err := env.Session(id.PID, start)
+// Refine refines the verdict v of the screen of pane id with Claude Code's records of the
+// claude process there, for `inspect --pane`, by the watcher's own steps, so the two read a
+// live pane alike: the process found (Finder.Find), its records located (recordsOf) and the
+// reset taken from its transcript when its usage-limit row belongs to the stop (refine,
+// Exact). It returns the verdict, where its reset comes from and the process's config
+// directory ("" when unknown). Without a claude process in the pane, or without its records,
+// the screen's reading stands (SourceScreen).
+func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict) (detector.Verdict, ResetSource, string) {
+	info, err := t.PaneInfo(ctx, id)
 	if err != nil {
-		return r, kind, SourceScreen
+		return v, SourceScreen, ""
 	}
-	rows, err := transcript(env, en)
-	if err != nil {
-		return r, kind, SourceScreen
+	found, ok, err := f.Find(ctx, info.PID)
+	if err != nil || !ok {
+		return v, SourceScreen, ""
 	}
-	row, found := records.LatestLimit(rows)
-	if !found {
-		return r, kind, SourceScreen
+	w := New(t, f, Config{Log: zerolog.Nop()})
+	p := &pane{info: info, Identity: found.Identity, reset: v.Reset, kind: v.Kind, source: SourceScreen}
+	if _, ok := w.recordsOf(ctx, p); !ok || !v.Limited {
+		return v, SourceScreen, p.account()
 	}
-	if exact, k, agree := Exact(r, kind, row); agree {
-		return exact, k, SourceTranscript
+	if rows, _, err := w.rows(ctx, p); err == nil {
+		w.refine(p, rows)
 	}
-	return r, kind, SourceScreen
+	v.Reset, v.Kind = p.reset, p.kind
+	return v, p.source, p.account()
 }
 
 // consult reads the pane's transcript about the stop on screen: whose stop it is (judge),

@@ -4,12 +4,36 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
+
+// The @cac_request protocol, both halves: how a command (`cac-tmux resume`, `skip`,
+// `unskip`, the popup's r and s) has an action carried out on a pane (Ask), and how the
+// running watcher answers (answer).
+//
+//  1. The command takes the pane's lock (store.LockPane: one action on a pane at a time),
+//     then tries the server's (store.Open). Free: no watcher runs, and the command acts itself
+//     with the watcher's own code, holding that lock (actHere). Held: it hands the action to
+//     the watcher that holds it (handOver).
+//  2. It sets the pane's @cac_request to "ACTION NONCE" (and the server's @cac_requests, so
+//     that a listing of only what changed sees it: tmuxctl.Client.Request), and reads
+//     @cac_reply every 100 ms (awaitReply).
+//  3. The watcher, at its next tick, withdraws the request, carries it out (do) and answers
+//     "NONCE VERDICT MESSAGE" in @cac_reply (answer). A resume whose keys went out is answered
+//     "sent", and @cac_request says "await NONCE PID" until the outcome is known and answered
+//     too (answerAwait).
+//  4. A request the watcher does not take in time, or before it stops, is withdrawn by the
+//     command: nothing was sent.
 
 // Action is what a user asks of one Claude Code session (`cac-tmux resume`, `skip`,
 // `unskip`, the popup's r and s).
@@ -38,7 +62,7 @@ func ParseAction(s string) (Action, error) {
 // Outcome is the answer to an action.
 //
 //   - Done: carried out. A skip; a resume whose session resumed (a turn runs), or, with
-//     Pending, whose keys went out and whose effect is not seen yet (Follow, or the running
+//     Pending, whose keys went out and whose effect is not seen yet (follow, or the running
 //     watcher's final answer, tells it).
 //   - Sent: a resume's keys went out, but the session did not resume; Held says the pane is
 //     held (nothing more is typed until the user acts). Message says what was seen.
@@ -80,14 +104,14 @@ func (o Outcome) verdict() string {
 	return verdictRefused
 }
 
-// Reply is the value of @cac_reply that answers the request of nonce with o.
-func (o Outcome) Reply(nonce string) string {
+// replyValue is the value of @cac_reply that answers the request of nonce with o.
+func (o Outcome) replyValue(nonce string) string {
 	return oneLine(nonce + " " + o.verdict() + " " + o.Message)
 }
 
-// ParseReply reads a value of @cac_reply; ok is false when it does not answer the request of
+// parseReply reads a value of @cac_reply; ok is false when it does not answer the request of
 // nonce. An unknown verdict reads as a refusal.
-func ParseReply(reply, nonce string) (o Outcome, ok bool) {
+func parseReply(reply, nonce string) (o Outcome, ok bool) {
 	rest, ok := strings.CutPrefix(reply, nonce+" ")
 	if !ok {
 		return Outcome{}, false
@@ -113,153 +137,186 @@ func ParseReply(reply, nonce string) (o Outcome, ok bool) {
 // restart of the watcher with the pane option.
 const awaitRequest = "await"
 
-// Do carries out an action on pane id now, and says how it went. The running watcher does it
-// for a request handed to it through the pane option @cac_request (Tick); a command does it
-// itself, holding the watcher's lock, when no watcher runs. A resume goes through every gate
-// of SAFETY.md but the reset and the due instant; it sends one resume at most.
-func (w *Watcher) Do(ctx context.Context, id string, a Action) (Outcome, error) {
-	now := w.now()
-	w.load()
-	info, err := w.tmux.PaneInfo(ctx, id)
-	if errors.Is(err, tmuxctl.ErrNoTarget) {
-		return refused("there is no pane %s", id), nil
+// The client half: a command asks.
+
+// AskConfig is what Ask needs of the command that asks, besides the pane and the action.
+type AskConfig struct {
+	// Getenv reads the environment: where the locks and the state file are (store.Open,
+	// store.LockPane).
+	Getenv func(string) string
+	// Settings reads the watcher's settings (the configuration file and the tmux options) for
+	// acting without a watcher; it is not called while one runs.
+	Settings func(ctx context.Context) (Config, error)
+	// Finder finds the Claude Code process in the pane when Ask acts itself.
+	Finder Finder
+	// Notices receives what Ask waits for, and the warnings of the watcher's code when Ask
+	// acts itself; nil discards them.
+	Notices io.Writer
+}
+
+// notices is where the notices go.
+func (cfg AskConfig) notices() io.Writer {
+	if cfg.Notices == nil {
+		return io.Discard
 	}
+	return cfg.Notices
+}
+
+// The bounds of the wait for the running watcher: it takes a request at its next tick (the
+// interval is at most a minute), and once the keys went out it sees their effect within
+// seconds (Settle, after a menu's digit the message first).
+const (
+	answerWithin  = 75 * time.Second
+	outcomeWithin = time.Minute
+)
+
+// Ask carries out action a on pane id of the server of c for a command, and says how it
+// went: through the running watcher when there is one (handOver), else here, holding its
+// lock (actHere). One action on a pane at a time: while another command's resume, skip or
+// unskip of the pane runs (it holds the pane's lock), the action is refused at once and
+// nothing is sent; that command reports the outcome.
+func Ask(ctx context.Context, c *tmuxctl.Client, id string, a Action, cfg AskConfig) (Outcome, error) {
+	server, err := c.SocketFileHere()
 	if err != nil {
 		return Outcome{}, err
 	}
-	if err := w.visit(ctx, info, now); err != nil {
+	var locked *store.LockedError
+	busy, err := store.LockPane(cfg.Getenv, server, id)
+	switch {
+	case errors.As(err, &locked):
+		return Outcome{Message: inProgress(id, locked.PID)}, nil
+	case err != nil:
 		return Outcome{}, err
 	}
-	p := w.panes[id]
-	if p == nil {
-		return refused("pane %s does not run Claude Code", id), nil
+	defer busy.Release()
+	st, lock, err := store.Open(cfg.Getenv, server, false)
+	switch {
+	case errors.As(err, &locked): // a watcher runs: it does it
+		return handOver(ctx, c, id, a, locked.PID, cfg)
+	case err != nil:
+		return Outcome{}, err
 	}
-	if p.state != Resuming && p.state != Verifying && !p.lookedAt.Equal(now) { // visit may have looked just now
-		if err := w.look(ctx, p, now); err != nil || w.panes[id] != p {
-			return refused("pane %s is gone", id), err
-		}
+	defer lock.Release()
+	return actHere(ctx, c, st, id, a, cfg)
+}
+
+// inProgress says that another command acts on pane id (pid 0: not known yet).
+func inProgress(id string, pid int) string {
+	who := "another cac-tmux command"
+	if pid > 0 {
+		who += " (pid " + strconv.Itoa(pid) + ")"
 	}
-	var out Outcome
-	switch a {
-	case Skip:
-		out = p.skip()
-	case Unskip:
-		if out, err = w.unskip(ctx, p, now); err != nil {
-			return out, err
-		}
-	case ResumeNow:
-		if out, err = w.resumeNow(ctx, p, now); err != nil {
-			return out, err
-		}
+	return "a resume, skip or unskip of " + id + " is already in progress in " + who + ", which reports its outcome; nothing was sent"
+}
+
+// Why a wait for the running watcher's answer ended without it.
+var (
+	errNoAnswer    = errors.New("no answer in time")
+	errWatcherGone = errors.New("the watcher stopped")
+)
+
+// handOver hands the action to the running watcher (pid, 0 when not known) through the pane
+// option @cac_request and waits for its answer in @cac_reply: that it took the request, then,
+// once a resume's keys went out, their outcome (awaitOutcome). A request the watcher does not
+// take is withdrawn, and nothing was sent.
+func handOver(ctx context.Context, c *tmuxctl.Client, id string, a Action, pid int, cfg AskConfig) (Outcome, error) {
+	nonce := strconv.FormatInt(clock.Real.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
+	request := string(a) + " " + nonce
+	if err := c.Request(ctx, id, request); err != nil {
+		return Outcome{}, err
 	}
-	err = w.publish(ctx, p)
-	w.save()
+	who := "the running watcher"
+	if pid > 0 {
+		who += " (pid " + strconv.Itoa(pid) + ")"
+	}
+	fmt.Fprintf(cfg.notices(), "cac-tmux: %s %s: handed to %s; waiting for it to take the request (at most %s)\n", a, id, who, answerWithin)
+	out, err := awaitReply(ctx, c, cfg.Getenv, id, nonce, answerWithin, false)
+	if errors.Is(err, errNoAnswer) || errors.Is(err, errWatcherGone) {
+		bg := context.WithoutCancel(ctx)
+		if v, err := c.PaneOption(bg, id, tmuxctl.RequestOption); err == nil && v == request {
+			_ = c.SetPaneOptions(bg, id, []string{tmuxctl.RequestOption}, []string{""})
+		}
+		why := "within " + answerWithin.String()
+		if errors.Is(err, errWatcherGone) {
+			why = "before it stopped"
+		}
+		return Outcome{}, fmt.Errorf("%s did not take the request %s; it is withdrawn, and nothing was sent", who, why)
+	}
+	if err != nil || !out.Pending {
+		return out, err
+	}
+	fmt.Fprintf(cfg.notices(), "cac-tmux: %s %s: %s; waiting for the watcher to see the outcome (at most %s)\n", a, id, out.Message, outcomeWithin)
+	return awaitOutcome(ctx, c, cfg.Getenv, id, nonce, out)
+}
+
+// awaitOutcome waits for the outcome of a resume whose keys went out (sent says so) for the
+// request of nonce. Not answered in time, or the watcher gone, it is not known to have resumed.
+func awaitOutcome(ctx context.Context, c *tmuxctl.Client, getenv func(string) string, id, nonce string, sent Outcome) (Outcome, error) {
+	out, err := awaitReply(ctx, c, getenv, id, nonce, outcomeWithin, true)
+	switch {
+	case errors.Is(err, errNoAnswer):
+		return Outcome{Sent: true, Message: sent.Message + "; the watcher saw no outcome within " + outcomeWithin.String() +
+			" (it goes on looking: cac-tmux list shows the pane)"}, nil
+	case errors.Is(err, errWatcherGone):
+		return Outcome{Sent: true, Message: sent.Message + "; the watcher stopped before it saw the outcome"}, nil
+	}
 	return out, err
 }
 
-// skip marks a stopped session skipped: nothing is typed until its next stop.
-func (p *pane) skip() Outcome {
-	if !p.state.Paused() {
-		return refused("pane %s is not stopped at a limit; there is nothing to skip", p.info.ID)
+// awaitReply reads @cac_reply every 100 ms until it answers the request of nonce (with its
+// outcome when final is set), for at most within; every second it checks that a watcher still
+// runs (errWatcherGone).
+func awaitReply(ctx context.Context, c *tmuxctl.Client, getenv func(string) string, id, nonce string, within time.Duration, final bool) (Outcome, error) {
+	deadline := clock.Real.Now().Add(within)
+	for i := 1; clock.Real.Now().Before(deadline); i++ {
+		reply, err := c.PaneOption(ctx, id, tmuxctl.ReplyOption)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if out, ok := parseReply(reply, nonce); ok && (!final || !out.Pending) {
+			return out, nil
+		}
+		if i%10 == 0 {
+			if _, running := Watching(ctx, c, getenv); !running {
+				return Outcome{}, errWatcherGone
+			}
+		}
+		if err := clock.Real.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return Outcome{}, err
+		}
 	}
-	p.set(Skipped, "skipped by hand: left alone until its next stop")
-	p.retryAt, p.manual = time.Time{}, false
-	return Outcome{Done: true, Message: "skipped: " + p.info.Target() + " is left alone until its next stop"}
+	return Outcome{}, errNoAnswer
 }
 
-// unskip takes back the skip of a stopped session: it is classified afresh from its screen
-// and waits for its reset again, as it would have without the skip. What the skip did not
-// clear stays: the attempts already made for this stop (the next one after the backoff, or
-// failed when they are used up) and a hold that sticks. A session that is not skipped (it ran
-// again, or stopped again, which ends the skip) is refused and left as it is.
-func (w *Watcher) unskip(ctx context.Context, p *pane, now time.Time) (Outcome, error) {
-	if p.state != Skipped {
-		return refused("pane %s is not skipped (it is %s); there is nothing to unskip", p.info.ID, p.state), nil
-	}
-	p.state = Limited // classify decides afresh
-	switch {
-	case p.sticky:
-		p.set(Held, "the keys sent for this stop were not taken; nothing more is typed until the stop changes (resume by hand)")
-	case p.attempts > 0:
-		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
-	}
-	if err := w.look(ctx, p, now); err != nil {
+// actHere carries out the action without a watcher, holding its lock: the watcher's own code,
+// with the command's settings (the configuration file and the tmux options) and the state
+// file st. A resume's keys are followed until their effect shows (or 3 × Settle); no watcher
+// makes another attempt, and the outcome says so.
+func actHere(ctx context.Context, c *tmuxctl.Client, st *store.Store, id string, a Action, cfg AskConfig) (Outcome, error) {
+	wcfg, err := cfg.Settings(ctx)
+	if err != nil {
 		return Outcome{}, err
 	}
-	if w.panes[p.info.ID] != p {
-		return refused("pane %s is gone", p.info.ID), nil
+	wcfg.Store, wcfg.Server = st, st.Server
+	wcfg.Log = zerolog.New(cfg.notices()).Level(zerolog.WarnLevel)
+	w := New(c, cfg.Finder, wcfg)
+	out, err := w.do(ctx, id, a)
+	if err == nil && out.Pending {
+		out, err = w.follow(ctx, id, 3*wcfg.Settle)
 	}
-	w.schedule()
-	msg := "unskipped: " + p.info.Target() + " is " + string(p.state)
-	if p.note != "" {
-		msg += ": " + p.note
+	switch {
+	case err == nil && out.Sent:
+		out.Message += "; no watcher runs on this server, so nothing more will be tried"
+	case err == nil && out.Done && a == Unskip:
+		out.Message += "; no watcher runs on this server: the wait is saved, and nothing resumes the session until one starts (cac-tmux watch)"
 	}
-	if d := p.dueAt(); !d.IsZero() && p.retryAt.IsZero() {
-		msg += "; due " + d.Local().Format(time.TimeOnly)
-	}
-	return Outcome{Done: true, Message: msg}, nil
+	return out, err
 }
 
-// resumeNow resumes a stopped session at once, through every gate but the reset. Once keys
-// went out the outcome is Done and Pending while their effect is looked for, else what the
-// pane came to (outcome); when none went out, the pane is as it was.
-func (w *Watcher) resumeNow(ctx context.Context, p *pane, now time.Time) (Outcome, error) {
-	switch {
-	case !p.state.Paused():
-		return refused("pane %s is not stopped at a limit (a turn runs or ran after the stop); nothing to resume", p.info.ID), nil
-	case p.state == Unwaitable:
-		return refused("%s", p.note), nil
-	case p.state == Resuming || p.state == Verifying:
-		return refused("keys already went out for this stop; the watcher is looking for their effect"), nil
-	}
-	keep := *p
-	if p.state == Failed || p.state == Skipped || p.state == Held {
-		p.state = Limited // classify decides afresh
-	}
-	p.attempts, p.sticky, p.manual, p.retryAt = 0, false, true, now
-	if err := w.resume(ctx, p, now); err != nil {
-		return Outcome{}, err
-	}
-	// send counts an attempt before its keys, and presses a menu's digit as resuming.
-	sent := p.attempts > 0 || p.state == Resuming
-	switch {
-	case sent:
-		return w.outcome(p.info.ID, p, false), nil
-	case w.panes[p.info.ID] != p:
-		return refused("the Claude Code process that stopped is no longer in the foreground of pane %s; nothing was typed", p.info.ID), nil
-	}
-	why := p.note
-	if why == "" {
-		why = "pane " + p.info.ID + " is " + string(p.state)
-	}
-	*p = keep // a refused request changes nothing
-	return refused("%s", why), nil
-}
-
-// outcome is where a resume whose keys went to session p in pane id stands: its keys'
-// effect not seen yet (Done, Pending), resumed (a turn runs), or not (Sent, Held when the pane
-// is held). A session no longer in the pane (p nil, or another one there) did not resume.
-// Without promise the note leaves out the next attempt's time (no watcher will make it).
-func (w *Watcher) outcome(id string, p *pane, promise bool) Outcome {
-	switch {
-	case p == nil || w.panes[id] != p:
-		return Outcome{Sent: true, Message: "the claude session that was sent the keys no longer runs in pane " + id + "; nothing more is typed there"}
-	case p.state == Resuming:
-		return Outcome{Done: true, Pending: true, Message: "pressed the options menu's Stop row in " + p.info.Target()}
-	case p.state == Verifying:
-		return Outcome{Done: true, Pending: true, Message: "keys sent to " + p.info.Target() + "; looking for a resumed turn"}
-	case p.state == Running:
-		return Outcome{Done: true, Message: "resumed: a turn runs in " + p.info.Target()}
-	}
-	note := p.note
-	if !promise && !p.retryAt.IsZero() {
-		note = strings.TrimSuffix(note, "; next attempt "+p.retryAt.Format(time.TimeOnly))
-	}
-	return Outcome{Sent: true, Held: p.state == Held, Message: p.info.Target() + " is " + string(p.state) + ": " + note}
-}
+// The server half: the running watcher answers (Tick hands it each pane with a request).
 
 // answer carries out a request a command left in the pane option @cac_request ("ACTION
-// NONCE") and answers it in @cac_reply ("NONCE VERDICT MESSAGE", see Reply). The request is
+// NONCE") and answers it in @cac_reply ("NONCE VERDICT MESSAGE", see replyValue). The request is
 // withdrawn first, so it is carried out once. A resume whose keys went out is answered
 // "sent", and its outcome later (answerAwait).
 func (w *Watcher) answer(ctx context.Context, info tmuxctl.Pane) error {
@@ -273,7 +330,7 @@ func (w *Watcher) answer(ctx context.Context, info tmuxctl.Pane) error {
 	out := refused("unknown request %q", name)
 	a, err := ParseAction(name)
 	if err == nil {
-		if out, err = w.Do(ctx, info.ID, a); err != nil {
+		if out, err = w.do(ctx, info.ID, a); err != nil {
 			out = refused("the watcher failed: %v", err)
 		}
 	}
@@ -322,37 +379,5 @@ func (w *Watcher) answerAwait(ctx context.Context, id, rest string) error {
 func (w *Watcher) reply(ctx context.Context, id, name, nonce string, out Outcome, next string) error {
 	w.cfg.Log.Info().Str("pane", id).Str("request", name).Bool("done", out.Done && !out.Pending).Str("verdict", out.verdict()).
 		Str("outcome", out.Message).Msg("request")
-	return w.tmux.SetPaneOptions(ctx, id, []string{tmuxctl.ReplyOption, tmuxctl.RequestOption}, []string{out.Reply(nonce), next})
-}
-
-// Follow acts on pane id until the keys a resume sent have shown their effect (the menu
-// closed and the message typed, a resumed turn seen), at most for limit: how a command that
-// acts without a watcher reports the outcome. No watcher will make another attempt, so none
-// is promised; keys whose effect is not seen in time did not resume the session, as far as
-// anyone will know.
-func (w *Watcher) Follow(ctx context.Context, id string, limit time.Duration) (Outcome, error) {
-	deadline := w.now().Add(limit)
-	p := w.panes[id]
-	for {
-		out := w.outcome(id, p, false)
-		late := !w.now().Before(deadline)
-		if !out.Pending || late {
-			if w.panes[id] == p && p != nil {
-				w.save()
-				if err := w.publish(ctx, p); err != nil {
-					return Outcome{}, err
-				}
-			}
-			if out.Pending {
-				return Outcome{Sent: true, Message: fmt.Sprintf("keys sent to %s; no resumed turn seen within %s", p.info.Target(), limit)}, nil
-			}
-			return out, nil
-		}
-		if err := w.cfg.Clock.Sleep(ctx, max(p.checkAt.Sub(w.now()), 10*time.Millisecond)); err != nil {
-			return Outcome{}, err
-		}
-		if err := w.act(ctx, p, w.now()); err != nil {
-			return Outcome{}, err
-		}
-	}
+	return w.tmux.SetPaneOptions(ctx, id, []string{tmuxctl.ReplyOption, tmuxctl.RequestOption}, []string{out.replyValue(nonce), next})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"strings"
 	"time"
 
@@ -54,12 +53,10 @@ func paneCompletions(ctx context.Context, tmux *tmuxctl.Client, toComplete strin
 	}
 	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
 	defer cancel()
-	watching := watcherRunning(ctx, tmux)
-	rows, err := listRows(ctx, tmux, true, watching, io.Discard)
+	rows, err := paneRows(ctx, tmux)
 	if err != nil {
 		return nil
 	}
-	rows = shown(rows, watching)
 	var ids, targets []cobra.Completion
 	for _, r := range rows {
 		if strings.HasPrefix(r.Pane, toComplete) {

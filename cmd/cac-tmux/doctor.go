@@ -13,6 +13,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/doctor"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 func newDoctor(std stdio) *cobra.Command {
@@ -54,7 +55,7 @@ func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bo
 			}
 			return l.Config, strings.Join(l.describe(tmux), "; "), nil
 		},
-		Watcher:  func(ctx context.Context) (int, bool) { return watcherPID(ctx, tmux) },
+		Watcher:  func(ctx context.Context) (int, bool) { return watcher.Watching(ctx, tmux, os.Getenv) },
 		StateDir: stateDir, LockDir: lockDir, DirErr: err,
 		Getenv:       os.Getenv,
 		WatchCommand: watchCommand(tmux),

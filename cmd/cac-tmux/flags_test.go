@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +16,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -158,6 +164,126 @@ func TestCheckedFlagValues(t *testing.T) {
 		code := run(tc.args, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
 		if want := "cac-tmux: " + tc.want + "\n"; code != 2 || out.Len() != 0 || errOut.String() != want {
 			t.Errorf("cac-tmux %q = %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, out.String(), errOut.String(), want)
+		}
+	}
+}
+
+// A key's flag holds the text given, for config.Resolve to read.
+var _ pflag.Value = (*config.FlagValue)(nil)
+
+// TestWatchFlagsFromRegistry: the flags of watch that set a key are the registry's
+// (config.KeyFlags), each with the key's help, its default and the type of its value, and
+// --help shows every flag with its default; every other flag of watch is the command's own
+// and sets no key.
+func TestWatchFlagsFromRegistry(t *testing.T) {
+	watch, _, err := newRoot(stdio{}).Find([]string{"watch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := watch.LocalFlags()
+	var help bytes.Buffer
+	if code := run([]string{"watch", "--help"}, stdio{out: &help, err: &help}); code != 0 {
+		t.Fatalf("watch --help = %d:\n%s", code, help.String())
+	}
+	keyFlags := map[string]bool{}
+	for _, kf := range config.KeyFlags() {
+		keyFlags[kf.Name] = true
+		f := fs.Lookup(kf.Name)
+		if f == nil {
+			t.Errorf("watch has no --%s (the flag of %s)", kf.Name, kf.Key)
+			continue
+		}
+		if _, ok := f.Value.(*config.FlagValue); !ok || f.Usage != kf.Help || f.DefValue != kf.Default || f.Value.Type() != kf.Value.Type() {
+			t.Errorf("watch --%s = %T, help %q, default %q, type %q; want the registry's: help %q, default %q, type %q",
+				kf.Name, f.Value, f.Usage, f.DefValue, f.Value.Type(), kf.Help, kf.Default, kf.Value.Type())
+		}
+		line := "--" + kf.Name + " " + kf.Value.Type()
+		if kf.Bare != "" { // a flag that needs no value (--all-servers): its type is not shown
+			line = "--" + kf.Name + " "
+		}
+		if f.NoOptDefVal != kf.Bare {
+			t.Errorf("watch --%s given alone is %q, want the registry's %q", kf.Name, f.NoOptDefVal, kf.Bare)
+		}
+		if !strings.Contains(help.String(), line) || !strings.Contains(help.String(), kf.Help) {
+			t.Errorf("watch --help lacks %q with %q:\n%s", line, kf.Help, help.String())
+		}
+	}
+	own := []string{"config", "dry-run", "help", "log-format", "once", "socket-name", "socket-path", "transport"}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if keyFlags[f.Name] {
+			return
+		}
+		_, isKey := f.Value.(*config.FlagValue)
+		key := "watch." + strings.ReplaceAll(f.Name, "-", "_")
+		if isKey || config.OptionName(key) != "" || !slices.Contains(own, f.Name) {
+			t.Errorf("watch --%s: a flag outside the registry (%T); a flag that sets a key is defined in config/keys.go only", f.Name, f.Value)
+		}
+	})
+	fs.VisitAll(func(f *pflag.Flag) {
+		def := f.DefValue
+		if def == "" || def == "false" {
+			return // none to show
+		}
+		if f.Value.Type() == "string" {
+			def = strconv.Quote(def)
+		}
+		if !strings.Contains(help.String(), "--"+f.Name+" ") || !strings.Contains(help.String(), f.Usage+" (default "+def+")") {
+			t.Errorf("watch --help does not show --%s with its default %s:\n%s", f.Name, def, help.String())
+		}
+	})
+}
+
+// TestWatchMarginWalk follows --margin from the command line to the watcher's schedule: the
+// text given reaches config.Resolve as it is, wins over the tmux option and the file, and is
+// the margin of the scheduler's due instants; a bad value is refused with exit 2 in the key's
+// rule, naming the flag, before anything starts.
+func TestWatchMarginWalk(t *testing.T) {
+	s := tmuxtest.Start(t, 80, 24)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(conf, []byte("[watch]\nmargin = \"10s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Tmux(t, "set-option", "-g", "@cac-tmux-margin", "20s")
+	reset := time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		args   []string
+		margin time.Duration
+		src    string
+	}{
+		{nil, 20 * time.Second, "tmux option @cac-tmux-margin"},
+		{[]string{"--margin", "7m"}, 7 * time.Minute, "flag --margin"},
+		{[]string{"--margin=7m0s"}, 7 * time.Minute, "flag --margin"},
+	} {
+		o, err := parseWatch(append([]string{"-S", s.Socket, "--config", conf}, tc.args...))
+		if err != nil {
+			t.Errorf("watch %q: %v", tc.args, err)
+			continue
+		}
+		if got := o.loaded.Sources["watch.margin"].String(); o.cfg.Schedule.Margin != tc.margin || got != tc.src {
+			t.Errorf("watch %q: margin %s from %s, want %s from %s", tc.args, o.cfg.Schedule.Margin, got, tc.margin, tc.src)
+		}
+		if due := o.cfg.Schedule.Due(reset, false, false); !due.Equal(reset.Add(tc.margin)) {
+			t.Errorf("watch %q: due %s for a reset at %s, want the margin %s later", tc.args, due, reset, tc.margin)
+		}
+		if len(tc.args) > 0 {
+			want := []config.Flag{{Name: "--margin", Key: "watch.margin", Value: strings.TrimPrefix(tc.args[len(tc.args)-1], "--margin=")}}
+			if !slices.Equal(o.flags, want) {
+				t.Errorf("watch %q: flags for Resolve %q, want the text given %q", tc.args, o.flags, want)
+			}
+		}
+	}
+	for _, tc := range []struct{ value, want string }{
+		{"-1s", `cac-tmux: watch: --margin: must not be negative (got "-1s")` + "\n"},
+		{"soon", `cac-tmux: watch: --margin: must be a duration like "90s" (got "soon")` + "\n"},
+		{" 7m", `cac-tmux: watch: --margin: must be a duration like "90s" (got " 7m")` + "\n"},
+	} {
+		code, out, errOut := cacBin(t, dir, "watch", "-S", s.Socket, "--config", conf, "--margin", tc.value)
+		if code != 2 || out != "" || errOut != tc.want {
+			t.Errorf("watch --margin %q = %d, stdout %q, stderr %q; want 2 and %q", tc.value, code, out, errOut, tc.want)
+		}
+		if held, err := s.Client.GlobalOption(context.Background(), tmuxctl.WatcherOption); err != nil || held != "" {
+			t.Errorf("watch --margin %q claimed the server: @cac_watcher %q, %v", tc.value, held, err)
 		}
 	}
 }

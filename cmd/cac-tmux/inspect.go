@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/clock"
@@ -105,10 +103,10 @@ func runInspect(ctx context.Context, o *inspectOptions, std stdio) error {
 	if o.now.IsZero() {
 		facts.Now = clock.Real.Now()
 	}
-	v := detector.Detect(cleanScreen(raw), facts)
+	v := detector.Detect(detector.CleanScreen(raw), facts)
 	var rec recorded
-	if o.pane != "" {
-		v, rec = fromRecords(ctx, o, v)
+	if o.pane != "" { // refined with the claude process's records, as the watcher does
+		v, rec.source, rec.account = watcher.Refine(ctx, o.tmux, newFinder(), o.pane, v)
 	}
 	if o.json {
 		enc := json.NewEncoder(std.out)
@@ -129,30 +127,6 @@ func runInspect(ctx context.Context, o *inspectOptions, std stdio) error {
 type recorded struct {
 	source  watcher.ResetSource // "" for a file
 	account string              // the claude process's config directory, "" when unknown
-}
-
-// fromRecords refines the verdict of a live pane with its claude process's records: the
-// transcript's reset to the second when it matches the screen (watcher.FromRecords).
-func fromRecords(ctx context.Context, o *inspectOptions, v detector.Verdict) (detector.Verdict, recorded) {
-	rec := recorded{source: watcher.SourceScreen}
-	info, err := o.tmux.PaneInfo(ctx, o.pane)
-	if err != nil {
-		return v, rec
-	}
-	finder := newFinder()
-	found, ok, err := finder.Find(ctx, info.PID)
-	if err != nil || !ok {
-		return v, rec
-	}
-	env, err := finder.Env(ctx, found.Identity)
-	if err != nil {
-		return v, rec
-	}
-	rec.account = env.Dir()
-	if v.Limited {
-		v.Reset, v.Kind, rec.source = watcher.FromRecords(env, found.Identity, v.Reset, v.Kind)
-	}
-	return v, rec
 }
 
 // inspectInput reads the screen: the live pane, the file or stdin.
@@ -199,22 +173,6 @@ func readScreen(file string, stdin io.Reader) (string, error) {
 	}
 	return string(b), nil
 }
-
-// cleanScreen turns a capture with escapes (capture-pane -e, a terminal log) into the plain
-// text capture-pane -p prints. Escape strings (OSC titles and OSC 8 hyperlinks, DCS, APC, PM,
-// SOS) are removed first, whole: ansi.Strip (charmbracelet/x/ansi v0.11) ends them at any
-// 0x9C byte, which is also inside UTF-8 text such as the "✳" of Claude Code's titles. Then
-// ansi.Strip removes CSI (SGR colours, cursor moves) and the rest; CRLF becomes LF.
-func cleanScreen(raw string) string {
-	if strings.Contains(raw, "\x1b") {
-		raw = escapeString.ReplaceAllString(raw, "")
-		raw = ansi.Strip(raw)
-	}
-	return strings.ReplaceAll(raw, "\r\n", "\n")
-}
-
-// escapeString is an OSC, DCS, SOS, PM or APC string ended by BEL or ST (ESC \).
-var escapeString = regexp.MustCompile(`\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)`)
 
 // verdictJSON is the --json form of a verdict: stable snake_case names, RFC3339 instants and
 // null for what is unknown.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,8 +115,9 @@ func TestInspectGolden(t *testing.T) {
 }
 
 // TestInspectEscapes checks that captures taken from a real tmux with `capture-pane -e -p -J`
-// (testdata/escapes, see its README.md) give exactly the verdict of the plain screens: every
-// JSON field, the human explanation and the exit code.
+// (detector/testdata/escapes, see its README.md; detector.CleanScreen's tests check the text)
+// give exactly the verdict of the plain screens: every JSON field, the human explanation and
+// the exit code.
 func TestInspectEscapes(t *testing.T) {
 	tests := []struct {
 		fixture string
@@ -132,14 +132,9 @@ func TestInspectEscapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
 			c := goldenCase(t, tt.fixture)
-			ansi := filepath.Join("testdata", "escapes", tt.fixture+".ansi")
-			raw := readFile(t, ansi)
-			if !strings.Contains(raw, "\x1b[") {
-				t.Fatalf("%s has no escape sequences: regenerate it (testdata/escapes/README.md)", ansi)
-			}
-			// The capture is the whole 45-row pane: the screen, then blank rows.
-			if diff := firstDiff(strings.TrimRight(cleanScreen(raw), "\n"), strings.TrimRight(readFile(t, c.Path), "\n")); diff != "" {
-				t.Errorf("cleanScreen(%s) differs from the plain screen: %s", ansi, diff)
+			ansi := filepath.Join("..", "..", "detector", "testdata", "escapes", tt.fixture+".ansi")
+			if raw := readFile(t, ansi); !strings.Contains(raw, "\x1b[") {
+				t.Fatalf("%s has no escape sequences: regenerate it (its README.md)", ansi)
 			}
 			for _, asJSON := range []bool{true, false} {
 				args := []string{"--now", c.Now.Format(time.RFC3339), "--tz", golden.HostZone}
@@ -159,24 +154,6 @@ func TestInspectEscapes(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// firstDiff describes the first line where got and want differ, or is "" when they are equal.
-func firstDiff(got, want string) string {
-	if got == want {
-		return ""
-	}
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; ; i++ {
-		switch {
-		case i >= len(g):
-			return fmt.Sprintf("line %d missing, want %q", i+1, w[i])
-		case i >= len(w):
-			return fmt.Sprintf("extra line %d %q", i+1, g[i])
-		case g[i] != w[i]:
-			return fmt.Sprintf("line %d = %q, want %q", i+1, g[i], w[i])
-		}
 	}
 }
 
@@ -207,7 +184,7 @@ func rawTerminalLog(t *testing.T, plain string, links [][2]string) string {
 
 // TestInspectRawTerminal feeds raw terminal logs of plain screens (OSC titles, OSC 8
 // hyperlinks around a URL or path, cursor CSIs, CRLF) on stdin: the verdict must be exactly
-// that of the plain screen.
+// that of the plain screen. (detector.CleanScreen's tests clean the same logs.)
 func TestInspectRawTerminal(t *testing.T) {
 	tests := []struct {
 		fixture string
@@ -234,9 +211,6 @@ func TestInspectRawTerminal(t *testing.T) {
 				if !strings.Contains(raw, seq) {
 					t.Fatalf("raw log of %s lacks %q", c.File, seq)
 				}
-			}
-			if diff := firstDiff(cleanScreen(raw), plain); diff != "" {
-				t.Errorf("cleanScreen(raw log of %s) differs from the plain screen: %s", c.File, diff)
 			}
 			args := goldenArgs(c)
 			plainCode, want, _ := inspect("", true, append(args, c.Path)...)

@@ -14,7 +14,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	// Every IANA zone Claude Code may print loads on any machine (docs/claude-code.md, Reset times).
 	_ "time/tzdata"
@@ -266,24 +265,14 @@ var typeRules = map[string]string{
 	"int":  "an integer",
 }
 
-// badFlagValue is the mistake of a value pflag could not read for flag f: what the
-// configuration file says of the same value for the key the flag sets (config.Resolve: the
-// key's one rule, for the file, the tmux option and the flag), else the rule of the flag's
-// type; "--margin: must be a duration like \"90s\" (got \"soon\")".
+// badFlagValue is the mistake of a value pflag could not read for flag f: the rule of the
+// flag's type, worded and quoted as the configuration's mistakes are ("--once: must be true
+// or false (got \"x\")"). A flag that sets a key never gets here: pflag keeps its text as
+// given (config.FlagValue), and config.Resolve reads it by the key's rule.
 func badFlagValue(f *pflag.Flag, value string) string {
 	name := "--" + f.Name
-	for _, s := range (config.Effective{Config: config.Default()}).Settings() {
-		if s.Flag != name {
-			continue
-		}
-		_, err := config.Resolve(config.File{}, nil, []config.Flag{{Name: name, Key: s.Key, Value: value}})
-		var e *config.Error
-		if errors.As(err, &e) {
-			return name + ": " + e.Msg + " (got " + config.Shorten(e.Got) + ")"
-		}
-	}
 	if want, ok := typeRules[f.Value.Type()]; ok {
-		return name + ": must be " + want + " (got " + config.Shorten(strconv.Quote(value)) + ")"
+		return name + ": must be " + want + " (got " + config.Quote(value) + ")"
 	}
 	return fmt.Sprintf("%s: %q is not a valid %s", name, value, f.Value.Type())
 }

@@ -61,7 +61,7 @@ func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdi
 		client = strings.TrimSpace(out)
 	}
 	load := func(ctx context.Context) (popup.Snapshot, error) {
-		rows, err := paneRows(ctx, tmux, true, io.Discard)
+		rows, err := paneRows(ctx, tmux)
 		if err != nil {
 			return popup.Snapshot{}, err
 		}
@@ -72,7 +72,7 @@ func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdi
 		return fmt.Errorf("popup: %w", err)
 	}
 	act := func(ctx context.Context, pane string, a watcher.Action) (watcher.Outcome, error) {
-		return doAction(ctx, tmux, pane, a, io.Discard)
+		return watcher.Ask(ctx, tmux, pane, a, asking(tmux, io.Discard))
 	}
 	// The preview's captures, and the styles for the terminal lipgloss finds on the output
 	// (no colour under NO_COLOR either way). Whether the output is a terminal is ours to say:
@@ -93,7 +93,7 @@ func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdi
 
 // watcherText says which watcher supervises the server, "" when none runs.
 func watcherText(ctx context.Context, tmux *tmuxctl.Client) string {
-	switch pid, running := watcherPID(ctx, tmux); {
+	switch pid, running := watcher.Watching(ctx, tmux, os.Getenv); {
 	case !running:
 		return ""
 	case pid > 0:

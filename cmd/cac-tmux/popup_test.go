@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -247,7 +246,7 @@ func BenchmarkPopupOpen(b *testing.B) {
 		if _, err := s.Client.Run(ctx, "display-message", "-p", "#{client_name}"); err != nil {
 			b.Fatal(err)
 		}
-		rows, err := paneRows(ctx, s.Client, true, io.Discard)
+		rows, err := paneRows(ctx, s.Client)
 		if err != nil || len(rows) == 0 {
 			b.Fatalf("rows %d, %v", len(rows), err)
 		}

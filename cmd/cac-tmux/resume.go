@@ -6,16 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
-	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -79,20 +74,12 @@ const (
 	exitNotResumed = 4 // no resumed turn seen: the limit still holds, no sign of a turn, or no outcome in time
 )
 
-// The bounds of the wait for the running watcher: it takes a request at its next tick (the
-// interval is at most a minute), and once the keys went out it sees their effect within
-// seconds (Settle, after a menu's digit the message first).
-const (
-	answerWithin  = 75 * time.Second
-	outcomeWithin = time.Minute
-)
-
 func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, target string, std stdio) error {
 	id, err := paneID(ctx, tmux, target)
 	if err != nil {
 		return err
 	}
-	out, err := doAction(ctx, tmux, id, a, std.err)
+	out, err := watcher.Ask(ctx, tmux, id, a, asking(tmux, std.err))
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", a, target, err)
 	}
@@ -108,50 +95,22 @@ func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, targ
 	return fmt.Errorf("%s %s: refused: %s", a, target, out.Message)
 }
 
-// doAction carries out the action on pane id: through the running watcher when there is one,
-// else here, holding its lock (notices go to logTo). One action on a pane at a time: while
-// another command's resume, skip or unskip of the pane runs (it holds the pane's lock), the
-// action is refused at once and nothing is sent; that command reports the outcome.
-func doAction(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Action, logTo io.Writer) (watcher.Outcome, error) {
-	server, err := tmux.SocketFileHere()
-	if err != nil {
-		return watcher.Outcome{}, err
+// asking is what watcher.Ask needs of a command on the server of tmux: the environment, the
+// watcher's settings from the configuration file and the tmux options (read only when no
+// watcher runs and the command acts itself), the process finder, and where the notices go.
+func asking(tmux *tmuxctl.Client, notices io.Writer) watcher.AskConfig {
+	return watcher.AskConfig{
+		Getenv: os.Getenv,
+		Settings: func(ctx context.Context) (watcher.Config, error) {
+			l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
+			if err != nil {
+				return watcher.Config{}, err
+			}
+			return watcher.ConfigFrom(l.Config), nil
+		},
+		Finder:  newFinder(),
+		Notices: notices,
 	}
-	lockDir, err := store.LockDir(os.Getenv)
-	if err != nil {
-		return watcher.Outcome{}, err
-	}
-	var locked *store.LockedError
-	busy, err := store.Acquire(lockDir, paneKey(server, id))
-	switch {
-	case errors.As(err, &locked):
-		return watcher.Outcome{Message: inProgress(id, locked.PID)}, nil
-	case err != nil:
-		return watcher.Outcome{}, err
-	}
-	defer busy.Release()
-	lock, err := store.Acquire(lockDir, server)
-	switch {
-	case errors.As(err, &locked): // a watcher runs: it does it
-		return handOver(ctx, tmux, id, a, locked.PID, logTo)
-	case err != nil:
-		return watcher.Outcome{}, err
-	}
-	defer lock.Release()
-	return actHere(ctx, tmux, server, id, a, logTo)
-}
-
-// paneKey names the lock of the actions on pane id of server: a lock file beside the
-// watcher's (store.LockPath), one per pane acted on.
-func paneKey(server, id string) string { return server + ".pane" + strings.TrimPrefix(id, "%") }
-
-// inProgress says that another command acts on pane id (pid 0: not known yet).
-func inProgress(id string, pid int) string {
-	who := "another cac-tmux command"
-	if pid > 0 {
-		who += " (pid " + strconv.Itoa(pid) + ")"
-	}
-	return "a resume, skip or unskip of " + id + " is already in progress in " + who + ", which reports its outcome; nothing was sent"
 }
 
 // paneID resolves a pane id or session:window.pane to the pane's id, exactly
@@ -167,112 +126,4 @@ func paneID(ctx context.Context, tmux *tmuxctl.Client, target string) (string, e
 		return "", fmt.Errorf("%s: %w", serverName(tmux), hint(err))
 	}
 	return p.ID, nil
-}
-
-// Why a wait for the running watcher's answer ended without it.
-var (
-	errNoAnswer    = errors.New("no answer in time")
-	errWatcherGone = errors.New("the watcher stopped")
-)
-
-// handOver hands the action to the running watcher (pid, 0 when not known) through the pane
-// option @cac_request and waits for its answer in @cac_reply: that it took the request, then,
-// once a resume's keys went out, their outcome (awaitOutcome). A request the watcher does not
-// take is withdrawn, and nothing was sent.
-func handOver(ctx context.Context, tmux *tmuxctl.Client, id string, a watcher.Action, pid int, logTo io.Writer) (watcher.Outcome, error) {
-	nonce := strconv.FormatInt(clock.Real.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
-	request := string(a) + " " + nonce
-	if err := tmux.Request(ctx, id, request); err != nil {
-		return watcher.Outcome{}, err
-	}
-	who := "the running watcher"
-	if pid > 0 {
-		who += " (pid " + strconv.Itoa(pid) + ")"
-	}
-	fmt.Fprintf(logTo, "cac-tmux: %s %s: handed to %s; waiting for it to take the request (at most %s)\n", a, id, who, answerWithin)
-	out, err := awaitReply(ctx, tmux, id, nonce, answerWithin, false)
-	if errors.Is(err, errNoAnswer) || errors.Is(err, errWatcherGone) {
-		bg := context.WithoutCancel(ctx)
-		if v, err := tmux.PaneOption(bg, id, tmuxctl.RequestOption); err == nil && v == request {
-			_ = tmux.SetPaneOptions(bg, id, []string{tmuxctl.RequestOption}, []string{""})
-		}
-		why := "within " + answerWithin.String()
-		if errors.Is(err, errWatcherGone) {
-			why = "before it stopped"
-		}
-		return watcher.Outcome{}, fmt.Errorf("%s did not take the request %s; it is withdrawn, and nothing was sent", who, why)
-	}
-	if err != nil || !out.Pending {
-		return out, err
-	}
-	fmt.Fprintf(logTo, "cac-tmux: %s %s: %s; waiting for the watcher to see the outcome (at most %s)\n", a, id, out.Message, outcomeWithin)
-	return awaitOutcome(ctx, tmux, id, nonce, out)
-}
-
-// awaitOutcome waits for the outcome of a resume whose keys went out (sent says so) for the
-// request of nonce. Not answered in time, or the watcher gone, it is not known to have resumed.
-func awaitOutcome(ctx context.Context, tmux *tmuxctl.Client, id, nonce string, sent watcher.Outcome) (watcher.Outcome, error) {
-	out, err := awaitReply(ctx, tmux, id, nonce, outcomeWithin, true)
-	switch {
-	case errors.Is(err, errNoAnswer):
-		return watcher.Outcome{Sent: true, Message: sent.Message + "; the watcher saw no outcome within " + outcomeWithin.String() +
-			" (it goes on looking: cac-tmux list shows the pane)"}, nil
-	case errors.Is(err, errWatcherGone):
-		return watcher.Outcome{Sent: true, Message: sent.Message + "; the watcher stopped before it saw the outcome"}, nil
-	}
-	return out, err
-}
-
-// awaitReply reads @cac_reply every 100 ms until it answers the request of nonce (with its
-// outcome when final is set), for at most within; every second it checks that a watcher still
-// runs (errWatcherGone).
-func awaitReply(ctx context.Context, tmux *tmuxctl.Client, id, nonce string, within time.Duration, final bool) (watcher.Outcome, error) {
-	deadline := clock.Real.Now().Add(within)
-	for i := 1; clock.Real.Now().Before(deadline); i++ {
-		reply, err := tmux.PaneOption(ctx, id, tmuxctl.ReplyOption)
-		if err != nil {
-			return watcher.Outcome{}, err
-		}
-		if out, ok := watcher.ParseReply(reply, nonce); ok && (!final || !out.Pending) {
-			return out, nil
-		}
-		if i%10 == 0 && !watcherRunning(ctx, tmux) {
-			return watcher.Outcome{}, errWatcherGone
-		}
-		if err := clock.Real.Sleep(ctx, 100*time.Millisecond); err != nil {
-			return watcher.Outcome{}, err
-		}
-	}
-	return watcher.Outcome{}, errNoAnswer
-}
-
-// actHere carries out the action without a watcher, holding its lock: the watcher's own code,
-// with the settings of the configuration file and the tmux options, and the state file. A
-// resume's keys are followed until their effect shows (or 3 × Settle); no watcher makes
-// another attempt, and the outcome says so.
-func actHere(ctx context.Context, tmux *tmuxctl.Client, server, id string, a watcher.Action, logTo io.Writer) (watcher.Outcome, error) {
-	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
-	if err != nil {
-		return watcher.Outcome{}, err
-	}
-	stateDir, err := store.StateDir(os.Getenv)
-	if err != nil {
-		return watcher.Outcome{}, err
-	}
-	cfg := settings(l.Config)
-	cfg.Store = store.New(stateDir, server)
-	cfg.Server = server
-	cfg.Log = zerolog.New(logTo).Level(zerolog.WarnLevel)
-	wt := watcher.New(tmux, newFinder(), cfg)
-	out, err := wt.Do(ctx, id, a)
-	if err == nil && out.Pending {
-		out, err = wt.Follow(ctx, id, 3*cfg.Settle)
-	}
-	switch {
-	case err == nil && out.Sent:
-		out.Message += "; no watcher runs on this server, so nothing more will be tried"
-	case err == nil && out.Done && a == watcher.Unskip:
-		out.Message += "; no watcher runs on this server: the wait is saved, and nothing resumes the session until one starts (cac-tmux watch)"
-	}
-	return out, err
 }

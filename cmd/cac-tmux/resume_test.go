@@ -214,11 +214,7 @@ func TestSkipWhileResumeInProgress(t *testing.T) {
 	t.Parallel()
 	s := tmuxtest.Start(t, 120, 30)
 	pane, log := startClaude(t, s, "--reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
-	lockDir, err := store.LockDir(os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	held, err := store.Acquire(lockDir, paneKey(s.Socket, pane)) // as a resume of the pane does
+	held, err := store.LockPane(os.Getenv, s.Socket, pane) // as a resume of the pane does
 	if err != nil {
 		t.Fatal(err)
 	}

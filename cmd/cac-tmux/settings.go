@@ -28,9 +28,11 @@ type loaded struct {
 }
 
 // loadSettings reads the configuration in effect (config.Resolve): the file at path, the
-// global tmux options @cac-tmux-* of the client's server when one runs, and the flags given.
-// Mistakes in the file and in the options are a *UsageError listing all of them; a tmux
-// failure other than no server is an error of its own.
+// global tmux options @cac-tmux-* of the client's server when one runs, and the flags given,
+// as the texts given (config.GivenFlags). Resolve parses and checks every value once, by the
+// rule of its key. Mistakes in the file, in the options and in the flags are a *UsageError
+// (exit 2) listing all of them: this is where a mistake of the configuration, wherever it
+// was made, becomes one. A tmux failure other than no server is an error of its own.
 func loadSettings(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (loaded, error) {
 	var l loaded
 	var fileErr error

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/template"
 	"time"
@@ -23,7 +24,8 @@ type statusData struct {
 	Count int
 	// Waiting are the panes the watcher resumes on its own (waiting, native, resuming,
 	// verifying); Held those left to the user (held, limited, skipped); Failed those it
-	// will not resume (failed, unwaitable). Waiting + Held + Failed = Count.
+	// will not resume (failed, unwaitable). Waiting + Held + Failed = Count (watcher.StatusOf
+	// counts them).
 	Waiting, Held, Failed int
 	// Next is the countdown to the soonest due instant among them, as `list` shows it
 	// ("1h12m", "4m05s", "40s", "now"); "" when none is due.
@@ -103,8 +105,11 @@ func runStatus(ctx context.Context, tmux *tmuxctl.Client, tmpl *template.Templat
 	case err != nil:
 		return fmt.Errorf("status: %s: %w", serverName(tmux), err)
 	}
-	d := statusOf(panes, now)
-	d.Watching = watching(tmux, panes)
+	st := watcher.StatusOf(tmux, os.Getenv, panes)
+	d := statusData{Count: st.Paused, Waiting: st.Waiting, Held: st.Held, Failed: st.Failed, NextAt: st.Next, Watching: st.Watching}
+	if !d.NextAt.IsZero() {
+		d.Next = table.Countdown(d.NextAt.Sub(now))
+	}
 	var b strings.Builder
 	if err := tmpl.Execute(&b, d); err != nil {
 		return fmt.Errorf("status: --format: %w", err)
@@ -120,46 +125,4 @@ func runStatus(ctx context.Context, tmux *tmuxctl.Client, tmpl *template.Templat
 		return fmt.Errorf("status: write: %w", err)
 	}
 	return nil
-}
-
-// watching says whether a watcher runs: it holds the server's lock here, or the pid it
-// published (read with the panes, every row the same) runs. Nothing paused: not asked.
-func watching(tmux *tmuxctl.Client, panes []tmuxctl.Pane) bool {
-	if len(panes) == 0 {
-		return false
-	}
-	if _, running := heldLock(tmux); running {
-		return true
-	}
-	_, alive := pidAlive(panes[0].Watcher)
-	return alive
-}
-
-// statusOf counts the paused panes by state and finds the soonest due instant. A pane whose
-// published state cannot be read (another version's, or set by hand) is left out.
-func statusOf(panes []tmuxctl.Pane, now time.Time) statusData {
-	var d statusData
-	rows := make([]watcher.Row, 0, len(panes))
-	for _, p := range panes {
-		if r, err := watcher.RowOf(p); err == nil && r.State.Paused() {
-			rows = append(rows, r)
-		}
-	}
-	watcher.SortRows(rows) // earliest due first, none last
-	for _, r := range rows {
-		d.Count++
-		switch r.State {
-		case watcher.Held, watcher.Limited, watcher.Skipped:
-			d.Held++
-		case watcher.Failed, watcher.Unwaitable:
-			d.Failed++
-		default:
-			d.Waiting++
-		}
-	}
-	if len(rows) > 0 && !rows[0].Due.IsZero() {
-		d.NextAt = rows[0].Due
-		d.Next = table.Countdown(d.NextAt.Sub(now))
-	}
-	return d
 }

@@ -32,16 +32,13 @@ const (
 	transportDefault = "control"
 )
 
-// watchKeyFlags are the flags of `watch` that set a key of [watch] in the configuration file
-// (--log-level sets log_level): the same rule checks both, and the flag wins over the file and
-// the tmux option.
-var watchKeyFlags = []string{"interval", "margin", "message", "log-level"}
-
 // watchOptions are the settings of `cac-tmux watch`: the configuration file, with the flags
 // given on the command line over it.
 type watchOptions struct {
-	tmux      *tmuxctl.Client
-	fl        config.Watch // the values of watchKeyFlags
+	tmux *tmuxctl.Client
+	// keyFlags are the flags that set a key of the configuration (config.KeyFlags), holding
+	// the texts given, which config.Resolve reads.
+	keyFlags  []config.KeyFlag
 	dryRun    bool
 	once      bool
 	transport string
@@ -82,44 +79,33 @@ watcher's own terminal, which stops it.`,
 	return c
 }
 
-// bind defines the flags of watch on fs, with the defaults of package config.
+// bind defines the flags of watch on fs: the flag of every key that has one in the
+// configuration's registry, with its help and default from there, and the flags of the
+// command itself.
 func (o *watchOptions) bind(fs *pflag.FlagSet) {
-	d := config.Default().Watch
 	o.tmux = socketFlags(fs)
 	fs.StringVar(&o.configPath, "config", config.Path(os.Getenv), "configuration file (TOML; cac-tmux config example prints one); tmux options @cac-tmux-* win over it, flags over both")
-	fs.DurationVar(&o.fl.Interval, "interval", d.Interval, fmt.Sprintf("time between two looks at the server (at least %s)", config.MinInterval))
-	fs.DurationVar(&o.fl.Margin, "margin", d.Margin, "wait after the reset instant before resuming (the printed reset is truncated to the minute)")
-	fs.StringVar(&o.fl.Message, "message", d.Message, "what to type into a stopped session (one line; Enter is sent separately)")
+	o.keyFlags = config.KeyFlags()
+	for _, f := range o.keyFlags {
+		fs.VarPF(f.Value, f.Name, "", f.Help).NoOptDefVal = f.Bare
+	}
 	fs.BoolVar(&o.dryRun, "dry-run", false, "decide and log, send no key, set no pane option, write no state")
 	fs.BoolVar(&o.once, "once", false, "look once, print what watch would do, send nothing, exit")
-	fs.StringVar(&o.fl.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error (pane text is logged at debug only)")
 	fs.StringVar(&o.logFormat, "log-format", logFormatDefault, "auto (a live table on a terminal, else JSON lines), json or console")
 	fs.StringVar(&o.transport, "transport", transportDefault, "control (tmux commands over one control-mode client, tmux -C) or exec (a tmux process per command)")
 }
 
-// finish checks the flags by the rules of the configuration file, reads the file and puts the
-// flags given over it.
+// finish checks the flags of the command itself, then reads the configuration in effect: the
+// file, the tmux options and the flags given that set a key, which config.Resolve parses and
+// checks by the rules of their keys (a mistake names the flag). Nothing is started before.
 func (o *watchOptions) finish(fs *pflag.FlagSet) error {
-	for _, name := range watchKeyFlags {
-		if !fs.Changed(name) {
-			continue
-		}
-		if err := o.fl.Check(strings.ReplaceAll(name, "-", "_")); err != nil {
-			return flagRuleError(fs.Lookup(name), err)
-		}
-	}
 	if o.logFormat != "auto" && o.logFormat != "json" && o.logFormat != "console" {
-		return usageErrorf("watch: --log-format: must be auto, json or console (got %q)", o.logFormat)
+		return usageErrorf("watch: --log-format: must be auto, json or console (got %s)", config.Quote(o.logFormat))
 	}
 	if o.transport != "control" && o.transport != "exec" {
-		return usageErrorf("watch: --transport: must be control or exec (got %q)", o.transport)
+		return usageErrorf("watch: --transport: must be control or exec (got %s)", config.Quote(o.transport))
 	}
-	o.flags = nil
-	for _, name := range watchKeyFlags {
-		if fs.Changed(name) {
-			o.flags = append(o.flags, config.Flag{Name: "--" + name, Key: "watch." + strings.ReplaceAll(name, "-", "_"), Value: fs.Lookup(name).Value.String()})
-		}
-	}
+	o.flags = config.GivenFlags(o.keyFlags)
 	// A file named on the command line must exist; the default one may not.
 	l, err := loadSettings(context.Background(), o.tmux, o.configPath, o.flags)
 	if err != nil {
@@ -129,36 +115,10 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 		return usageErrorf("watch: --config: %s does not exist (without --config, %s is read when it exists)", o.configPath, config.Path(os.Getenv))
 	}
 	o.loaded = l
-	o.cfg = settings(l.Config)
+	o.cfg = watcher.ConfigFrom(l.Config)
 	o.cfg.DryRun = o.dryRun
 	o.level, _ = zerolog.ParseLevel(l.Config.Watch.LogLevel)
 	return nil
-}
-
-// flagRuleError is the usage error of a flag that breaks the rule of its key: the rule's own
-// words, naming the flag instead of the key.
-func flagRuleError(f *pflag.Flag, err error) error {
-	var e *config.Error
-	if !errors.As(err, &e) {
-		return &UsageError{Err: fmt.Errorf("watch: --%s: %w", f.Name, err)}
-	}
-	got := f.Value.String()
-	if f.Value.Type() == "string" {
-		got = strconv.Quote(got)
-	}
-	return usageErrorf("watch: --%s: %s (got %s)", f.Name, e.Msg, config.Shorten(got))
-}
-
-// settings are the watcher's settings for a configuration.
-func settings(c config.Config) watcher.Config {
-	w := c.Watch
-	cfg := watcher.Defaults
-	cfg.Interval, cfg.Message = w.Interval, w.Message
-	cfg.Schedule.Margin, cfg.Schedule.NativeGrace, cfg.Schedule.Stagger = w.Margin, w.NativeGrace, w.Stagger
-	cfg.Schedule.ExactMargin = w.ExactMargin
-	cfg.Schedule.MaxPerReset, cfg.Schedule.MaxAttempts = w.MaxPerReset, w.MaxAttempts
-	cfg.Policy, cfg.Panes = c.Policy, c.Panes
-	return cfg
 }
 
 // reload reads the configuration file and the tmux options again on SIGHUP (the flags stay)
@@ -174,7 +134,7 @@ func reload(ctx context.Context, o *watchOptions, w *watcher.Watcher, log zerolo
 	if lvl, _ := zerolog.ParseLevel(l.Config.Watch.LogLevel); lvl != o.level {
 		log.Warn().Str("log_level", l.Config.Watch.LogLevel).Msg("a new log level takes effect when the watcher restarts")
 	}
-	cfg := settings(l.Config)
+	cfg := watcher.ConfigFrom(l.Config)
 	n, err := o.notify.start(l.Config.Notify)
 	if err != nil {
 		log.Error().Err(err).Msg("notifications not reloaded; the previous ones go on")
@@ -340,38 +300,22 @@ func transportLog(log zerolog.Logger) func(string, error) {
 	}
 }
 
-// openState locks the server for this watcher and opens its state file. A read-only watcher
-// (a dry run) reads the state but takes no lock and writes nothing. Another watcher holding
-// the lock is a usage error (exit 2; docs/how-it-works.md, Restarts, crashes and a changing
-// server).
+// openState locks the server for this watcher, opens its state file (store.Open, which checks
+// the directories) and claims the server (claimServer). A read-only watcher (a dry run, --once)
+// reads the state but takes no lock, claims nothing and writes nothing. Another watcher
+// holding the lock is a usage error (exit 2; docs/how-it-works.md, Restarts, crashes and a
+// changing server).
 func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, error) {
 	server, err := c.SocketFileHere()
 	if err != nil {
 		return nil, nil, err
 	}
-	stateDir, err := store.StateDir(os.Getenv)
-	if err != nil {
-		return nil, nil, err
-	}
-	st := store.New(stateDir, server)
-	st.ReadOnly = readOnly
-	if readOnly {
-		return st, nil, nil
-	}
-	lockDir, err := store.LockDir(os.Getenv)
-	if err != nil {
-		return nil, nil, err
-	}
-	lock, err := store.Acquire(lockDir, server)
+	st, lock, err := store.Open(os.Getenv, server, readOnly)
 	if locked := (*store.LockedError)(nil); errors.As(err, &locked) {
 		return nil, nil, &UsageError{Err: err}
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := store.PrivateDir(stateDir); err != nil { // refused now, not at the first save
-		lock.Release()
-		return nil, nil, err
+	if err != nil || readOnly {
+		return st, lock, err
 	}
 	if err := claimServer(c, os.Getpid()); err != nil {
 		lock.Release()
@@ -398,7 +342,7 @@ func claimServer(c *tmuxctl.Client, pid int) error {
 		if err != nil {
 			return err
 		}
-		if other, alive := pidAlive(held); alive && other != pid {
+		if other, alive := watcher.Alive(held); alive && other != pid {
 			return &UsageError{Err: fmt.Errorf("watch: another watcher (pid %d) already supervises server %s (its @cac_watcher; its lock is under another runtime directory, or reached the server by another path); stop it first", other, serverName(c))}
 		}
 		if strings.TrimSpace(held) == strconv.Itoa(pid) {

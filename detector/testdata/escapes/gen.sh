@@ -6,10 +6,10 @@
 #
 #   sh gen.sh [FIXTURE_DIR]
 #
-# FIXTURE_DIR defaults to ../../../../../shared/fixtures/claude-screens (the shared checkout
+# FIXTURE_DIR defaults to ../../../../shared/fixtures/claude-screens (the shared checkout
 # beside the repository). Needs tmux (3.3a was used) and python3.
 set -eu
-fixtures=${1:-../../../../../shared/fixtures/claude-screens}
+fixtures=${1:-../../../../shared/fixtures/claude-screens}
 names="pos-13-v2.1.112-menu-dialog
 pos-16-v2.1.250-session-limit-autocontinue-armed
 pos-20-v2.1.329-weekly-date-menu

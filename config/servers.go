@@ -1,0 +1,71 @@
+package config
+
+import (
+	"strings"
+	"time"
+)
+
+// Servers is [servers]: which tmux servers one `cac-tmux watch` supervises.
+type Servers struct {
+	// All makes the watcher supervise every tmux server of the user, each on its own: the
+	// sockets of the user's tmux directory (tmux-UID in $TMUX_TMPDIR, else /tmp) and Sockets,
+	// servers appearing and going while it runs.
+	All bool
+	// Sockets are the sockets of more servers to supervise with All: servers started with
+	// -S PATH outside the tmux directory. One where no server listens is looked at again.
+	Sockets []string
+}
+
+// Hosts is [hosts]: the other hosts whose Claude Code panes `list` and the popup show
+// beside this one's, through the user's own ssh.
+type Hosts struct {
+	// Names are the hosts as ssh takes them (an alias of ~/.ssh/config, user@host).
+	Names []string
+	// Command is cac-tmux on those hosts: a non-interactive ssh session's PATH often lacks
+	// ~/go/bin, so "~/go/bin/cac-tmux" may be needed.
+	Command string
+	// Timeout bounds the answer of each host.
+	Timeout time.Duration
+}
+
+// serversTable is [servers].
+var serversTable = table{name: "servers", help: []string{
+	"Which tmux servers `cac-tmux watch` supervises: the one it is started for (-L, -S, or the",
+	"default), or with all = true every server of the user, one watcher process for all."}, keys: []setting{
+	newKey(meta{table: "servers", name: "all", want: "true or false", flag: "--all-servers",
+		help: "supervise every tmux server of the user (the sockets in tmux-UID and sockets), each with its own state and lock"},
+		boolKind, func(c *Config) *bool { return &c.Servers.All }, nil),
+	newKey(meta{table: "servers", name: "sockets", want: `an array of paths like ["/srv/tmux/work"]`,
+		help: "more server sockets to supervise with all = true (servers started with -S elsewhere)"},
+		listKind, func(c *Config) *[]string { return &c.Servers.Sockets }, nil),
+}}
+
+// hostsTable is [hosts].
+var hostsTable = table{name: "hosts", help: []string{
+	"Other hosts whose Claude Code panes `cac-tmux list` and the popup show beside this one's,",
+	"asked through your own ssh (its config, keys and ControlMaster); each runs its own watcher."}, keys: []setting{
+	newKey(meta{table: "hosts", name: "names", want: `an array of ssh hosts like ["dev1", "me@box"]`,
+		help: "the hosts, as ssh takes them; list --host overrides them"},
+		listKind, func(c *Config) *[]string { return &c.Hosts.Names }, checkHostNames),
+	newKey(meta{table: "hosts", name: "command", want: `a string like "~/go/bin/cac-tmux"`,
+		help: "cac-tmux on those hosts (a non-interactive ssh session's PATH often lacks ~/go/bin)"},
+		textKind, func(c *Config) *string { return &c.Hosts.Command }, func(s string) string {
+			if s == "" {
+				return `must not be empty; "cac-tmux" finds it on the remote PATH`
+			}
+			return ""
+		}),
+	newKey(meta{table: "hosts", name: "timeout", want: wantDuration, help: "how long each host has to answer"},
+		durationKind, func(c *Config) *time.Duration { return &c.Hosts.Timeout }, func(d time.Duration) string { return atLeast(d, time.Second) }),
+}}
+
+// checkHostNames is the rule of hosts.names: ssh would read a name starting with "-" as an
+// option, and a name with a space as two words.
+func checkHostNames(names []string) string {
+	for _, n := range names {
+		if n == "" || n[0] == '-' || strings.ContainsAny(n, " \t\n") {
+			return tomlString(n) + " is not a host: a name must not be empty, start with - or hold a space"
+		}
+	}
+	return ""
+}

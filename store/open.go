@@ -1,0 +1,53 @@
+package store
+
+import "strings"
+
+// Open opens the state of the tmux server whose socket is server for a command that may
+// change it (`watch`, or `resume`, `skip` and `unskip` acting without a watcher): it finds
+// the lock and state directories in the environment (LockDir, StateDir; getenv reads it),
+// takes the server's lock without waiting (a *LockedError when a watcher holds it) and checks
+// the state directory now rather than at the first save (PrivateDir: this user's own, never a
+// symlink). The lock is taken before the state directory is looked at, so a command that
+// finds the lock held can hand its request to the watcher holding it whatever its own
+// environment lacks. A read-only store (watch --dry-run or --once) takes no lock and makes
+// and checks nothing: it reads the state, and Save writes nothing.
+func Open(getenv func(string) string, server string, readOnly bool) (*Store, *Lock, error) {
+	if readOnly {
+		dir, err := StateDir(getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		st := New(dir, server)
+		st.ReadOnly = true
+		return st, nil, nil
+	}
+	lockDir, err := LockDir(getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	lock, err := acquire(lockDir, server)
+	if err != nil {
+		return nil, nil, err
+	}
+	stateDir, err := StateDir(getenv)
+	if err == nil {
+		err = PrivateDir(stateDir)
+	}
+	if err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	return New(stateDir, server), lock, nil
+}
+
+// LockPane takes the lock of the actions on pane (its id, %12) of the tmux server whose
+// socket is server, without waiting: a lock file beside the server's (LockPath), one per pane
+// acted on, so that one resume, skip or unskip of a pane runs at a time. Another command
+// holding it gives *LockedError.
+func LockPane(getenv func(string) string, server, pane string) (*Lock, error) {
+	dir, err := LockDir(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return acquire(dir, server+".pane"+strings.TrimPrefix(pane, "%"))
+}
