@@ -20,7 +20,32 @@ import (
 // account (Claude Code config directory), before the note.
 var Columns = []string{"PANE", "TARGET", "STATE", "IN", "RESET", "KIND", "NOTE"}
 
-// Cells formats rows as the cells of Columns at now.
+// Merge joins the rows of several tmux servers, by the servers' names, into one list:
+// server by server in the order of their names, each server's rows in their order. Each row
+// is named by its server (Row.Server) when more than one server has rows; with one, the rows
+// are as they were.
+func Merge(byServer map[string][]watcher.Row) []watcher.Row {
+	names := make([]string, 0, len(byServer))
+	for name, rows := range byServer {
+		if len(rows) > 0 {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var out []watcher.Row
+	for _, name := range names {
+		for _, r := range byServer[name] {
+			if len(names) > 1 {
+				r.Server = name
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Cells formats rows as the cells of Columns at now. A SERVER column comes first when a row
+// is named by its server (Merge).
 func Cells(rows []watcher.Row, now time.Time) [][]string {
 	accounts := map[string]bool{}
 	for _, r := range rows {
@@ -32,10 +57,17 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 	if many {
 		head = slices.Insert(slices.Clone(Columns), len(Columns)-1, "ACCOUNT")
 	}
+	named := slices.ContainsFunc(rows, func(r watcher.Row) bool { return r.Server != "" })
+	if named {
+		head = append([]string{"SERVER"}, head...)
+	}
 	cells := make([][]string, 0, len(rows)+1)
 	cells = append(cells, head)
 	for _, r := range rows {
 		row := []string{r.Pane, r.Target, string(r.State), In(r, now), ResetText(r.Reset, r.Zone, r.Source == watcher.SourceTranscript, now), r.Kind}
+		if named {
+			row = append([]string{Printable(r.Server)}, row...)
+		}
 		if many {
 			row = append(row, Account(r.Account, home))
 		}

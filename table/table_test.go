@@ -117,3 +117,32 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("Printable changed printable text: %q", got)
 	}
 }
+
+// Merge names each row by its server only when more than one server has rows, server by
+// server in the order of their names; Cells then puts a SERVER column first.
+func TestMergeServers(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	one := map[string][]watcher.Row{"work": {{Pane: "%1", Target: "a:0.0", State: watcher.Running}}, "empty": nil}
+	if got := Merge(one); len(got) != 1 || got[0].Server != "" {
+		t.Errorf("Merge of one server with rows = %+v, want its row unnamed", got)
+	}
+	if head := Cells(Merge(one), now)[0]; head[0] != "PANE" {
+		t.Errorf("Cells of one server: head %q, want no SERVER column", head)
+	}
+	two := map[string][]watcher.Row{
+		"work":    {{Pane: "%1", Target: "a:0.0", State: watcher.Waiting}, {Pane: "%2", Target: "a:1.0", State: watcher.Running}},
+		"default": {{Pane: "%1", Target: "main:0.0", State: watcher.Held}},
+	}
+	got := Merge(two)
+	var names []string
+	for _, r := range got {
+		names = append(names, r.Server+" "+r.Pane)
+	}
+	if want := []string{"default %1", "work %1", "work %2"}; !slices.Equal(names, want) {
+		t.Errorf("Merge = %q, want %q", names, want)
+	}
+	cells := Cells(got, now)
+	if cells[0][0] != "SERVER" || cells[1][0] != "default" || cells[2][1] != "%1" {
+		t.Errorf("Cells = %q, want SERVER first", cells[:3])
+	}
+}

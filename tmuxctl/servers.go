@@ -68,3 +68,12 @@ func Listening(path string) bool {
 	c.Close()
 	return true
 }
+
+// Label is how people name the server on socket: its -L name ("default", "work") when the
+// socket is in dir (SocketDir), else the socket's path (a server started with -S).
+func Label(socket, dir string) string {
+	if filepath.Dir(socket) == filepath.Clean(dir) {
+		return filepath.Base(socket)
+	}
+	return socket
+}

@@ -68,3 +68,17 @@ func TestServers(t *testing.T) {
 		}
 	}
 }
+
+// Label names a server by its -L name when its socket is in the user's tmux directory, by
+// its path otherwise.
+func TestLabel(t *testing.T) {
+	for _, tc := range []struct{ socket, dir, want string }{
+		{"/tmp/tmux-1000/default", "/tmp/tmux-1000", "default"},
+		{"/tmp/tmux-1000/work", "/tmp/tmux-1000/", "work"},
+		{"/srv/t/work", "/tmp/tmux-1000", "/srv/t/work"},
+	} {
+		if got := tmuxctl.Label(tc.socket, tc.dir); got != tc.want {
+			t.Errorf("Label(%q, %q) = %q, want %q", tc.socket, tc.dir, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,9 @@ import (
 
 // Row is one supervised pane as `watch` and `list` show it.
 type Row struct {
+	// Server names the tmux server of the pane where rows of several are shown together
+	// ("work", a socket path, "dev1" for another host's); "" when rows of one are shown.
+	Server string
 	Pane   string // "%12"
 	Target string // session:window.pane
 	State  State

@@ -121,29 +121,6 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// reload reads the configuration file and the tmux options again on SIGHUP (the flags stay)
-// and hands the result to the running watcher; a mistake in either is reported and the
-// settings stay as they were.
-func reload(ctx context.Context, o *watchOptions, w *watcher.Watcher, log zerolog.Logger) {
-	l, err := loadSettings(ctx, o.tmux, o.configPath, o.flags)
-	if err != nil {
-		log.Error().Err(err).Msg("configuration not reloaded; the watcher goes on with its settings")
-		return
-	}
-	logConfig(log, l, "SIGHUP: configuration read")
-	if lvl, _ := zerolog.ParseLevel(l.Config.Watch.LogLevel); lvl != o.level {
-		log.Warn().Str("log_level", l.Config.Watch.LogLevel).Msg("a new log level takes effect when the watcher restarts")
-	}
-	cfg := watcher.ConfigFrom(l.Config)
-	n, err := o.notify.start(l.Config.Notify)
-	if err != nil {
-		log.Error().Err(err).Msg("notifications not reloaded; the previous ones go on")
-	} else {
-		cfg.Notify = n
-	}
-	w.Reconfigure(cfg)
-}
-
 // logConfig logs what the configuration was read from and the settings that are not the
 // defaults, with where each came from.
 func logConfig(log zerolog.Logger, l loaded, msg string) {
@@ -155,7 +132,8 @@ func logConfig(log zerolog.Logger, l loaded, msg string) {
 }
 
 // runWatch runs the watcher until Ctrl-C, SIGTERM or the hang-up of its terminal, or, with
-// --once, for one look.
+// --once, for one look; with --all-servers (servers.all) one watcher per tmux server of the
+// user (fleet).
 func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -164,28 +142,14 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP) // never the default (exit): the state would not be saved
 	defer signal.Stop(hup)
-	if o.once {
+	all := o.loaded.Config.Servers.All
+	if o.once && !all {
 		if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
 			return fmt.Errorf("watch: %s: %w", serverName(o.tmux), hint(err))
 		}
 	}
-	st, lock, err := openState(o.tmux, o.cfg.DryRun || o.once)
-	if err != nil {
-		return fmt.Errorf("watch: %w", err)
-	}
-	defer lock.Release()
-	o.cfg.Store = st
-
 	live := std.outTTY && !o.once && o.logFormat == "auto"
 	log, events := watchLog(o, std, live)
-	o.cfg.Log = log
-	o.cfg.DryRun = o.cfg.DryRun || o.once
-	o.cfg.PID = os.Getpid()
-	if !o.once && o.transport == "control" {
-		o.tmux.Connect(transportLog(log))
-		defer o.tmux.Close()
-	}
-	o.cfg.Server = st.Server
 	o.notify = &notifiers{log: log}
 	n, err := o.notify.start(o.loaded.Config.Notify)
 	if err != nil {
@@ -193,28 +157,26 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	}
 	defer o.notify.close()
 	o.cfg.Notify = n
-	w := watcher.New(o.tmux, newFinder(), o.cfg)
+	f := &fleet{o: o, log: log}
 	if o.once {
-		return watchOnce(ctx, w, std)
+		return watchOnce(ctx, f, std)
 	}
-
 	logConfig(log, o.loaded, "configuration read")
-	log.Info().Str("server", serverName(o.tmux)).Str("socket", st.Server).Str("state", st.Path).Dur("interval_ms", o.cfg.Interval).
-		Dur("margin_ms", o.cfg.Schedule.Margin).Bool("dry_run", o.cfg.DryRun).Msg("watching every Claude Code pane")
-	var onTick func([]watcher.Row)
 	if live {
-		s := &screen{out: std.out, size: std.outSize, server: serverName(o.tmux), cfg: o.cfg, events: events}
+		name := serverName(o.tmux)
+		if all {
+			name = "every tmux server"
+		}
+		s := &screen{out: std.out, size: std.outSize, server: name, cfg: o.cfg, events: events}
 		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
-		onTick = s.draw
+		f.onRows = s.draw
 	}
-	go onHangUp(ctx, hup, std.hungUp, func() { reload(ctx, o, w, log) }, func() {
+	go onHangUp(ctx, hup, std.hungUp, func() { f.reload(ctx) }, func() {
 		log.Info().Msg("the terminal hung up (SIGHUP): stopping")
 		cancel()
 	})
-	w.Run(ctx, onTick)
-	log.Info().Msg("stopped")
-	return nil
+	return f.run(ctx)
 }
 
 // onHangUp handles SIGHUP until ctx ends: the hang-up of the watcher's own terminal (its tmux
@@ -270,10 +232,13 @@ func humanDurations(fields map[string]any) error {
 	return nil
 }
 
-// watchOnce looks once and prints the table.
-func watchOnce(ctx context.Context, w *watcher.Watcher, std stdio) error {
-	_, err := w.Tick(ctx)
-	for _, line := range table.Format(table.Cells(w.Rows(), clock.Real.Now()), 0) {
+// watchOnce looks once at the server (or every server) and prints the table.
+func watchOnce(ctx context.Context, f *fleet, std stdio) error {
+	err := f.run(ctx)
+	f.mu.Lock()
+	rows := f.last
+	f.mu.Unlock()
+	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), 0) {
 		fmt.Fprintln(std.out, line)
 	}
 	if err != nil {

@@ -1,0 +1,75 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+// One `watch --all-servers` supervises every server of the user, on the real clock: servers
+// a and b are there when it starts, c appears later, b is killed and started again; a has its
+// own watcher already, so the one for every server leaves a alone (and says so) while it
+// supervises the others. Every stopped session is resumed exactly once, by one watcher.
+func TestWatchAllServers(t *testing.T) {
+	t.Parallel()
+	tmp, err := os.MkdirTemp("/tmp", "cxa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	dir := filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid())) // the user's tmux directory
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Every server is up before the reset (at least 40 s away) and each is resumed after it.
+	reset := nextReset(40 * time.Second).Format(time.RFC3339)
+	start := func(name string) (*tmuxtest.Server, string) {
+		s := tmuxtest.StartAt(t, filepath.Join(dir, name), 120, 30)
+		_, log := startClaude(t, s, "--reset", reset)
+		return s, log
+	}
+	a, aLog := start("a")
+	b, _ := start("b")
+	alone := startWatch(t, a.Socket) // a's own watcher
+	alone.waitLog(t, 10*time.Second, map[string]string{"message": "watching every Claude Code pane"})
+
+	cmd := exec.Command(bins.cac, "watch", "--all-servers", "--log-format", "json", "--interval", "300ms", "--margin", faultMargin.String())
+	cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+tmp)
+	f, err := os.Create(filepath.Join(t.TempDir(), "all.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := launch(t, cmd, f, f)
+	watching := func(s *tmuxtest.Server, n int) {
+		t.Helper()
+		fields := map[string]string{"message": "watching every Claude Code pane", "socket": s.Socket}
+		tmuxtest.WaitFor(t, 20*time.Second, "the watcher of every server to supervise "+s.Socket, func() bool { return all.count(t, fields) >= n })
+	}
+	watching(b, 1)
+	all.waitLog(t, 20*time.Second, map[string]string{"message": "a tmux server is not supervised", "socket": a.Socket})
+
+	c, cLog := start("c")
+	watching(c, 1)
+	b.Tmux(t, "kill-server")
+	all.waitLog(t, 20*time.Second, map[string]string{"message": "the tmux server is gone: its supervisor stops", "socket": b.Socket})
+	b, bLog := start("b")
+	watching(b, 2)
+
+	until := time.Until(nextReset(40*time.Second)) + 40*time.Second
+	for name, log := range map[string]string{"a": aLog, "b": bLog, "c": cLog} {
+		t.Run(name, func(t *testing.T) { waitResumed(t, log, "continue", until) })
+	}
+	if n := all.count(t, map[string]string{"level": "error"}); n != 0 {
+		t.Errorf("the watcher of every server logged %d errors:\n%v", n, all.lines(t))
+	}
+	if n := all.count(t, map[string]string{"message": "watching every Claude Code pane", "socket": a.Socket}); n != 0 {
+		t.Errorf("the watcher of every server supervised a, which has its own watcher")
+	}
+}
