@@ -121,7 +121,7 @@ func Default() Config {
 		},
 		Policy: defaultPolicy(),
 		Notify: notify.Default(),
-		Hosts:  Hosts{Command: "cac-tmux", Timeout: 10 * time.Second},
+		Hosts:  Hosts{Command: "cac-tmux", Timeout: 10 * time.Second, SSH: []string{"ssh"}},
 	}
 }
 

@@ -48,7 +48,7 @@ func TestKeys(t *testing.T) {
 		"policy.extra-usage", "policy.usage-credits", "policy.spending-cap", "policy.team", "policy.legacy",
 		"policy.unknown", "policy.max_wait", "panes.include", "panes.exclude"}
 	want = append(want, notify.Keys()...) // [notify] is the notify package's, in its order
-	want = append(want, "servers.all", "servers.sockets", "hosts.names", "hosts.command", "hosts.timeout")
+	want = append(want, "servers.all", "servers.sockets", "hosts.names", "hosts.command", "hosts.timeout", "hosts.ssh")
 	got := Keys()
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Keys() = %q, want %q", got, want)

@@ -26,6 +26,8 @@ type Hosts struct {
 	Command string
 	// Timeout bounds the answer of each host.
 	Timeout time.Duration
+	// SSH is the ssh program and the arguments it starts with (["ssh", "-F", "~/.ssh/work"]).
+	SSH []string
 }
 
 // serversTable is [servers].
@@ -57,6 +59,14 @@ var hostsTable = table{name: "hosts", help: []string{
 		}),
 	newKey(meta{table: "hosts", name: "timeout", want: wantDuration, help: "how long each host has to answer"},
 		durationKind, func(c *Config) *time.Duration { return &c.Hosts.Timeout }, func(d time.Duration) string { return atLeast(d, time.Second) }),
+	newKey(meta{table: "hosts", name: "ssh", want: `an array like ["ssh", "-F", "/home/me/.ssh/work"]`,
+		help: "the ssh program and its first arguments; BatchMode and ConnectTimeout are added"},
+		listKind, func(c *Config) *[]string { return &c.Hosts.SSH }, func(l []string) string {
+			if len(l) == 0 || l[0] == "" {
+				return `must name the ssh program first, like ["ssh"]`
+			}
+			return ""
+		}),
 }}
 
 // checkHostNames is the rule of hosts.names: ssh would read a name starting with "-" as an

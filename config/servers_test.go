@@ -16,7 +16,7 @@ func TestParseServersAndHosts(t *testing.T) {
 	}
 	want := Default()
 	want.Servers = Servers{All: true, Sockets: []string{"/srv/t/work"}}
-	want.Hosts = Hosts{Names: []string{"dev1", "me@box"}, Command: "~/go/bin/cac-tmux", Timeout: 3 * time.Second}
+	want.Hosts = Hosts{Names: []string{"dev1", "me@box"}, Command: "~/go/bin/cac-tmux", Timeout: 3 * time.Second, SSH: []string{"ssh"}}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Parse = %+v, want %+v", c, want)
 	}
@@ -29,6 +29,7 @@ func TestParseServersAndHosts(t *testing.T) {
 		{"[hosts]\nnames = [\"-oProxyCommand=x\"]", `config: hosts.names: "-oProxyCommand=x" is not a host: a name must not be empty, start with - or hold a space (cfg.toml line 2, got ["-oProxyCommand=x"])`},
 		{"[hosts]\nnames = [\"dev 1\"]", `config: hosts.names: "dev 1" is not a host: a name must not be empty, start with - or hold a space (cfg.toml line 2, got ["dev 1"])`},
 		{"[hosts]\ncommand = \"\"", `config: hosts.command: must not be empty; "cac-tmux" finds it on the remote PATH (cfg.toml line 2, got "")`},
+		{"[hosts]\nssh = []", `config: hosts.ssh: must name the ssh program first, like ["ssh"] (cfg.toml line 2, got [])`},
 		{"[hosts]\ntimeout = \"10ms\"", `config: hosts.timeout: must be at least 1s (cfg.toml line 2, got "10ms")`},
 	} {
 		if _, err := Parse("cfg.toml", []byte(tc.data)); err == nil || err.Error() != tc.want {

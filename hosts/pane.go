@@ -38,6 +38,12 @@ type Pane struct {
 	// WatcherRunning says whether a watcher runs on the server: false, nothing resumes the
 	// pane, and its state and due instant are what the last watcher published.
 	WatcherRunning bool `json:"watcher_running"`
+	// Server names the pane's tmux server ("work", a socket path) in a listing of several
+	// servers; omitted when the listing covers one.
+	Server string `json:"server,omitempty"`
+	// Host is the host the pane is on in a listing of several hosts (list --host), as ssh
+	// was given it; omitted for this host's panes.
+	Host string `json:"host,omitempty"`
 }
 
 // Decode reads the output of `cac-tmux list --json` from host: strict about what a caller

@@ -3,89 +3,106 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// listJSON is one pane in `list --json`.
-type listJSON struct {
-	Pane   string `json:"pane"`
-	Target string `json:"target"`
-	// State is the state a watcher published; with no watcher running, the last one published
-	// (nobody keeps it current), or "stopped": a stop list itself saw on a pane nothing was
-	// published for.
-	State string  `json:"state"`
-	Reset *string `json:"reset"` // RFC3339 in the printed zone's offset, null when unknown
-	Due   *string `json:"due"`   // when the watcher acts, null when it will not
-	Zone  string  `json:"zone,omitempty"`
-	// ResetSource is "transcript" (Claude Code's record, to the second) or "screen" (the
-	// printed time); omitted when the reset is unknown.
-	ResetSource string `json:"reset_source,omitempty"`
-	Kind        string `json:"kind"`
-	Account     string `json:"account,omitempty"` // the claude process's config directory
-	Note        string `json:"note,omitempty"`
-	// WatcherRunning says whether a watcher runs on the server: false, nothing resumes the
-	// pane, and its state and due instant are what the last watcher published.
-	WatcherRunning bool `json:"watcher_running"`
-}
-
 func newList(std stdio) *cobra.Command {
 	var tmux *tmuxctl.Client
-	var asJSON, all bool
+	var o listOptions
 	c := &cobra.Command{
-		Use:   "list [-L NAME|-S PATH] [--all] [--json]",
-		Short: "the paused panes (and with --all every Claude pane)",
-		Long: `The panes the watcher published as paused, earliest due first. It reads the pane options
-(@cac_state, …). When no watcher runs it says so first (in --json, "watcher_running": false on
-each pane): nothing will be resumed, a published state is the last one a watcher published
-("waiting (stale)"), and a Claude pane stopped at a limit that nothing was published for is
-looked at here and shown as "stopped (not watched)" (in --json, state "stopped").`,
+		Use:   "list [-L NAME|-S PATH] [--all] [--json] [--host HOST,…]",
+		Short: "the paused panes (and with --all every Claude pane), of every server and host",
+		Long: `The panes the watchers published as paused, earliest due first, on every tmux server of
+the user (-L or -S: that one only), with a SERVER column when more than one has panes. It
+reads the pane options (@cac_state, …). When no watcher runs on a server it says so first (in
+--json, "watcher_running": false on each pane): nothing there will be resumed, a published
+state is the last one a watcher published ("waiting (stale)"), and a Claude pane stopped at a
+limit that nothing was published for is looked at here and shown as "stopped (not watched)"
+(in --json, state "stopped").
+
+--host (or [hosts] names in the configuration) adds the panes of other hosts, asked through
+your own ssh (ssh HOST cac-tmux list --json --all), each within [hosts] timeout; a host that
+does not answer is named with the reason, and the others are shown all the same.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runList(c.Context(), tmux, asJSON, all, std)
+			o.oneServer = c.Flags().Changed("socket-name") || c.Flags().Changed("socket-path")
+			o.hostsGiven = c.Flags().Changed("host")
+			return runList(c.Context(), tmux, o, std)
 		},
 	}
 	tmux = socketFlags(c.Flags())
-	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
-	c.Flags().BoolVar(&all, "all", false, "also list the Claude Code panes that run normally")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print a JSON array")
+	c.Flags().BoolVar(&o.all, "all", false, "also list the Claude Code panes that run normally")
+	c.Flags().StringSliceVar(&o.hosts, "host", nil, "other hosts to ask through ssh, comma-separated (default: [hosts] names; --host= for none)")
 	return c
 }
 
-func runList(ctx context.Context, tmux *tmuxctl.Client, asJSON, all bool, std stdio) error {
-	_, watching := watcher.Watching(ctx, tmux, os.Getenv)
-	rows, err := watcher.ListRows(ctx, tmux, newFinder(), all, watching, std.err)
+// listOptions are the flags of list.
+type listOptions struct {
+	asJSON, all bool
+	hosts       []string
+	// oneServer is true when -L or -S named a server; hostsGiven when --host was given.
+	oneServer, hostsGiven bool
+}
+
+// served is what list found on one tmux server of this host.
+type served struct {
+	label    string // the server in a table of several: "work", a socket path
+	name     string // the server in a sentence (serverName)
+	rows     []watcher.Row
+	watching bool
+}
+
+func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio) error {
+	local, err := listServers(ctx, tmux, o, std.err)
 	if err != nil {
-		return fmt.Errorf("list: %s: %w", serverName(tmux), hint(err))
+		return err
 	}
-	if asJSON {
-		if !watching {
-			fmt.Fprintf(std.err, "cac-tmux: no watcher is running on %s: nothing will be resumed; states are the last a watcher published (start one with: cac-tmux watch)\n", serverName(tmux))
-		}
-		out := make([]listJSON, 0, len(rows))
-		for _, r := range rows {
-			out = append(out, listJSON{Pane: r.Pane, Target: r.Target, State: string(r.State), Reset: instant(r.Reset),
-				Due: instant(r.Due), Zone: r.Zone, ResetSource: string(r.Source), Kind: r.Kind, Account: r.Account, Note: r.Note,
-				WatcherRunning: watching})
-		}
-		enc := json.NewEncoder(std.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return fmt.Errorf("list: write: %w", err)
-		}
-		return nil
+	remote, err := listHosts(ctx, tmux, o)
+	if err != nil {
+		return err
 	}
-	if !watching {
-		fmt.Fprintf(std.out, "no watcher runs on %s: nothing here will be resumed (start one: cac-tmux watch)\n", table.Printable(serverName(tmux)))
+	if o.asJSON {
+		return writeListJSON(local, remote, o.all, std)
 	}
+	byServer := map[string][]watcher.Row{}
+	for _, s := range local {
+		if !s.watching {
+			fmt.Fprintf(std.out, "no watcher runs on %s: nothing here will be resumed (start one: cac-tmux watch)\n", table.Printable(s.name))
+		}
+		byServer[s.label] = watcher.Shown(s.rows, s.watching)
+	}
+	for _, r := range remote {
+		if r.Err != nil {
+			fmt.Fprintf(std.out, "host %s: %s\n", table.Printable(r.Host), table.Printable(hostProblem(r.Err)))
+			continue
+		}
+		for _, p := range r.Panes {
+			if !o.all && !watcher.State(p.State).Paused() { // the hosts list every pane
+				continue
+			}
+			name := r.Host
+			if p.Server != "" {
+				name += ":" + p.Server
+			}
+			byServer[name] = append(byServer[name], watcher.Shown([]watcher.Row{hostRow(p)}, p.WatcherRunning)...)
+		}
+	}
+	rows := table.Merge(byServer)
 	if len(rows) == 0 {
 		fmt.Fprintln(std.err, "cac-tmux: no paused Claude Code pane")
 		return nil
@@ -94,10 +111,137 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, asJSON, all bool, std st
 	if std.outTTY {
 		width, _ = std.outSize()
 	}
-	for _, line := range table.Format(table.Cells(watcher.Shown(rows, watching), clock.Real.Now()), width) {
+	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), width) {
 		fmt.Fprintln(std.out, line)
 	}
 	return nil
+}
+
+// listServers lists the panes of the server -L or -S named, or of every tmux server of the
+// user (the sockets of tmux-UID, and the server of $TMUX); with none running, of the one tmux
+// would use, whose error then says so.
+func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, warn io.Writer) ([]served, error) {
+	clients := []*tmuxctl.Client{tmux}
+	dir := tmuxctl.SocketDir(os.Getenv, os.Getuid())
+	if !o.oneServer {
+		var extra []string
+		if own, err := tmux.SocketFileHere(); err == nil {
+			extra = append(extra, own) // the server of $TMUX, wherever its socket is
+		}
+		if sockets, _ := tmuxctl.Servers(dir, extra, os.Getuid()); len(sockets) > 0 {
+			clients = clients[:0]
+			for _, socket := range sockets {
+				clients = append(clients, &tmuxctl.Client{SocketPath: socket})
+			}
+		}
+	}
+	var out []served
+	for _, c := range clients {
+		_, watching := watcher.Watching(ctx, c, os.Getenv)
+		rows, err := watcher.ListRows(ctx, c, newFinder(), o.all, watching, warn)
+		if err != nil {
+			return nil, fmt.Errorf("list: %s: %w", serverName(c), hint(err))
+		}
+		label := serverName(c)
+		if socket, err := c.SocketFileHere(); err == nil {
+			label = tmuxctl.Label(socket, dir)
+		}
+		out = append(out, served{label: label, name: serverName(c), rows: rows, watching: watching})
+	}
+	return out, nil
+}
+
+// listHosts asks the other hosts (--host, else [hosts] names) for their panes, all at once.
+func listHosts(ctx context.Context, tmux *tmuxctl.Client, o listOptions) ([]hosts.Result, error) {
+	names := o.hosts
+	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
+	if err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	if !o.hostsGiven {
+		names = l.Config.Hosts.Names
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	h := l.Config.Hosts
+	opts := hosts.Options{SSH: h.SSH[0], SSHArgs: h.SSH[1:], Command: h.Command, Timeout: h.Timeout}
+	return hosts.ListAll(ctx, names, opts), nil
+}
+
+// hostProblem is why a host gave no listing, without the package's words.
+func hostProblem(err error) string {
+	var e *hosts.Error
+	if errors.As(err, &e) {
+		return strings.TrimPrefix(strings.TrimPrefix(e.Error(), "hosts: "), e.Op+" "+e.Host+": ")
+	}
+	return err.Error()
+}
+
+// writeListJSON writes the panes (every one with all, else the paused ones) of this host's
+// servers and the other hosts' as one JSON array; a host that did not answer is named on
+// stderr.
+func writeListJSON(local []served, remote []hosts.Result, all bool, std stdio) error {
+	out := []hosts.Pane{}
+	named := 0
+	for _, s := range local {
+		if len(s.rows) > 0 {
+			named++
+		}
+	}
+	for _, s := range local {
+		if !s.watching {
+			fmt.Fprintf(std.err, "cac-tmux: no watcher is running on %s: nothing will be resumed; states are the last a watcher published (start one with: cac-tmux watch)\n", s.name)
+		}
+		for _, r := range s.rows {
+			p := listed(r, s.watching)
+			if named > 1 {
+				p.Server = s.label
+			}
+			out = append(out, p)
+		}
+	}
+	for _, r := range remote {
+		if r.Err != nil {
+			fmt.Fprintf(std.err, "cac-tmux: host %s: %s\n", r.Host, hostProblem(r.Err))
+		}
+		for _, p := range r.Panes {
+			if all || watcher.State(p.State).Paused() {
+				p.Host = r.Host
+				out = append(out, p)
+			}
+		}
+	}
+	enc := json.NewEncoder(std.out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("list: write: %w", err)
+	}
+	return nil
+}
+
+// listed is a row as list --json writes it.
+func listed(r watcher.Row, watching bool) hosts.Pane {
+	return hosts.Pane{Pane: r.Pane, Target: r.Target, State: string(r.State), Reset: instant(r.Reset),
+		Due: instant(r.Due), Zone: r.Zone, ResetSource: string(r.Source), Kind: r.Kind, Account: r.Account, Note: r.Note,
+		WatcherRunning: watching}
+}
+
+// hostRow is a pane another host listed, as a row of the table: its reset shown in its zone
+// when this host knows the zone.
+func hostRow(p hosts.Pane) watcher.Row {
+	r := watcher.Row{Pane: p.Pane, Target: p.Target, State: watcher.State(p.State), Zone: p.Zone,
+		Source: watcher.ResetSource(p.ResetSource), Kind: p.Kind, Account: p.Account, Note: p.Note}
+	if p.Reset != nil {
+		r.Reset, _ = time.Parse(time.RFC3339, *p.Reset)
+		if loc, err := time.LoadLocation(p.Zone); err == nil && p.Zone != "" {
+			r.Reset = r.Reset.In(loc)
+		}
+	}
+	if p.Due != nil {
+		r.Due, _ = time.Parse(time.RFC3339, *p.Due)
+	}
+	return r
 }
 
 // paneRows are the rows of every Claude Code pane as the popup and the completions show them:

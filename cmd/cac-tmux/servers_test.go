@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +72,44 @@ func TestWatchAllServers(t *testing.T) {
 	}
 	if n := all.count(t, map[string]string{"message": "watching every Claude Code pane", "socket": a.Socket}); n != 0 {
 		t.Errorf("the watcher of every server supervised a, which has its own watcher")
+	}
+}
+
+// list without -L or -S shows the paused panes of every server of the user, named by server
+// when more than one has some; with -L it shows that server's alone, unnamed.
+func TestListEveryServer(t *testing.T) {
+	t.Parallel()
+	tmp, err := os.MkdirTemp("/tmp", "cxl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	dir := filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	for _, name := range []string{"a", "b"} {
+		startClaude(t, tmuxtest.StartAt(t, filepath.Join(dir, name), 120, 30), "--reset", reset)
+	}
+	tmuxtest.StartAt(t, filepath.Join(dir, "idle"), 120, 30) // no Claude pane: not named
+	list := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bins.cac, append([]string{"list"}, args...)...)
+		cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+tmp)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("list %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	out := list()
+	for _, want := range []string{"SERVER  PANE", "\na       %1    main:1.0  stopped (not watched)", "\nb       %1    main:1.0  stopped (not watched)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list: no %q:\n%s", want, out)
+		}
+	}
+	if out := list("-L", "b"); strings.Contains(out, "SERVER") || !strings.Contains(out, "\n%1    main:1.0  stopped (not watched)") {
+		t.Errorf("list -L b:\n%s", out)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
@@ -74,13 +75,13 @@ func startClaude(t *testing.T, s *tmuxtest.Server, args ...string) (pane, log st
 	return pane, log
 }
 
-func listJSONOf(t *testing.T, args ...string) ([]listJSON, string) {
+func listJSONOf(t *testing.T, args ...string) ([]hosts.Pane, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	if code := run(append([]string{"list", "--json"}, args...), stdio{out: &out, err: &errOut}); code != 0 {
 		t.Fatalf("list --json %q = %d, stderr %q", args, code, errOut.String())
 	}
-	var got []listJSON
+	var got []hosts.Pane
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("list --json output %q: %v", out.String(), err)
 	}

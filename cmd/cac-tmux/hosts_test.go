@@ -1,0 +1,87 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/hosts"
+	"github.com/cac-tmux/cac-tmux/internal/sshtest"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+// list shows the panes of another host, asked through ssh (an sshd on a loopback port, the
+// hosts of [hosts]), beside this host's, named by host; a host where nothing listens is named
+// with the reason and hides nothing; --json marks each pane of another host with it.
+func TestListHosts(t *testing.T) {
+	t.Parallel()
+	srv := sshtest.Start(t)
+	reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	remote := tmuxtest.Start(t, 120, 30)
+	remotePane, _ := startClaude(t, remote, "--reset", reset)
+	local := tmuxtest.Start(t, 120, 30)
+	localPane, _ := startClaude(t, local, "--reset", reset)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "cac-tmux"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := `[hosts]
+names = ["` + sshtest.Host + `", "` + sshtest.Dead + `"]
+command = "` + srv.Remote(t, bins.cac, remote.Socket) + `"
+ssh = ["ssh", "-F", "` + srv.Config + `"]
+timeout = "` + tmuxtest.Scale(20*time.Second).String() + `"
+`
+	if err := os.WriteFile(filepath.Join(home, "cac-tmux", "config.toml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	list := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.Command(bins.cac, append([]string{"list", "-S", local.Socket}, args...)...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+home)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("list %q: %v\n%s%s", args, err, out.String(), errOut.String())
+		}
+		return out.String(), errOut.String()
+	}
+
+	out, _ := list()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^SERVER +PANE +TARGET +STATE`),
+		regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(local.Socket) + ` +` + localPane + ` +main:1\.0 +stopped \(not watched\)`),
+		regexp.MustCompile(`(?m)^` + sshtest.Host + ` +` + remotePane + ` +main:1\.0 +stopped \(not watched\)`),
+		regexp.MustCompile(`(?m)^host ` + sshtest.Dead + `: unreachable: ssh: connect to host 127\.0\.0\.1 port \d+: Connection refused$`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("list: no line like %s:\n%s", want, out)
+		}
+	}
+
+	out, stderr := list("--json", "--host", sshtest.Host+","+sshtest.Dead)
+	var panes []hosts.Pane
+	if err := json.Unmarshal([]byte(out), &panes); err != nil {
+		t.Fatalf("list --json: %v\n%s", err, out)
+	}
+	var where []string
+	for _, p := range panes {
+		where = append(where, p.Host+" "+p.Pane+" "+p.State)
+	}
+	if want := []string{" " + localPane + " stopped", sshtest.Host + " " + remotePane + " stopped"}; strings.Join(where, "|") != strings.Join(want, "|") {
+		t.Errorf("list --json: %q, want %q", where, want)
+	}
+	if !strings.Contains(stderr, "cac-tmux: host "+sshtest.Dead+": unreachable") {
+		t.Errorf("list --json: stderr does not name the dead host:\n%s", stderr)
+	}
+	if out, _ := list("--host="); strings.Contains(out, sshtest.Host) || strings.Contains(out, "SERVER") {
+		t.Errorf("list --host= asked the hosts of the configuration:\n%s", out)
+	}
+}
