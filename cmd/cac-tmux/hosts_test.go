@@ -84,4 +84,29 @@ timeout = "` + tmuxtest.Scale(20*time.Second).String() + `"
 	if out, _ := list("--host="); strings.Contains(out, sshtest.Host) || strings.Contains(out, "SERVER") {
 		t.Errorf("list --host= asked the hosts of the configuration:\n%s", out)
 	}
+
+	// skip, unskip and a bad pane on the other host, through its cac-tmux: its exit status is
+	// this command's.
+	act := func(want int, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bins.cac, args...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+home)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != want {
+			t.Errorf("%q: exit %d, want %d:\n%s", args, code, want, out)
+		}
+		return string(out)
+	}
+	act(0, "skip", "--host", sshtest.Host, remotePane)
+	if st := strings.TrimSpace(remote.Tmux(t, "display-message", "-p", "-t", remotePane, "#{@cac_state}")); st != "skipped" {
+		t.Errorf("after skip --host: the remote pane's state is %q, want skipped", st)
+	}
+	act(0, "unskip", "--host", sshtest.Host, remotePane)
+	act(2, "resume", "--host", sshtest.Host, "nosuch:9.9")
+	if out := act(1, "resume", "--host", sshtest.Dead, remotePane); !strings.Contains(out, "unreachable") {
+		t.Errorf("resume on a dead host: %s", out)
+	}
+	if st := strings.TrimSpace(local.Tmux(t, "display-message", "-p", "-t", localPane, "#{@cac_state}")); st != "" {
+		t.Errorf("the local pane with the same id got state %q from actions on another host", st)
+	}
 }

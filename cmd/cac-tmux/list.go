@@ -164,9 +164,12 @@ func listHosts(ctx context.Context, tmux *tmuxctl.Client, o listOptions) ([]host
 	if len(names) == 0 {
 		return nil, nil
 	}
-	h := l.Config.Hosts
-	opts := hosts.Options{SSH: h.SSH[0], SSHArgs: h.SSH[1:], Command: h.Command, Timeout: h.Timeout}
-	return hosts.ListAll(ctx, names, opts), nil
+	return hosts.ListAll(ctx, names, hostOptions(l.Config.Hosts)), nil
+}
+
+// hostOptions are how the settings of [hosts] reach other hosts.
+func hostOptions(h config.Hosts) hosts.Options {
+	return hosts.Options{SSH: h.SSH[0], SSHArgs: h.SSH[1:], Command: h.Command, Timeout: h.Timeout}
 }
 
 // hostProblem is why a host gave no listing, without the package's words.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -18,6 +19,7 @@ import (
 // newAction is `cac-tmux resume PANE`, `cac-tmux skip PANE` or `cac-tmux unskip PANE`.
 func newAction(std stdio, a watcher.Action) *cobra.Command {
 	var tmux *tmuxctl.Client
+	var host string
 	short, long := "resume a stopped session now (every safety gate but the reset)",
 		`Resumes the Claude Code session in PANE now, through every gate the watcher keeps before
 a key (SAFETY.md) but the reset: a draft in the input box, another process, a busy pane, copy
@@ -60,10 +62,17 @@ is not skipped: it ran or stopped again since the skip) or another failure; 2 a 
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return runAction(c.Context(), tmux, a, args[0], std)
+			if host == "" {
+				return runAction(c.Context(), tmux, a, args[0], std)
+			}
+			if c.Flags().Changed("socket-name") || c.Flags().Changed("socket-path") {
+				return usageErrorf("%s--host acts on the default server of that host; -L and -S name a server of this one", prefix(c))
+			}
+			return runRemoteAction(c.Context(), tmux, host, a, args[0], std)
 		},
 	}
 	tmux = socketFlags(c.Flags())
+	c.Flags().StringVar(&host, "host", "", "act on PANE of another host, through ssh and the cac-tmux there (its watcher's gates apply)")
 	c.ValidArgsFunction = completePaneArg(&tmux)
 	return c
 }
@@ -93,6 +102,25 @@ func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, targ
 		return &exitError{exitNotResumed, fmt.Errorf("%s %s: keys went out, but the session did not resume: %s", a, target, out.Message)}
 	}
 	return fmt.Errorf("%s %s: refused: %s", a, target, out.Message)
+}
+
+// runRemoteAction acts on a pane of another host: `ssh HOST cac-tmux ACTION -- PANE`, through
+// the remote cac-tmux and its watcher's gates, with [hosts] command, ssh and timeout. What the
+// remote command printed is printed, and its exit status is this command's.
+func runRemoteAction(ctx context.Context, tmux *tmuxctl.Client, host string, a watcher.Action, target string, std stdio) error {
+	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", a, err)
+	}
+	code, out, err := hosts.Act(ctx, host, string(a), target, hostOptions(l.Config.Hosts))
+	io.WriteString(std.out, out)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s on %s: %s", a, target, host, hostProblem(err))
+	case code != 0:
+		return &exitError{code, fmt.Errorf("%s %s on %s: the remote cac-tmux exited %d", a, target, host, code)}
+	}
+	return nil
 }
 
 // asking is what watcher.Ask needs of a command on the server of tmux: the environment, the
