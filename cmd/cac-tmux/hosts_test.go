@@ -106,6 +106,14 @@ timeout = "` + tmuxtest.Scale(20*time.Second).String() + `"
 	if out := act(1, "resume", "--host", sshtest.Dead, remotePane); !strings.Contains(out, "unreachable") {
 		t.Errorf("resume on a dead host: %s", out)
 	}
+	// doctor of the other host: its report, its exit status (no watcher runs there: 1); a
+	// host ssh does not reach is the one problem, with the fix.
+	if out := act(1, "doctor", "--host", sshtest.Host); !strings.Contains(out, "PROBLEM watcher") || !strings.Contains(out, "ok      tmux") {
+		t.Errorf("doctor --host: %s", out)
+	}
+	if out := act(1, "doctor", "--host", sshtest.Dead); !strings.Contains(out, "unreachable") || !strings.Contains(out, "ssh "+sshtest.Dead+" true") {
+		t.Errorf("doctor --host on a dead host: %s", out)
+	}
 	if st := strings.TrimSpace(local.Tmux(t, "display-message", "-p", "-t", localPane, "#{@cac_state}")); st != "" {
 		t.Errorf("the local pane with the same id got state %q from actions on another host", st)
 	}
