@@ -121,20 +121,8 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio
 // user (the sockets of tmux-UID, and the server of $TMUX); with none running, of the one tmux
 // would use, whose error then says so.
 func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, warn io.Writer) ([]served, error) {
-	clients := []*tmuxctl.Client{tmux}
+	clients := userServers(tmux, o.oneServer)
 	dir := tmuxctl.SocketDir(os.Getenv, os.Getuid())
-	if !o.oneServer {
-		var extra []string
-		if own, err := tmux.SocketFileHere(); err == nil {
-			extra = append(extra, own) // the server of $TMUX, wherever its socket is
-		}
-		if sockets, _ := tmuxctl.Servers(dir, extra, os.Getuid()); len(sockets) > 0 {
-			clients = clients[:0]
-			for _, socket := range sockets {
-				clients = append(clients, &tmuxctl.Client{SocketPath: socket})
-			}
-		}
-	}
 	var out []served
 	for _, c := range clients {
 		_, watching := watcher.Watching(ctx, c, os.Getenv)
@@ -149,6 +137,28 @@ func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, warn 
 		out = append(out, served{label: label, name: serverName(c), rows: rows, watching: watching})
 	}
 	return out, nil
+}
+
+// userServers are the clients of the servers a command without -L or -S covers: every live
+// server of the user (the sockets of tmux-UID, and the server of $TMUX wherever its socket
+// is); tmux alone when one was named (oneServer) or none runs, so that its error says so.
+func userServers(tmux *tmuxctl.Client, oneServer bool) []*tmuxctl.Client {
+	if oneServer {
+		return []*tmuxctl.Client{tmux}
+	}
+	var extra []string
+	if own, err := tmux.SocketFileHere(); err == nil {
+		extra = append(extra, own)
+	}
+	sockets, _ := tmuxctl.Servers(tmuxctl.SocketDir(os.Getenv, os.Getuid()), extra, os.Getuid())
+	if len(sockets) == 0 {
+		return []*tmuxctl.Client{tmux}
+	}
+	clients := make([]*tmuxctl.Client, len(sockets))
+	for i, socket := range sockets {
+		clients[i] = &tmuxctl.Client{SocketPath: socket}
+	}
+	return clients
 }
 
 // listHosts asks the other hosts (--host, else [hosts] names) for their panes, all at once.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -111,5 +112,29 @@ func TestListEveryServer(t *testing.T) {
 	}
 	if out := list("-L", "b"); strings.Contains(out, "SERVER") || !strings.Contains(out, "\n%1    main:1.0  stopped (not watched)") {
 		t.Errorf("list -L b:\n%s", out)
+	}
+	// status counts the panes a watcher published, of every server: none was published here,
+	// so both servers' panes are given states as a watcher would publish them.
+	for _, name := range []string{"a", "b"} {
+		c := &tmuxctl.Client{SocketPath: filepath.Join(dir, name)}
+		if _, err := c.Run(t.Context(), "set-option", "-p", "-t", "%1", "@cac_state", "held"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bins.cac, append([]string{"status"}, args...)...)
+		cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+tmp)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("status %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if got := status(); got != "⏸ 2 · no watcher\n" {
+		t.Errorf("status of every server = %q, want ⏸ 2 · no watcher", got)
+	}
+	if got := status("-L", "a"); got != "⏸ 1 · no watcher\n" {
+		t.Errorf("status -L a = %q, want ⏸ 1 · no watcher", got)
 	}
 }

@@ -52,8 +52,8 @@ func newStatus(std stdio) *cobra.Command {
 		Long: `One short line for tmux's status line, as set -g status-right '#(cac-tmux status) %H:%M':
 the number of paused panes and the countdown to the soonest due one ("⏸ 2 · 1h12m"), "no
 watcher" instead of the countdown when no watcher runs, and nothing at all when nothing is
-paused or no tmux server runs. It reads the pane options a
-watcher published, in one tmux call.
+paused or no tmux server runs. It reads the pane options a watcher published, in one tmux call
+per server: of every tmux server of the user, or with -L/-S of that one.
 
 --format is a Go text/template (pkg.go.dev/text/template) over:
   .Count    paused panes (every state but running)
@@ -71,7 +71,8 @@ otherwise (tmux shows no status job's error); 2 for a bad --format.`,
 			if err != nil {
 				return err
 			}
-			return runStatus(c.Context(), tmux, tmpl, clock.Real.Now(), std.out)
+			one := c.Flags().Changed("socket-name") || c.Flags().Changed("socket-path")
+			return runStatus(c.Context(), userServers(tmux, one), tmpl, clock.Real.Now(), std.out)
 		},
 	}
 	tmux = socketFlags(c.Flags())
@@ -94,19 +95,33 @@ func parseStatusFormat(format string) (*template.Template, error) {
 	return tmpl, nil
 }
 
-// runStatus prints the status line of the server at now. No server prints nothing, whatever
+// runStatus prints the status line of the servers of clients at now: their paused panes
+// counted together, the soonest due instant, and "no watcher" when a server with paused panes
+// has none. No server prints nothing, whatever
 // the template: a status line shows no error. Other tmux failures are errors (tmux discards a
 // status job's stderr and exit status, so they reach only a person who runs the command).
-func runStatus(ctx context.Context, tmux *tmuxctl.Client, tmpl *template.Template, now time.Time, out io.Writer) error {
-	panes, err := tmux.PausedPanes(ctx)
-	switch {
-	case errors.Is(err, tmuxctl.ErrNoServer):
-		return nil
-	case err != nil:
-		return fmt.Errorf("status: %s: %w", serverName(tmux), err)
+func runStatus(ctx context.Context, clients []*tmuxctl.Client, tmpl *template.Template, now time.Time, out io.Writer) error {
+	d := statusData{Watching: true}
+	answered := false
+	for _, tmux := range clients {
+		panes, err := tmux.PausedPanes(ctx)
+		switch {
+		case errors.Is(err, tmuxctl.ErrNoServer):
+			continue
+		case err != nil:
+			return fmt.Errorf("status: %s: %w", serverName(tmux), err)
+		}
+		answered = true
+		st := watcher.StatusOf(tmux, os.Getenv, panes)
+		d.Count, d.Waiting, d.Held, d.Failed = d.Count+st.Paused, d.Waiting+st.Waiting, d.Held+st.Held, d.Failed+st.Failed
+		if !st.Next.IsZero() && (d.NextAt.IsZero() || st.Next.Before(d.NextAt)) {
+			d.NextAt = st.Next
+		}
+		d.Watching = d.Watching && (st.Paused == 0 || st.Watching) // a server nobody watches has paused panes
 	}
-	st := watcher.StatusOf(tmux, os.Getenv, panes)
-	d := statusData{Count: st.Paused, Waiting: st.Waiting, Held: st.Held, Failed: st.Failed, NextAt: st.Next, Watching: st.Watching}
+	if !answered {
+		return nil
+	}
 	if !d.NextAt.IsZero() {
 		d.Next = table.Countdown(d.NextAt.Sub(now))
 	}
