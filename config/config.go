@@ -54,7 +54,7 @@ import (
 
 // Watch holds the settings of `cac-tmux watch`.
 type Watch struct {
-	// Interval is the poll tick; at least MinInterval.
+	// Interval is the poll tick; at least minInterval.
 	Interval time.Duration
 	// Margin is the wait after the reset instant before acting.
 	Margin time.Duration
@@ -70,7 +70,7 @@ type Watch struct {
 	MaxPerReset int
 	// MaxAttempts is how many resumes are tried before a pane is marked failed, 1 to 100.
 	MaxAttempts int
-	// LogLevel is one of LogLevels().
+	// LogLevel is one of acceptedLogLevels().
 	LogLevel string
 }
 
@@ -86,19 +86,19 @@ type Config struct {
 
 // Limits of the validation.
 const (
-	// MinInterval is the shortest poll tick accepted.
-	MinInterval = 100 * time.Millisecond
-	// MaxAttempts is the largest max_attempts accepted.
-	MaxAttempts = 100
-	// MaxFileSize is the largest configuration file Load reads.
-	MaxFileSize = 1 << 20
+	// minInterval is the shortest poll tick accepted.
+	minInterval = 100 * time.Millisecond
+	// maxAttempts is the largest max_attempts accepted.
+	maxAttempts = 100
+	// maxFileSize is the largest configuration file ReadFile reads.
+	maxFileSize = 1 << 20
 )
 
 var logLevels = []string{"debug", "info", "warn", "error"}
 
-// LogLevels returns the accepted values of log_level, from the most to the least verbose. The
-// slice is the caller's to keep.
-func LogLevels() []string { return append([]string(nil), logLevels...) }
+// acceptedLogLevels returns the accepted values of log_level, from the most to the least
+// verbose. The slice is the caller's to keep.
+func acceptedLogLevels() []string { return append([]string(nil), logLevels...) }
 
 // Default returns the built-in settings: [watch] 1s, 60s, "continue", 3m, 5s, 0, 3, "info";
 // [policy] every kind resumed and no max_wait; [panes] every session. The interval, the
@@ -151,25 +151,25 @@ func Path(getenv func(string) string) string {
 	return ""
 }
 
-// Load reads the file at path over Default(), as ReadFile does. A missing file (or an empty
+// load reads the file at path over Default(), as ReadFile does. A missing file (or an empty
 // path) is not an error: it returns Default() and found=false. Any other problem returns the
 // error of ReadFile and a zero Config; found then reports whether the file exists.
-func Load(path string) (c Config, found bool, err error) {
+func load(path string) (c Config, found bool, err error) {
 	f, err := ReadFile(path)
 	if err != nil {
 		return Config{}, f.Found, err
 	}
-	return f.Config, f.Found, nil
+	return f.config, f.Found, nil
 }
 
 // File is a configuration file as read: its settings over the defaults and where each key it
 // sets is.
 type File struct {
 	Path   string
-	Found  bool // false: no file at Path (or no Path); Config is then Default()
-	Config Config
-	// Lines is the line of each key the file sets, by full key ("watch.margin").
-	Lines map[string]int
+	Found  bool // false: no file at Path (or no Path); config is then Default()
+	config Config
+	// lines is the line of each key the file sets, by full key ("watch.margin").
+	lines map[string]int
 }
 
 // ReadFile reads the file at path over Default(). A missing file (or an empty path) is not an
@@ -178,7 +178,7 @@ type File struct {
 // the link, its target and the fix, as is a file that cannot be read. Mistakes in the text
 // are Errors: every one, in file order. On error the File has only Path and Found.
 func ReadFile(path string) (File, error) {
-	f := File{Path: path, Config: Default()}
+	f := File{Path: path, config: Default()}
 	if path == "" {
 		return f, nil
 	}
@@ -189,7 +189,7 @@ func ReadFile(path string) (File, error) {
 		}
 		return f, nil
 	}
-	f.Config = Config{}
+	f.config = Config{}
 	if err != nil {
 		return f, readError(path, err)
 	}
@@ -206,22 +206,22 @@ func ReadFile(path string) (File, error) {
 		errs.setPath(path)
 		return f, errs
 	}
-	f.Config, f.Lines = c, lines
+	f.config, f.lines = c, lines
 	return f, nil
 }
 
-// readAll reads the file at path, at most MaxFileSize bytes of it.
+// readAll reads the file at path, at most maxFileSize bytes of it.
 func readAll(path string) ([]byte, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, readError(path, err)
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(file, maxFileSize+1))
 	if err != nil {
 		return nil, readError(path, err)
 	}
-	if len(data) > MaxFileSize {
+	if len(data) > maxFileSize {
 		return nil, &Error{Path: path, Msg: "file is larger than 1 MiB; check that the path names the configuration file"}
 	}
 	return data, nil
@@ -292,9 +292,9 @@ type Error struct {
 	Path string // file name ("" when not from a file)
 	Line int    // 1-based, 0 when not about one line
 	Key  string // "watch.margin", "" when not about a key
-	// Option is the tmux option the value came from ("@cac-tmux-margin"), Flag the flag
+	// Option is the tmux option the value came from ("@cac-tmux-margin"), flag the flag
 	// ("--margin"); "" when the value is not from one.
-	Option, Flag string
+	Option, flag string
 	Msg          string // what is wrong and the fix, e.g. `must be a duration like "90s"`
 	Got          string // the offending text as written, "" when none
 	// Err is the cause when the file could not be read (Msg is then "read"), nil for a
@@ -319,8 +319,8 @@ func (e *Error) Error() string {
 	switch {
 	case e.Option != "":
 		b.WriteString("tmux option " + e.Option + ": ")
-	case e.Flag != "":
-		b.WriteString(e.Flag + ": ")
+	case e.flag != "":
+		b.WriteString(e.flag + ": ")
 	case e.Key != "":
 		b.WriteString(e.Key + ": ")
 	}
@@ -330,7 +330,7 @@ func (e *Error) Error() string {
 		where = strings.Join(nonEmpty(where, "line "+strconv.Itoa(e.Line)), " ")
 	}
 	if e.Got != "" {
-		where = strings.Join(nonEmpty(where, "got "+Shorten(e.Got)), ", ")
+		where = strings.Join(nonEmpty(where, "got "+shorten(e.Got)), ", ")
 	}
 	if where != "" {
 		b.WriteString(" (" + where + ")")
@@ -341,9 +341,9 @@ func (e *Error) Error() string {
 // Unwrap returns the cause of a failure to read the file.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Shorten is an offending value as an error message shows it: control characters escaped,
+// shorten is an offending value as an error message shows it: control characters escaped,
 // cut after 60 characters.
-func Shorten(got string) string {
+func shorten(got string) string {
 	if strings.ContainsFunc(got, unicode.IsControl) {
 		var b strings.Builder
 		for _, r := range got {
@@ -393,10 +393,10 @@ func (es Errors) setPath(path string) {
 	}
 }
 
-// Parse parses data (named name in errors) over Default(). A UTF-8 byte order mark at the
+// parseNamed parses data (named name in errors) over Default(). A UTF-8 byte order mark at the
 // start is accepted. On error it returns a zero Config and Errors: every mistake, in file
 // order (a syntax error stops the reading, and is the one mistake).
-func Parse(name string, data []byte) (Config, error) {
+func parseNamed(name string, data []byte) (Config, error) {
 	c, _, errs := parse(data)
 	if errs != nil {
 		errs.setPath(name)

@@ -36,8 +36,8 @@ func TestDefault(t *testing.T) {
 	if got := Default().Watch; got != want {
 		t.Errorf("Default().Watch = %+v, want %+v", got, want)
 	}
-	if err := Default().Watch.Validate(); err != nil {
-		t.Errorf("Default().Watch.Validate() = %v, want nil", err)
+	if err := Default().Watch.validate(); err != nil {
+		t.Errorf("Default().Watch.validate() = %v, want nil", err)
 	}
 }
 
@@ -57,13 +57,13 @@ func TestKeys(t *testing.T) {
 	if Keys()[0] != want[0] {
 		t.Errorf("Keys() shares its slice with callers")
 	}
-	levels := LogLevels()
+	levels := acceptedLogLevels()
 	if want := []string{"debug", "info", "warn", "error"}; !reflect.DeepEqual(levels, want) {
-		t.Errorf("LogLevels() = %q, want %q", levels, want)
+		t.Errorf("acceptedLogLevels() = %q, want %q", levels, want)
 	}
 	levels[0] = "trace"
-	if err := with(func(w *Watch) { w.LogLevel = "trace" }).Validate(); err == nil {
-		t.Errorf("LogLevels() shares its slice with Validate")
+	if err := with(func(w *Watch) { w.LogLevel = "trace" }).validate(); err == nil {
+		t.Errorf("acceptedLogLevels() shares its slice with validate")
 	}
 }
 
@@ -138,9 +138,9 @@ log_level = "debug"
 		{"[watch]\nmessage = \"\"\"go\"\"\"", with(func(w *Watch) { w.Message = "go" })},
 		{"[watch]\nmessage = '''go'''", with(func(w *Watch) { w.Message = "go" })},
 	} {
-		got, err := Parse("cfg.toml", []byte(tc.data))
+		got, err := parseNamed("cfg.toml", []byte(tc.data))
 		if err != nil || got.Watch != tc.want {
-			t.Errorf("Parse(%q) = %+v, %v, want %+v, nil", tc.data, got.Watch, err, tc.want)
+			t.Errorf("parseNamed(%q) = %+v, %v, want %+v, nil", tc.data, got.Watch, err, tc.want)
 		}
 	}
 }
@@ -246,27 +246,27 @@ func TestParseErrors(t *testing.T) {
 		// a long offending text is cut
 		{"[watch]\nmessage = " + strings.Repeat("x", 100), `config: watch.message: must be a string like "continue"; unexpected character U+0078 'x' at start of value (cfg.toml line 2, got ` + strings.Repeat("x", 57) + `...)`},
 	} {
-		_, err := Parse("cfg.toml", []byte(tc.data))
+		_, err := parseNamed("cfg.toml", []byte(tc.data))
 		var got string
 		if err != nil {
 			got = err.Error()
 		}
 		if got != tc.want {
-			t.Errorf("Parse(%q) = %v\nwant %v", tc.data, got, tc.want)
+			t.Errorf("parseNamed(%q) = %v\nwant %v", tc.data, got, tc.want)
 		}
 		var e *Error
 		if err != nil && !errors.As(err, &e) {
-			t.Errorf("Parse(%q) = %T, want *Error", tc.data, err)
+			t.Errorf("parseNamed(%q) = %T, want *Error", tc.data, err)
 		}
 	}
 }
 
 func TestParseErrorFields(t *testing.T) {
-	_, err := Parse("", []byte("[watch]\n\n\nmargin = \"soon\" # when?\r\n"))
+	_, err := parseNamed("", []byte("[watch]\n\n\nmargin = \"soon\" # when?\r\n"))
 	want := &Error{Line: 4, Key: "watch.margin", Msg: `must be a duration like "90s"`, Got: `"soon"`}
 	var got *Error
 	if !errors.As(err, &got) || !reflect.DeepEqual(got, want) {
-		t.Fatalf("Parse(...) = %#v, want %#v", err, want)
+		t.Fatalf("parseNamed(...) = %#v, want %#v", err, want)
 	}
 	if s, w := got.Error(), `config: watch.margin: must be a duration like "90s" (line 4, got "soon")`; s != w {
 		t.Errorf("Error() = %s, want %s", s, w)
@@ -287,7 +287,7 @@ func TestErrorString(t *testing.T) {
 			`config: unknown table [wach]; the known table is [watch] (FILE line 2)`},
 		{Error{Key: "watch.margin", Option: "@cac-tmux-margin", Msg: "must not be negative", Got: `"-1s"`},
 			`config: tmux option @cac-tmux-margin: must not be negative (got "-1s")`},
-		{Error{Key: "watch.margin", Flag: "--margin", Msg: "must not be negative", Got: `"-1s"`},
+		{Error{Key: "watch.margin", flag: "--margin", Msg: "must not be negative", Got: `"-1s"`},
 			`config: --margin: must not be negative (got "-1s")`},
 		{Error{Key: "watch.margin", Msg: "must not be negative", Got: `"-5s"`},
 			`config: watch.margin: must not be negative (got "-5s")`},
@@ -312,7 +312,7 @@ func TestValidate(t *testing.T) {
 		want string // "" for valid
 	}{
 		{Default().Watch, ""},
-		{with(func(w *Watch) { w.Interval = MinInterval }), ""},
+		{with(func(w *Watch) { w.Interval = minInterval }), ""},
 		{with(func(w *Watch) { w.Interval = 99 * time.Millisecond }), `config: watch.interval: must be at least 100ms (got "99ms")`},
 		{with(func(w *Watch) { w.Margin = 0; w.NativeGrace = 0; w.Stagger = 0 }), ""},
 		{with(func(w *Watch) { w.Margin = -5 * time.Second }), `config: watch.margin: must not be negative (got "-5s")`},
@@ -335,17 +335,17 @@ func TestValidate(t *testing.T) {
 		{with(func(w *Watch) { w.LogLevel = "warning" }), `config: watch.log_level: must be one of debug, info, warn, error (got "warning")`},
 		{with(func(w *Watch) { w.Interval = 0; w.LogLevel = "x" }), `config: watch.interval: must be at least 100ms (got "0s")`}, // the first in file order
 	} {
-		err := tc.w.Validate()
+		err := tc.w.validate()
 		var got string
 		if err != nil {
 			got = err.Error()
 			var e *Error
 			if !errors.As(err, &e) || e.Path != "" || e.Line != 0 || e.Key == "" {
-				t.Errorf("(%+v).Validate() = %#v, want an *Error with Key and no Path or Line", tc.w, err)
+				t.Errorf("(%+v).validate() = %#v, want an *Error with Key and no Path or Line", tc.w, err)
 			}
 		}
 		if got != tc.want {
-			t.Errorf("(%+v).Validate() = %v, want %v", tc.w, got, tc.want)
+			t.Errorf("(%+v).validate() = %v, want %v", tc.w, got, tc.want)
 		}
 	}
 }
@@ -358,22 +358,22 @@ func TestLoad(t *testing.T) {
 	for name, data := range map[string]string{
 		good: "[watch]\nmargin = \"2m\"\n",
 		bad:  "[watch]\n\n\nmargin = \"soon\"\n",
-		big:  strings.Repeat("#\n", MaxFileSize/2+1),
+		big:  strings.Repeat("#\n", maxFileSize/2+1),
 	} {
 		if err := os.WriteFile(name, []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	got, found, err := Load(good)
+	got, found, err := load(good)
 	if want := with(func(w *Watch) { w.Margin = 2 * time.Minute }); got.Watch != want || !found || err != nil {
-		t.Errorf("Load(%s) = %+v, %v, %v, want %+v, true, nil", good, got.Watch, found, err, want)
+		t.Errorf("load(%s) = %+v, %v, %v, want %+v, true, nil", good, got.Watch, found, err, want)
 	}
 
 	for _, path := range []string{filepath.Join(dir, "missing.toml"), filepath.Join(dir, "no", "such", "dir", "config.toml"), ""} {
-		got, found, err := Load(path)
+		got, found, err := load(path)
 		if !reflect.DeepEqual(got, Default()) || found || err != nil {
-			t.Errorf("Load(%q) = %+v, %v, %v, want Default(), false, nil", path, got, found, err)
+			t.Errorf("load(%q) = %+v, %v, %v, want Default(), false, nil", path, got, found, err)
 		}
 	}
 
@@ -387,21 +387,21 @@ func TestLoad(t *testing.T) {
 		{big, true, `config: file is larger than 1 MiB; check that the path names the configuration file (` + big + `)`},
 		{filepath.Join(good, "config.toml"), false, `config: read ` + filepath.Join(good, "config.toml") + `: not a directory`},
 	} {
-		got, found, err := Load(tc.path)
+		got, found, err := load(tc.path)
 		var e *Error
 		if err == nil || err.Error() != tc.want || found != tc.found || !reflect.DeepEqual(got, Config{}) || !errors.As(err, &e) {
-			t.Errorf("Load(%s) = %+v, %v, %v, want zero, %v, %s", tc.path, got, found, err, tc.found, tc.want)
+			t.Errorf("load(%s) = %+v, %v, %v, want zero, %v, %s", tc.path, got, found, err, tc.found, tc.want)
 		}
 	}
-	if _, _, err := Load(dir); !errors.Is(err, syscall.EISDIR) {
-		t.Errorf("Load(%s) = %v, want an error wrapping EISDIR", dir, err)
+	if _, _, err := load(dir); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("load(%s) = %v, want an error wrapping EISDIR", dir, err)
 	}
 
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
 		want := `config: read ` + fifo + `: not a regular file`
-		if _, found, err := Load(fifo); err == nil || err.Error() != want || !found {
-			t.Errorf("Load(%s) = %v, %v, want true, %s", fifo, found, err, want)
+		if _, found, err := load(fifo); err == nil || err.Error() != want || !found {
+			t.Errorf("load(%s) = %v, %v, want true, %s", fifo, found, err, want)
 		}
 	}
 }

@@ -3,7 +3,7 @@ package config
 import "strings"
 
 // Example returns the configuration file with every key set to its default, each with what
-// it does, its tmux option and its flag, as comments. Parse reads it as Default().
+// it does, its tmux option and its flag, as comments. ReadFile reads it as Default().
 func Example() string {
 	var b strings.Builder
 	b.WriteString(`# The configuration of cac-tmux: $XDG_CONFIG_HOME/cac-tmux/config.toml, else

@@ -82,4 +82,4 @@ func (v *FlagValue) Type() string { return v.typ }
 // Quote is a value given as text (a flag's, a tmux option's) as an error of the configuration
 // shows it after "got": a TOML string, control characters escaped, cut after 60 characters.
 // A command that checks a flag of its own says "(got " + Quote(value) + ")" in the same words.
-func Quote(s string) string { return Shorten(tomlString(s)) }
+func Quote(s string) string { return shorten(tomlString(s)) }

@@ -29,20 +29,20 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Parse("f", data)
+		c, err := parseNamed("f", data)
 		if err == nil {
-			if verr := c.Validate(); verr != nil {
-				t.Fatalf("Parse(%q) = %+v, nil, but Validate() = %v", data, c, verr)
+			if verr := c.validate(); verr != nil {
+				t.Fatalf("parseNamed(%q) = %+v, nil, but validate() = %v", data, c, verr)
 			}
 			return
 		}
 		var e *Error
 		if !errors.As(err, &e) {
-			t.Fatalf("Parse(%q) = %T %v, want *Error", data, err, err)
+			t.Fatalf("parseNamed(%q) = %T %v, want *Error", data, err, err)
 		}
 		lines := strings.Count(string(data), "\n") + 1
 		if e.Msg == "" || e.Path != "f" || e.Line < 0 || e.Line > lines || !strings.HasPrefix(e.Error(), "config: ") {
-			t.Fatalf("Parse(%q) = %#v, want a message and a line from 0 to %d", data, e, lines)
+			t.Fatalf("parseNamed(%q) = %#v, want a message and a line from 0 to %d", data, e, lines)
 		}
 	})
 }

@@ -332,7 +332,7 @@ func leftPad(s string, n int) string { return strings.Repeat("0", max(n-len(s), 
 // watchTable is [watch]: the settings of `cac-tmux watch`.
 var watchTable = table{name: "watch", help: []string{"How `cac-tmux watch` looks at the panes and resumes them."}, keys: []setting{
 	watchKey("interval", wantDuration, "time between two looks at the tmux server (at least 100ms)", "--interval",
-		durationKind, func(w *Watch) *time.Duration { return &w.Interval }, func(d time.Duration) string { return atLeast(d, MinInterval) }),
+		durationKind, func(w *Watch) *time.Duration { return &w.Interval }, func(d time.Duration) string { return atLeast(d, minInterval) }),
 	watchKey("margin", wantDuration, "wait after the reset instant before resuming (the printed reset is truncated to the minute)", "--margin",
 		durationKind, func(w *Watch) *time.Duration { return &w.Margin }, notNegative),
 	watchKey("exact_margin", wantDuration, "wait after a reset Claude Code's transcript gives to the second, instead of margin", "",
@@ -352,7 +352,7 @@ var watchTable = table{name: "watch", help: []string{"How `cac-tmux watch` looks
 		}),
 	watchKey("max_attempts", "an integer like 3", "resumes tried before a pane is marked failed (1 to 100)", "",
 		intKind, func(w *Watch) *int { return &w.MaxAttempts }, func(n int) string {
-			if n < 1 || n > MaxAttempts {
+			if n < 1 || n > maxAttempts {
 				return "must be from 1 to 100"
 			}
 			return ""
@@ -404,10 +404,10 @@ func CheckMessage(m string) string {
 	return ""
 }
 
-// Validate checks every key of c by its rule, then each table's rule between its keys. It
+// validate checks every key of c by its rule, then each table's rule between its keys. It
 // returns nil or the *Error of the first key in file order that breaks its rule (Key, Msg and
 // Got set, no Path or Line).
-func (c Config) Validate() error {
+func (c Config) validate() error {
 	for _, t := range tables {
 		for _, s := range t.keys {
 			if msg := s.check(&c); msg != "" {
@@ -421,9 +421,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Validate checks every setting of w by its rule. It returns nil or the *Error of the first
+// validate checks every setting of w by its rule. It returns nil or the *Error of the first
 // key in file order that breaks its rule (Key, Msg and Got set, no Path or Line).
-func (w Watch) Validate() error {
+func (w Watch) validate() error {
 	c := Config{Watch: w}
 	for _, s := range watchTable.keys {
 		if msg := s.check(&c); msg != "" {

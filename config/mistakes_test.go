@@ -28,13 +28,13 @@ func TestParseEveryMistake(t *testing.T) {
 		`config: notify.timeout: must be a duration like "10s" (cfg.toml line 15, got "soon")`,
 		`config: notify.min_gap: must not be negative; "0s" turns it off (cfg.toml line 16, got "-1s")`,
 	}
-	c, err := Parse("cfg.toml", []byte(data))
+	c, err := parseNamed("cfg.toml", []byte(data))
 	if err == nil || err.Error() != strings.Join(want, "\n") || !reflect.DeepEqual(c, Config{}) {
-		t.Fatalf("Parse(%q) = %v\nwant\n%s", data, err, strings.Join(want, "\n"))
+		t.Fatalf("parseNamed(%q) = %v\nwant\n%s", data, err, strings.Join(want, "\n"))
 	}
 	var es interface{ Unwrap() []error } // Errors
 	if !errors.As(err, &es) || len(es.Unwrap()) != len(want) {
-		t.Fatalf("Parse = %T, want Errors with %d mistakes", err, len(want))
+		t.Fatalf("parseNamed = %T, want Errors with %d mistakes", err, len(want))
 	}
 	var first *Error
 	if !errors.As(err, &first) || first.Line != 3 || first.Key != "watch.margin" || first.Path != "cfg.toml" {
@@ -43,21 +43,21 @@ func TestParseEveryMistake(t *testing.T) {
 
 	// A value its key refuses is not taken: [notify]'s rule does not see it, and the keys
 	// after it are still read.
-	_, err = Parse("f", []byte("[watch]\nmax_per_reset = -1\nstagger = 'x'\n[notify]\nurl = 1\nmax_per_hour = -2\n"))
+	_, err = parseNamed("f", []byte("[watch]\nmax_per_reset = -1\nstagger = 'x'\n[notify]\nurl = 1\nmax_per_hour = -2\n"))
 	if w := `config: watch.max_per_reset: must not be negative; 0 means no cap (f line 2, got -1)` + "\n" +
 		`config: watch.stagger: must be a duration like "90s" (f line 3, got 'x')` + "\n" +
 		`config: notify.url: must be a URL like "https://ntfy.sh/my-topic" (f line 5, got 1)` + "\n" +
 		`config: notify.max_per_hour: must not be negative; 0 means no cap (f line 6, got -2)`; err == nil || err.Error() != w {
-		t.Errorf("Parse(keys then [notify]) = %v\nwant\n%s", err, w)
+		t.Errorf("parseNamed(keys then [notify]) = %v\nwant\n%s", err, w)
 	}
 }
 
 // TestParseSyntaxStops: a file TOML cannot read is one mistake, whatever else is wrong in it.
 func TestParseSyntaxStops(t *testing.T) {
-	_, err := Parse("f", []byte("[watch]\nmargin = \"soon\"\nstagger = 1\n[x\n"))
+	_, err := parseNamed("f", []byte("[watch]\nmargin = \"soon\"\nstagger = 1\n[x\n"))
 	var es interface{ Unwrap() []error } // Errors
 	if err == nil || err.Error() != `config: expected ']' to close table name (f line 4)` || !errors.As(err, &es) || len(es.Unwrap()) != 1 {
-		t.Errorf("Parse(syntax error) = %v, want the one syntax error", err)
+		t.Errorf("parseNamed(syntax error) = %v, want the one syntax error", err)
 	}
 }
 
@@ -72,11 +72,11 @@ func TestResolveEveryTableMistake(t *testing.T) {
 	}
 	c := Default()
 	c.Notify.Desktop, c.Notify.Timeout = "maybe", "soon"
-	if err := c.Validate(); err == nil || err.Error() != `config: notify.desktop: must be "auto", "on" or "off" (got "maybe")` {
-		t.Errorf("Validate() = %v, want the first mistake", err)
+	if err := c.validate(); err == nil || err.Error() != `config: notify.desktop: must be "auto", "on" or "off" (got "maybe")` {
+		t.Errorf("validate() = %v, want the first mistake", err)
 	}
 	if c.Notify.Desktop != "maybe" || c.Notify.Timeout != "soon" {
-		t.Errorf("Validate() changed its Config: %+v", c.Notify)
+		t.Errorf("validate() changed its Config: %+v", c.Notify)
 	}
 }
 
@@ -121,14 +121,14 @@ func TestReadFileDanglingLink(t *testing.T) {
 	} {
 		f, err := ReadFile(tc.path)
 		var e *Error
-		if err == nil || err.Error() != tc.want || f.Found != tc.found || !reflect.DeepEqual(f.Config, Config{}) || !errors.As(err, &e) {
+		if err == nil || err.Error() != tc.want || f.Found != tc.found || !reflect.DeepEqual(f.config, Config{}) || !errors.As(err, &e) {
 			t.Errorf("ReadFile(%s) = %+v, %v\nwant found %v and %s", tc.path, f, err, tc.found, tc.want)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("ReadFile(%s) = %v: a dangling link is not a missing file", tc.path, err)
 		}
-		if _, found, err := Load(tc.path); err == nil || found != tc.found {
-			t.Errorf("Load(%s) = %v, %v, want the error", tc.path, found, err)
+		if _, found, err := load(tc.path); err == nil || found != tc.found {
+			t.Errorf("load(%s) = %v, %v, want the error", tc.path, found, err)
 		}
 	}
 
@@ -141,13 +141,13 @@ func TestReadFileDanglingLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{abs, chain} {
-		if f, err := ReadFile(p); err != nil || !f.Found || f.Lines["watch.margin"] != 2 {
+		if f, err := ReadFile(p); err != nil || !f.Found || f.lines["watch.margin"] != 2 {
 			t.Errorf("ReadFile(%s) = %+v, %v, want the file it leads to", p, f, err)
 		}
 	}
 	toDir := link("dotfiles", "to-dir")
 	for _, p := range []string{filepath.Join(toDir, "config.toml"), filepath.Join(dir, "absent", "config.toml"), filepath.Join(dir, "absent.toml")} {
-		if f, err := ReadFile(p); err != nil || f.Found || !reflect.DeepEqual(f.Config, Default()) {
+		if f, err := ReadFile(p); err != nil || f.Found || !reflect.DeepEqual(f.config, Default()) {
 			t.Errorf("ReadFile(%s) = %+v, %v, want no file and the defaults", p, f, err)
 		}
 	}

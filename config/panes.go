@@ -17,14 +17,14 @@ type Panes struct {
 	Exclude []string
 }
 
-// Allows reports whether the panes of the session named session are supervised: not excluded,
+// allows reports whether the panes of the session named session are supervised: not excluded,
 // and included (an empty Include includes every session). Exclude wins.
-func (p Panes) Allows(session string) bool {
+func (p Panes) allows(session string) bool {
 	ok, _ := p.Match(session)
 	return ok
 }
 
-// Match is Allows with the reason of a "no": `session "scratch" matches panes.exclude
+// Match is allows with the reason of a "no": `session "scratch" matches panes.exclude
 // "scratch*"`, or `session "x" matches none of panes.include "work*", "notes"`.
 func (p Panes) Match(session string) (ok bool, why string) {
 	if g := firstMatch(p.Exclude, session); g != "" {

@@ -27,9 +27,9 @@ const (
 
 var actions = []Action{ActionResume, ActionNotify, ActionNever}
 
-// ParseAction reads an action as written in the file or a tmux option: exactly "resume",
+// parseAction reads an action as written in the file or a tmux option: exactly "resume",
 // "notify" or "never".
-func ParseAction(s string) (Action, error) {
+func parseAction(s string) (Action, error) {
 	if a := Action(s); slices.Contains(actions, a) {
 		return a, nil
 	}

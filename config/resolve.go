@@ -54,21 +54,21 @@ type Flag struct {
 // Source is where an effective value came from: a flag, a tmux option, a line of the file,
 // or (all empty) the default.
 type Source struct {
-	Path   string // the file
-	Line   int    // the line in Path
-	Option string // the tmux option
-	Flag   string // the flag
+	path   string // the file
+	line   int    // the line in path
+	option string // the tmux option
+	flag   string // the flag
 }
 
 // String reads "flag --margin", "tmux option @cac-tmux-margin", "file PATH:4" or "default".
 func (s Source) String() string {
 	switch {
-	case s.Flag != "":
-		return "flag " + s.Flag
-	case s.Option != "":
-		return "tmux option " + s.Option
-	case s.Path != "":
-		return "file " + s.Path + ":" + strconv.Itoa(s.Line)
+	case s.flag != "":
+		return "flag " + s.flag
+	case s.option != "":
+		return "tmux option " + s.option
+	case s.path != "":
+		return "file " + s.path + ":" + strconv.Itoa(s.line)
 	}
 	return "default"
 }
@@ -84,11 +84,11 @@ type Effective struct {
 // Setting is one key of an Effective configuration.
 type Setting struct {
 	Key    string // "watch.margin"
-	Option string // its tmux option
-	Flag   string // its flag of `cac-tmux watch`, "" when none
+	option string // its tmux option
+	flag   string // its flag of `cac-tmux watch`, "" when none
 	Value  string // as it is written in the file
 	Source Source
-	Help   string // what it does
+	help   string // what it does
 }
 
 // Settings lists every key of e in file order, with its value and where it came from.
@@ -97,8 +97,8 @@ func (e Effective) Settings() []Setting {
 	for _, t := range tables {
 		for _, s := range t.keys {
 			m := s.base()
-			out = append(out, Setting{Key: m.key(), Option: optionName(m), Flag: m.flag,
-				Value: s.format(&e.Config), Source: e.Sources[m.key()], Help: m.help})
+			out = append(out, Setting{Key: m.key(), option: optionName(m), flag: m.flag,
+				Value: s.format(&e.Config), Source: e.Sources[m.key()], help: m.help})
 		}
 	}
 	return out
@@ -117,9 +117,9 @@ func Resolve(f File, options []Option, flags []Flag) (Effective, error) {
 	if f.Found {
 		for _, t := range tables {
 			for _, s := range t.keys {
-				if line, ok := f.Lines[s.base().key()]; ok {
-					s.copyTo(&e.Config, &f.Config)
-					e.Sources[s.base().key()] = Source{Path: f.Path, Line: line}
+				if line, ok := f.lines[s.base().key()]; ok {
+					s.copyTo(&e.Config, &f.config)
+					e.Sources[s.base().key()] = Source{path: f.Path, line: line}
 				}
 			}
 		}
@@ -134,24 +134,24 @@ func Resolve(f File, options []Option, flags []Flag) (Effective, error) {
 			errs = append(errs, unknownOption(o.Name))
 			continue
 		}
-		if err := e.set(s, o.Value, Source{Option: o.Name}); err != nil {
+		if err := e.set(s, o.Value, Source{option: o.Name}); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, fl := range flags {
 		s := lookupKey(fl.Key)
 		if s == nil {
-			errs = append(errs, &Error{Key: fl.Key, Flag: fl.Name, Msg: "sets no key of the configuration"})
+			errs = append(errs, &Error{Key: fl.Key, flag: fl.Name, Msg: "sets no key of the configuration"})
 			continue
 		}
-		if err := e.set(s, fl.Value, Source{Flag: fl.Name}); err != nil {
+		if err := e.set(s, fl.Value, Source{flag: fl.Name}); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) == 0 {
 		for _, err := range checkTables(&e.Config) { // named by where its key's value came from
 			src := e.Sources[err.Key]
-			err.Option, err.Flag, err.Path, err.Line = src.Option, src.Flag, src.Path, src.Line
+			err.Option, err.flag, err.Path, err.Line = src.option, src.flag, src.path, src.line
 			errs = append(errs, err)
 		}
 	}
@@ -169,7 +169,7 @@ func (e *Effective) set(s setting, text string, src Source) *Error {
 		msg = s.check(&e.Config)
 	}
 	if msg != "" {
-		return &Error{Key: key, Option: src.Option, Flag: src.Flag, Msg: msg, Got: tomlString(text)}
+		return &Error{Key: key, Option: src.option, flag: src.flag, Msg: msg, Got: tomlString(text)}
 	}
 	e.Sources[key] = src
 	return nil
@@ -187,9 +187,9 @@ func optionKey(name string) setting {
 	return nil
 }
 
-// OptionNames returns the tmux options of every key, in file order. The slice is the caller's
+// optionNames returns the tmux options of every key, in file order. The slice is the caller's
 // to keep.
-func OptionNames() []string {
+func optionNames() []string {
 	var names []string
 	for _, t := range tables {
 		for _, s := range t.keys {
@@ -201,7 +201,7 @@ func OptionNames() []string {
 
 // unknownOption is the *Error of a tmux option named like cac-tmux's that is not one.
 func unknownOption(name string) *Error {
-	known := append(OptionNames(), pluginOptions...)
+	known := append(optionNames(), pluginOptions...)
 	suffixes := make([]string, len(known))
 	for i, k := range known {
 		suffixes[i] = strings.TrimPrefix(k, OptionPrefix)

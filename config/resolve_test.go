@@ -38,14 +38,14 @@ func TestOptionNames(t *testing.T) {
 	}
 	// One option per key, none shared with the plugin's own.
 	seen := map[string]bool{}
-	for _, o := range append(OptionNames(), PluginOptions()...) {
+	for _, o := range append(optionNames(), PluginOptions()...) {
 		if seen[o] || !strings.HasPrefix(o, OptionPrefix) {
 			t.Errorf("option %q: a duplicate, or not under %s", o, OptionPrefix)
 		}
 		seen[o] = true
 	}
-	if len(OptionNames()) != len(Keys()) {
-		t.Errorf("OptionNames() has %d names for %d keys", len(OptionNames()), len(Keys()))
+	if len(optionNames()) != len(Keys()) {
+		t.Errorf("optionNames() has %d names for %d keys", len(optionNames()), len(Keys()))
 	}
 }
 
@@ -200,7 +200,7 @@ func TestResolveErrors(t *testing.T) {
 			continue
 		}
 		var ce *Error
-		if !errors.As(err, &ce) || ce.Option == "" && ce.Flag == "" {
+		if !errors.As(err, &ce) || ce.Option == "" && ce.flag == "" {
 			t.Errorf("Resolve(%q, %q) = %#v, want an *Error naming the option or the flag", tc.opts, tc.flags, err)
 		}
 	}
@@ -221,16 +221,16 @@ func TestSettings(t *testing.T) {
 		t.Fatalf("Settings() keys = %q, want Keys()", keys)
 	}
 	want := map[string]Setting{
-		"watch.interval": {Key: "watch.interval", Option: "@cac-tmux-interval", Flag: "--interval", Value: `"1s"`},
-		"watch.margin":   {Key: "watch.margin", Option: "@cac-tmux-margin", Flag: "--margin", Value: `"1m30s"`, Source: Source{Option: "@cac-tmux-margin"}},
-		"watch.message":  {Key: "watch.message", Option: "@cac-tmux-message", Flag: "--message", Value: `"go on"`, Source: Source{Flag: "--message"}},
-		"policy.weekly":  {Key: "policy.weekly", Option: "@cac-tmux-policy-weekly", Value: `"notify"`, Source: Source{Path: f.Path, Line: 2}},
-		"policy.opus":    {Key: "policy.opus", Option: "@cac-tmux-policy-opus", Value: `"resume"`},
-		"panes.include":  {Key: "panes.include", Option: "@cac-tmux-panes-include", Value: `[]`},
+		"watch.interval": {Key: "watch.interval", option: "@cac-tmux-interval", flag: "--interval", Value: `"1s"`},
+		"watch.margin":   {Key: "watch.margin", option: "@cac-tmux-margin", flag: "--margin", Value: `"1m30s"`, Source: Source{option: "@cac-tmux-margin"}},
+		"watch.message":  {Key: "watch.message", option: "@cac-tmux-message", flag: "--message", Value: `"go on"`, Source: Source{flag: "--message"}},
+		"policy.weekly":  {Key: "policy.weekly", option: "@cac-tmux-policy-weekly", Value: `"notify"`, Source: Source{path: f.Path, line: 2}},
+		"policy.opus":    {Key: "policy.opus", option: "@cac-tmux-policy-opus", Value: `"resume"`},
+		"panes.include":  {Key: "panes.include", option: "@cac-tmux-panes-include", Value: `[]`},
 	}
 	for _, s := range got {
 		if w, ok := want[s.Key]; ok {
-			s.Help = ""
+			s.help = ""
 			if s != w {
 				t.Errorf("Settings()[%s] = %+v, want %+v", s.Key, s, w)
 			}
@@ -255,12 +255,12 @@ func TestTableCheck(t *testing.T) {
 	tables = append(slices.Clone(tables), pair)
 	t.Cleanup(func() { tables = saved })
 
-	if _, err := Parse("f", []byte("[pair]\na = [\"x\"]\n")); err != nil {
-		t.Errorf("Parse(a only) = %v", err)
+	if _, err := parseNamed("f", []byte("[pair]\na = [\"x\"]\n")); err != nil {
+		t.Errorf("parseNamed(a only) = %v", err)
 	}
-	_, err := Parse("f", []byte("[pair]\na = [\"x\"]\n\nb = [ 'y' ]\n"))
+	_, err := parseNamed("f", []byte("[pair]\na = [\"x\"]\n\nb = [ 'y' ]\n"))
 	if want := `config: pair.b: set at most one of a and b; remove b (f line 4, got [ 'y' ])`; err == nil || err.Error() != want {
-		t.Errorf("Parse(a and b) = %v, want %s", err, want)
+		t.Errorf("parseNamed(a and b) = %v, want %s", err, want)
 	}
 	f := file(t, "[pair]\na = [\"x\"]\n")
 	_, err = Resolve(f, []Option{{"@cac-tmux-pair-b", "y"}}, nil)
@@ -269,7 +269,7 @@ func TestTableCheck(t *testing.T) {
 	}
 	c := Default()
 	c.Panes.Include, c.Panes.Exclude = []string{"x"}, []string{"y"}
-	if err := c.Validate(); err == nil || err.Error() != `config: pair.b: set at most one of a and b; remove b (got ["y"])` {
-		t.Errorf("Validate() = %v", err)
+	if err := c.validate(); err == nil || err.Error() != `config: pair.b: set at most one of a and b; remove b (got ["y"])` {
+		t.Errorf("validate() = %v", err)
 	}
 }

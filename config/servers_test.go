@@ -10,7 +10,7 @@ import (
 // with the fix, a host that ssh would read as an option or as two words is refused, and the
 // defaults hold when the tables are left out.
 func TestParseServersAndHosts(t *testing.T) {
-	c, err := Parse("cfg.toml", []byte("[servers]\nall = true\nsockets = [\"/srv/t/work\"]\n[hosts]\nnames = [\"dev1\", \"me@box\"]\ncommand = \"~/go/bin/cac-tmux\"\ntimeout = \"3s\"\n"))
+	c, err := parseNamed("cfg.toml", []byte("[servers]\nall = true\nsockets = [\"/srv/t/work\"]\n[hosts]\nnames = [\"dev1\", \"me@box\"]\ncommand = \"~/go/bin/cac-tmux\"\ntimeout = \"3s\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func TestParseServersAndHosts(t *testing.T) {
 	want.Servers = Servers{All: true, Sockets: []string{"/srv/t/work"}}
 	want.Hosts = Hosts{Names: []string{"dev1", "me@box"}, Command: "~/go/bin/cac-tmux", Timeout: 3 * time.Second, SSH: []string{"ssh"}}
 	if !reflect.DeepEqual(c, want) {
-		t.Errorf("Parse = %+v, want %+v", c, want)
+		t.Errorf("parseNamed = %+v, want %+v", c, want)
 	}
 	if d := Default(); d.Servers.All || d.Hosts.Command != "cac-tmux" || d.Hosts.Timeout != 10*time.Second || d.Hosts.Names != nil {
 		t.Errorf("defaults: %+v %+v", d.Servers, d.Hosts)
@@ -32,8 +32,8 @@ func TestParseServersAndHosts(t *testing.T) {
 		{"[hosts]\nssh = []", `config: hosts.ssh: must name the ssh program first, like ["ssh"] (cfg.toml line 2, got [])`},
 		{"[hosts]\ntimeout = \"10ms\"", `config: hosts.timeout: must be at least 1s (cfg.toml line 2, got "10ms")`},
 	} {
-		if _, err := Parse("cfg.toml", []byte(tc.data)); err == nil || err.Error() != tc.want {
-			t.Errorf("Parse(%q) = %v\nwant %s", tc.data, err, tc.want)
+		if _, err := parseNamed("cfg.toml", []byte(tc.data)); err == nil || err.Error() != tc.want {
+			t.Errorf("parseNamed(%q) = %v\nwant %s", tc.data, err, tc.want)
 		}
 	}
 }
@@ -54,7 +54,7 @@ func TestAllServersFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, err := Resolve(File{}, nil, GivenFlags([]KeyFlag{f}))
-	if err != nil || !e.Config.Servers.All || e.Sources["servers.all"].Flag != "--all-servers" {
+	if err != nil || !e.Config.Servers.All || e.Sources["servers.all"].flag != "--all-servers" {
 		t.Errorf("Resolve(--all-servers) = %+v, %v", e.Config.Servers, err)
 	}
 	if _, err := Resolve(File{}, nil, []Flag{{Name: "--all-servers", Key: "servers.all", Value: "yes"}}); err == nil ||

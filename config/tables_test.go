@@ -41,8 +41,8 @@ func TestDefaultPolicyAndPanes(t *testing.T) {
 	if d.Panes.Include != nil || d.Panes.Exclude != nil {
 		t.Errorf("Default().Panes = %+v, want none", d.Panes)
 	}
-	if err := d.Validate(); err != nil {
-		t.Errorf("Default().Validate() = %v", err)
+	if err := d.validate(); err != nil {
+		t.Errorf("Default().validate() = %v", err)
 	}
 	// Each call has its own map.
 	d.Policy.Actions[detector.KindWeekly] = ActionNever
@@ -80,9 +80,9 @@ func TestParseTables(t *testing.T) {
 		})},
 		{"watch = { margin = \"2m\" }", withC(func(c *Config) { c.Watch.Margin = 2 * time.Minute })},
 	} {
-		got, err := Parse("cfg.toml", []byte(tc.data))
+		got, err := parseNamed("cfg.toml", []byte(tc.data))
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Parse(%q) = %+v, %v\nwant %+v", tc.data, got, err, tc.want)
+			t.Errorf("parseNamed(%q) = %+v, %v\nwant %+v", tc.data, got, err, tc.want)
 		}
 	}
 }
@@ -123,16 +123,16 @@ func TestParseTablesErrors(t *testing.T) {
 		{"watch = { stagger = \"x\", margin = \"y\" }", `config: watch.stagger: must be a duration like "90s" (cfg.toml line 1, got "x")` + "\n" +
 			`config: watch.margin: must be a duration like "90s" (cfg.toml line 1, got "y")`},
 	} {
-		_, err := Parse("cfg.toml", []byte(tc.data))
+		_, err := parseNamed("cfg.toml", []byte(tc.data))
 		var got string
 		if err != nil {
 			got = err.Error()
 		}
 		if got != tc.want {
-			t.Errorf("Parse(%q) = %v\nwant %v", tc.data, got, tc.want)
+			t.Errorf("parseNamed(%q) = %v\nwant %v", tc.data, got, tc.want)
 		}
 		if e := (*Error)(nil); err != nil && !errors.As(err, &e) {
-			t.Errorf("Parse(%q) = %T, want *Error", tc.data, err)
+			t.Errorf("parseNamed(%q) = %T, want *Error", tc.data, err)
 		}
 	}
 }
@@ -148,13 +148,13 @@ func TestConfigValidate(t *testing.T) {
 		{withC(func(c *Config) { c.Policy.MaxWait = -time.Hour }), `config: policy.max_wait: must not be negative (got "-1h")`},
 		{withC(func(c *Config) { c.Panes.Exclude = []string{"a", "b\\"} }), `config: panes.exclude: "b\\" is not a valid pattern: it ends with a \ that quotes nothing; remove it, or write \\ for a \ (got ["a", "b\\"])`},
 	} {
-		err := tc.c.Validate()
+		err := tc.c.validate()
 		var got string
 		if err != nil {
 			got = err.Error()
 		}
 		if got != tc.want {
-			t.Errorf("Validate() = %v, want %v", got, tc.want)
+			t.Errorf("validate() = %v, want %v", got, tc.want)
 		}
 	}
 }
@@ -195,13 +195,13 @@ func TestPolicyFor(t *testing.T) {
 
 func TestParseAction(t *testing.T) {
 	for _, s := range []string{"resume", "notify", "never"} {
-		if a, err := ParseAction(s); err != nil || string(a) != s {
-			t.Errorf("ParseAction(%q) = %q, %v", s, a, err)
+		if a, err := parseAction(s); err != nil || string(a) != s {
+			t.Errorf("parseAction(%q) = %q, %v", s, a, err)
 		}
 	}
 	for _, s := range []string{"", "Resume", "hold", " never"} {
-		if _, err := ParseAction(s); err == nil || !strings.Contains(err.Error(), "must be resume, notify or never") {
-			t.Errorf("ParseAction(%q) = %v, want an error", s, err)
+		if _, err := parseAction(s); err == nil || !strings.Contains(err.Error(), "must be resume, notify or never") {
+			t.Errorf("parseAction(%q) = %v, want an error", s, err)
 		}
 	}
 }
@@ -233,7 +233,7 @@ func TestPanesAllows(t *testing.T) {
 		{Panes{Include: []string{"café*"}}, "café ☕", true, ""},
 	} {
 		ok, why := tc.p.Match(tc.session)
-		if ok != tc.want || why != tc.why || tc.p.Allows(tc.session) != tc.want {
+		if ok != tc.want || why != tc.why || tc.p.allows(tc.session) != tc.want {
 			t.Errorf("%+v.Match(%q) = %v, %q; want %v, %q", tc.p, tc.session, ok, why, tc.want, tc.why)
 		}
 	}
@@ -241,9 +241,9 @@ func TestPanesAllows(t *testing.T) {
 
 func TestExample(t *testing.T) {
 	ex := Example()
-	c, err := Parse("example", []byte(ex))
+	c, err := parseNamed("example", []byte(ex))
 	if err != nil || !reflect.DeepEqual(c, Default()) {
-		t.Fatalf("Parse(Example()) = %+v, %v; want Default()", c, err)
+		t.Fatalf("parseNamed(Example()) = %+v, %v; want Default()", c, err)
 	}
 	for _, k := range Keys() {
 		if !strings.Contains(ex, "\n"+k[strings.IndexByte(k, '.')+1:]+" = ") || !strings.Contains(ex, OptionName(k)+"\n") && !strings.Contains(ex, OptionName(k)+", flag") {

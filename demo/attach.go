@@ -8,9 +8,9 @@ import (
 
 // attached attaches the user's terminal to the private server and follows the cycle there:
 // each session's border says what last happened to it, the status line the countdown and
-// the progress. After the cycle the view stays for Hold (the status line counts down), then
-// the server goes; detaching ends it at once. The timeline is printed once the terminal is
-// the user's again.
+// the progress. After the cycle the view stays for Options.hold (the status line counts
+// down), then the server goes; detaching ends it at once. The timeline is printed once the
+// terminal is the user's again.
 func (w *world) attached(ctx context.Context) error {
 	t := w.o.Term
 	octx, cancel := context.WithCancel(ctx)
@@ -20,7 +20,7 @@ func (w *world) attached(ctx context.Context) error {
 		ended <- w.tmux.Attach("demo", t.In, t.Out, t.Err)
 		cancel() // the client ended: detached, or the server is gone
 	}()
-	err := w.observe(octx, func(e Event) { w.told(octx, e) }, func() { w.status(octx, "") })
+	err := w.observe(octx, func(e event) { w.told(octx, e) }, func() { w.status(octx, "") })
 	if err == nil {
 		w.hold(octx)
 	}
@@ -43,16 +43,16 @@ func (w *world) attached(ctx context.Context) error {
 	return nil
 }
 
-// hold keeps the view for Hold after the cycle, the status line counting down, unless the
+// hold keeps the view for Options.hold after the cycle, the status line counting down, unless the
 // user leaves first.
 func (w *world) hold(ctx context.Context) {
 	verdict := "cycle complete ✓"
 	if err := w.judge.Err(); err != nil {
 		verdict = "FAILED: " + err.Error()
 	}
-	for left := w.o.Hold; left > 0; left -= time.Second {
+	for left := w.o.hold; left > 0; left -= time.Second {
 		w.status(ctx, fmt.Sprintf("%s · closes in %s · C-q leaves now", verdict, since(left)))
-		if w.o.Clock.Sleep(ctx, time.Second) != nil {
+		if w.o.clock.Sleep(ctx, time.Second) != nil {
 			return
 		}
 	}
@@ -61,7 +61,7 @@ func (w *world) hold(ctx context.Context) {
 // status sets the right of the status line: text, or the countdown and the progress.
 func (w *world) status(ctx context.Context, text string) {
 	if text == "" {
-		now := w.o.Clock.Now()
+		now := w.o.clock.Now()
 		done, all := w.judge.Progress()
 		text = fmt.Sprintf("resets %s", w.plan.reset.Format(time.TimeOnly))
 		if d := w.plan.reset.Sub(now); d > 0 {

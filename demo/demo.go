@@ -56,12 +56,12 @@ type Options struct {
 	Out, Err io.Writer
 	// Term, when set, is the user's terminal: the demo attaches it to its server.
 	Term *Terminal
-	// Tmux is the tmux binary, "tmux" when empty.
-	Tmux string
-	// Hold is how long the attached view stays after the cycle ended (default 20s).
-	Hold time.Duration
-	// Clock is the one clock; nil is clock.Real.
-	Clock clock.Clock
+	// tmux is the tmux binary, "tmux" when empty.
+	tmux string
+	// hold is how long the attached view stays after the cycle ended (default 20s).
+	hold time.Duration
+	// clock is the one clock; nil is clock.Real.
+	clock clock.Clock
 }
 
 // Terminal is the user's terminal and its size.
@@ -73,11 +73,11 @@ type Terminal struct {
 // Run runs the demo until the cycle is complete, something went wrong, the user detaches or
 // ctx ends, and cleans up after it. The error says what went wrong.
 func Run(ctx context.Context, o Options) error {
-	if o.Clock == nil {
-		o.Clock = clock.Real
+	if o.clock == nil {
+		o.clock = clock.Real
 	}
-	if o.Hold <= 0 {
-		o.Hold = 20 * time.Second
+	if o.hold <= 0 {
+		o.hold = 20 * time.Second
 	}
 	if t := o.Term; t != nil && (t.Width < MinWidth || t.Height < MinHeight) {
 		fmt.Fprintf(o.Err, "cac-tmux demo: the view needs a terminal of at least %dx%d (this one is %dx%d); showing the timeline instead\n",
@@ -112,7 +112,7 @@ type world struct {
 
 // headless prints the timeline as it happens, until the cycle is complete or went wrong.
 func (w *world) headless(ctx context.Context) error {
-	err := w.observe(ctx, func(e Event) { fmt.Fprintln(w.o.Out, e.Format(w.plan.start, label)) }, nil)
+	err := w.observe(ctx, func(e event) { fmt.Fprintln(w.o.Out, e.Format(w.plan.start, label)) }, nil)
 	if err != nil {
 		return err
 	}
@@ -124,8 +124,8 @@ func (w *world) headless(ctx context.Context) error {
 
 // observe feeds the judge every 250 ms and hands each new event to told (then calls each,
 // when set), until the cycle is complete or went wrong (nil), or ctx ends (its error).
-func (w *world) observe(ctx context.Context, told func(Event), each func()) error {
-	for _, e := range append([]Event(nil), w.judge.Events()...) {
+func (w *world) observe(ctx context.Context, told func(event), each func()) error {
+	for _, e := range append([]event(nil), w.judge.Events()...) {
 		told(e)
 	}
 	for {
@@ -138,14 +138,14 @@ func (w *world) observe(ctx context.Context, told func(Event), each func()) erro
 		if w.judge.Err() != nil || w.judge.Complete() {
 			return nil
 		}
-		if err := w.o.Clock.Sleep(ctx, 250*time.Millisecond); err != nil {
+		if err := w.o.clock.Sleep(ctx, 250*time.Millisecond); err != nil {
 			return fmt.Errorf("demo: interrupted: %w", err)
 		}
 	}
 }
 
 // step reads what the watcher published and what the simulators logged, and asks the judge.
-func (w *world) step(ctx context.Context) []Event {
+func (w *world) step(ctx context.Context) []event {
 	panes, err := w.tmux.ListPanes(ctx, tmuxctl.Search{})
 	if err != nil && ctx.Err() == nil {
 		w.judge.Gone("", "the private tmux server does not answer: "+err.Error())
@@ -177,7 +177,7 @@ func (w *world) step(ctx context.Context) []Event {
 			w.judge.Logged(key, e)
 		}
 	}
-	return w.judge.Step(w.o.Clock.Now())
+	return w.judge.Step(w.o.clock.Now())
 }
 
 // lastLines is the end of what a pane shows, on one line.

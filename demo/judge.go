@@ -10,8 +10,8 @@ import (
 	"github.com/cac-tmux/cac-tmux/demo/simclaude"
 )
 
-// Event is one line of the timeline.
-type Event struct {
+// event is one line of the timeline.
+type event struct {
 	At   time.Time
 	Key  string // the session ("a"…"d"), "" for the demo itself
 	Text string
@@ -19,7 +19,7 @@ type Event struct {
 
 // Format is the event as the timeline prints it: the wall-clock time, the time since start,
 // the session and what happened.
-func (e Event) Format(start time.Time, label func(key string) string) string {
+func (e event) Format(start time.Time, label func(key string) string) string {
 	who := "demo"
 	if e.Key != "" {
 		who = label(e.Key)
@@ -65,7 +65,7 @@ type milestone struct {
 type judge struct {
 	plan     plan
 	tracks   []*track
-	events   []Event
+	events   []event
 	err      error // the first thing that went wrong
 	complete bool
 	watcher  string // why the watcher is gone, "" while it runs
@@ -73,7 +73,7 @@ type judge struct {
 
 func newJudge(p plan, sessions []session) *judge {
 	j := &judge{plan: p}
-	j.events = append(j.events, Event{At: p.start, Text: fmt.Sprintf("%d simulated Claude Code sessions stop at a limit that resets at %s (they print %q); the watcher runs with --margin %s --interval %s",
+	j.events = append(j.events, event{At: p.start, Text: fmt.Sprintf("%d simulated Claude Code sessions stop at a limit that resets at %s (they print %q); the watcher runs with --margin %s --interval %s",
 		len(sessions), p.reset.Format(time.TimeOnly), printed(p.reset), margin, interval)})
 	for _, s := range sessions {
 		j.tracks = append(j.tracks, &track{session: s, watched: map[string]bool{}})
@@ -123,7 +123,7 @@ func (j *judge) Gone(key, why string) {
 
 // Step tells what happened since the last step, at now, and returns the new events; Err and
 // Complete then say where the cycle stands.
-func (j *judge) Step(now time.Time) []Event {
+func (j *judge) Step(now time.Time) []event {
 	if j.err != nil || j.complete {
 		return nil
 	}
@@ -133,7 +133,7 @@ func (j *judge) Step(now time.Time) []Event {
 			return j.fail(now, t.key, err)
 		}
 		for ms := milestones[t.role]; t.told < len(ms) && ms[t.told].reached(t); t.told++ {
-			j.events = append(j.events, Event{At: now, Key: t.key, Text: ms[t.told].text(t)})
+			j.events = append(j.events, event{At: now, Key: t.key, Text: ms[t.told].text(t)})
 		}
 	}
 	switch {
@@ -141,8 +141,8 @@ func (j *judge) Step(now time.Time) []Event {
 		return j.fail(now, "", fmt.Errorf("the watcher is gone: %s", j.watcher))
 	case j.done():
 		j.complete = true
-		j.events = append(j.events, Event{At: now, Key: j.track(keyDraft).key, Text: "untouched after the reset: the draft is still in the box, no key received"},
-			Event{At: now, Text: "cycle complete in " + since(now.Sub(j.plan.start)) + ": 2 sessions resumed, 1 continued by itself, 1 draft left alone"})
+		j.events = append(j.events, event{At: now, Key: j.track(keyDraft).key, Text: "untouched after the reset: the draft is still in the box, no key received"},
+			event{At: now, Text: "cycle complete in " + since(now.Sub(j.plan.start)) + ": 2 sessions resumed, 1 continued by itself, 1 draft left alone"})
 	case now.After(j.plan.deadline()):
 		return j.fail(now, "", j.late())
 	}
@@ -150,12 +150,12 @@ func (j *judge) Step(now time.Time) []Event {
 }
 
 // fail ends the cycle with err, told as the last event.
-func (j *judge) fail(now time.Time, key string, err error) []Event {
+func (j *judge) fail(now time.Time, key string, err error) []event {
 	j.err = err
 	if key != "" {
 		j.err = fmt.Errorf("%s: %w", j.track(key).label, err)
 	}
-	j.events = append(j.events, Event{At: now, Key: key, Text: "FAILED: " + err.Error()})
+	j.events = append(j.events, event{At: now, Key: key, Text: "FAILED: " + err.Error()})
 	return j.events[len(j.events)-1:]
 }
 
@@ -195,7 +195,7 @@ func (j *judge) Err() error { return j.err }
 func (j *judge) Complete() bool { return j.complete }
 
 // Events are all the events so far.
-func (j *judge) Events() []Event { return j.events }
+func (j *judge) Events() []event { return j.events }
 
 // Progress is how many sessions got through their part of the cycle; the draft's is through
 // with the cycle.

@@ -177,11 +177,11 @@ func TestJudgeFailures(t *testing.T) {
 func TestEventFormat(t *testing.T) {
 	start := time.Date(2026, 11, 20, 22, 41, 30, 0, time.UTC)
 	for _, tc := range []struct {
-		e    Event
+		e    event
 		want string
 	}{
-		{Event{At: start, Text: "go"}, "22:41:30     +0s  demo        go"},
-		{Event{At: start.Add(95 * time.Second), Key: "b", Text: "resumed"}, "22:43:05  +1m35s  (b) menu    resumed"},
+		{event{At: start, Text: "go"}, "22:41:30     +0s  demo        go"},
+		{event{At: start.Add(95 * time.Second), Key: "b", Text: "resumed"}, "22:43:05  +1m35s  (b) menu    resumed"},
 	} {
 		if got := tc.e.Format(start, label); got != tc.want {
 			t.Errorf("Format = %q, want %q", got, tc.want)

@@ -57,7 +57,7 @@ func setUp(ctx context.Context, o Options) (*world, error) {
 		return nil, fmt.Errorf("demo: temporary directory: %w", err)
 	}
 	w := &world{o: o, dir: dir, panes: map[string]string{}, logs: map[string]*tail{}, titles: map[string]string{},
-		tmux: &tmuxctl.Client{SocketPath: filepath.Join(dir, "s"), Bin: o.Tmux}}
+		tmux: &tmuxctl.Client{SocketPath: filepath.Join(dir, "s"), Bin: o.tmux}}
 	for _, sub := range []string{"state", "run", "config", "claude-config"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
 			return w, fmt.Errorf("demo: temporary directory %s: %w", sub, err)
@@ -71,7 +71,7 @@ func setUp(ctx context.Context, o Options) (*world, error) {
 	if err := os.WriteFile(conf, []byte(tmuxConf), 0o600); err != nil {
 		return w, fmt.Errorf("demo: write %s: %w", conf, err)
 	}
-	w.plan = newPlan(o.Clock.Now())
+	w.plan = newPlan(o.clock.Now())
 	w.judge = newJudge(w.plan, sessions)
 	for _, s := range sessions {
 		w.logs[s.key] = &tail{path: w.logPath(s.key)}
@@ -172,7 +172,7 @@ func (w *world) pane(ctx context.Context, cmd, argv []string) (string, error) {
 }
 
 // told shows a session's last event on its pane's border.
-func (w *world) told(ctx context.Context, e Event) {
+func (w *world) told(ctx context.Context, e event) {
 	if id := w.titles[e.Key]; id != "" {
 		w.tmux.SetPaneOption(ctx, id, "@demo_last", e.Text)
 	}
@@ -187,7 +187,7 @@ func (w *world) tearDown() {
 		fmt.Fprintf(w.o.Err, "cac-tmux demo: %v\n", err)
 	}
 	for i := 0; i < 100 && anyAlive(pids); i++ {
-		w.o.Clock.Sleep(ctx, 50*time.Millisecond)
+		w.o.clock.Sleep(ctx, 50*time.Millisecond)
 	}
 	if err := os.RemoveAll(w.dir); err != nil {
 		fmt.Fprintf(w.o.Err, "cac-tmux demo: remove %s: %v\n", w.dir, err)

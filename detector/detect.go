@@ -46,7 +46,7 @@ func Detect(screen string, f Facts) Verdict {
 	v.Exited = s.exitedFrom(last.end)
 	v.Resumed = after.activity != "" || v.Native == NativeFired
 	v.Reset = resolve(last.msg, f, after.summary)
-	v.Prefilled = v.Input.Draft == PrefilledText && s.pressToContinue(last.end)
+	v.Prefilled = v.Input.Draft == prefilledText && s.pressToContinue(last.end)
 
 	switch {
 	case v.Exited:
@@ -270,7 +270,7 @@ func stopDigit(rows []MenuRow) int {
 		if r.Digit != i+1 || r.Digit > 9 {
 			return 0
 		}
-		if IsStopLabel(r.Label) {
+		if isStopLabel(r.Label) {
 			if stop != 0 {
 				return 0
 			}
@@ -290,10 +290,10 @@ var stopLabels = []string{"Stop and wait for limit to reset", "Stop"}
 // row never contains one; the check guards the known labels against a careless edit.
 var paidWords = regexp.MustCompile(`(?i)purchase|buy|upgrade|plan|credit|fund|switch|money|pay|billing|subscri|extra usage|overage|team|login|[$€£]`)
 
-// IsStopLabel reports whether a menu row's label is a known Stop label that mentions no
+// isStopLabel reports whether a menu row's label is a known Stop label that mentions no
 // purchase, upgrade, plan, credits, funds, switching or money: the only row the watcher may
 // press. Anything else fails closed.
-func IsStopLabel(label string) bool {
+func isStopLabel(label string) bool {
 	label = strings.Join(strings.Fields(label), " ")
 	return slices.Contains(stopLabels, label) && !paidWords.MatchString(label)
 }
@@ -486,9 +486,9 @@ func (s *screen) after(from int) afterStop {
 	return a
 }
 
-// PrefilledText is what Claude Code puts into the input box itself with "Press ⏎ to continue
+// prefilledText is what Claude Code puts into the input box itself with "Press ⏎ to continue
 // after reset" under its stop (Verdict.Prefilled).
-const PrefilledText = "continue"
+const prefilledText = "continue"
 
 // pressToContinue reports "Press ⏎ to continue after reset" in the stop's own block: the
 // indented rows right below the message, down to a blank row or the live input box (seen in

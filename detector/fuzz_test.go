@@ -44,7 +44,7 @@ func FuzzDetect(f *testing.F) {
 				t.Fatalf("Detect(%q) time-only reset %v is %v after the capture, want at most a day", screen, v.Reset.At, d)
 			}
 		}
-		if d := v.Menu.StopDigit; d != 0 && (d > len(v.Menu.Rows) || !IsStopLabel(v.Menu.Rows[d-1].Label) || paidWords.MatchString(v.Menu.Rows[d-1].Label)) {
+		if d := v.Menu.StopDigit; d != 0 && (d > len(v.Menu.Rows) || !isStopLabel(v.Menu.Rows[d-1].Label) || paidWords.MatchString(v.Menu.Rows[d-1].Label)) {
 			t.Fatalf("Detect(%q) StopDigit %d does not name a known Stop row in %+v", screen, d, v.Menu.Rows)
 		}
 	})

@@ -967,8 +967,8 @@ func TestTableInput(t *testing.T) {
 // upgrade, a plan, credits, funds, switching or money is not, whatever its first word.
 func TestStopLabels(t *testing.T) {
 	for _, l := range stopLabels {
-		if !IsStopLabel(l) || !IsStopLabel("  "+strings.ReplaceAll(l, " ", "  ")+" ") {
-			t.Errorf("IsStopLabel(%q) = false, want true", l)
+		if !isStopLabel(l) || !isStopLabel("  "+strings.ReplaceAll(l, " ", "  ")+" ") {
+			t.Errorf("isStopLabel(%q) = false, want true", l)
 		}
 		if paidWords.MatchString(l) {
 			t.Errorf("the known Stop label %q mentions something paid", l)
@@ -977,8 +977,8 @@ func TestStopLabels(t *testing.T) {
 	for _, l := range []string{"Stop waiting and switch to usage credits ($)", "Stop and upgrade your plan",
 		"Stop and add funds", "Stop and buy extra usage", "Stop and wait", "Stopp", "stop", "Upgrade your plan",
 		"Switch to extra usage", "Wait here, then continue automatically at 1am", ""} {
-		if IsStopLabel(l) {
-			t.Errorf("IsStopLabel(%q) = true, want false", l)
+		if isStopLabel(l) {
+			t.Errorf("isStopLabel(%q) = true, want false", l)
 		}
 	}
 }

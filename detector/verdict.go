@@ -146,7 +146,7 @@ type Menu struct {
 	Rows []MenuRow
 	// Focused is the digit of the focused row, 0 when none could be read.
 	Focused int
-	// StopDigit is the digit of the one row whose label is a known Stop label (IsStopLabel),
+	// StopDigit is the digit of the one row whose label is a known Stop label (isStopLabel),
 	// 0 when there is none or the rows could not be read as 1..N. It is the only key the
 	// watcher may press.
 	StopDigit int

@@ -17,9 +17,9 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
-// MinTmux is the oldest tmux cac-tmux works with: its listing filters panes (list-panes -f),
+// minTmux is the oldest tmux cac-tmux works with: its listing filters panes (list-panes -f),
 // which tmux 3.2 brought. It is tested on 3.2a, 3.3a, 3.4, 3.5a, 3.6b, 3.7c and next-3.8.
-const MinTmux = "3.2"
+const minTmux = "3.2"
 
 // checkTmux names the tmux binary cac-tmux runs (`tmux -V`); what a version can do is asked
 // of the server (checkServer), never read off this string.
@@ -27,7 +27,7 @@ func checkTmux(ctx context.Context, e Env) Check {
 	v, err := e.Tmux.Version(ctx)
 	if err != nil {
 		return Check{Name: "tmux", Detail: "tmux cannot be run: " + err.Error(),
-			Fix: "install tmux " + MinTmux + " or later (apt install tmux, brew install tmux) on the PATH of cac-tmux"}
+			Fix: "install tmux " + minTmux + " or later (apt install tmux, brew install tmux) on the PATH of cac-tmux"}
 	}
 	return Check{Name: "tmux", OK: true, Detail: v}
 }
@@ -52,7 +52,7 @@ func checkServer(ctx context.Context, e Env) Check {
 			Fix: "run doctor again; if it fails again, run it with the tmux server's user"}
 	case !k.Filter:
 		return Check{Name: "server", Detail: detail + ": too old, it cannot filter a listing (list-panes -f)",
-			Fix: "upgrade tmux to " + MinTmux + " or later, then restart the server (tmux kill-server)"}
+			Fix: "upgrade tmux to " + minTmux + " or later, then restart the server (tmux kill-server)"}
 	}
 	return Check{Name: "server", OK: true, Detail: detail + "; " + capabilities(k)}
 }
@@ -89,7 +89,7 @@ func checkConfig(ctx context.Context, e Env) (config.Config, Check) {
 var zones = []string{"UTC", "America/Los_Angeles", "America/Sao_Paulo", "Europe/Berlin", "Asia/Kolkata", "Australia/Sydney"}
 
 func checkZones(e Env) Check {
-	load := e.LoadLocation
+	load := e.loadLocation
 	if load == nil {
 		load = time.LoadLocation
 	}

@@ -90,8 +90,8 @@ type Env struct {
 	StateDir, LockDir string
 	DirErr            error
 	Getenv            func(string) string
-	// LoadLocation loads a time zone; nil is time.LoadLocation.
-	LoadLocation func(string) (*time.Location, error)
+	// loadLocation loads a time zone; nil is time.LoadLocation.
+	loadLocation func(string) (*time.Location, error)
 	// WatchCommand is the command line that starts a watcher of this server, for the fixes.
 	WatchCommand string
 }

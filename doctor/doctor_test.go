@@ -205,7 +205,7 @@ func TestZones(t *testing.T) {
 		}
 		return time.UTC, nil
 	}
-	c = checkZones(Env{Getenv: env(""), LoadLocation: broken})
+	c = checkZones(Env{Getenv: env(""), loadLocation: broken})
 	if c.OK || c.Detail != "time zone Asia/Kolkata does not load: unknown time zone Asia/Kolkata" || !strings.Contains(c.Fix, "time/tzdata") {
 		t.Errorf("checkZones(no zone data) = %+v", c)
 	}

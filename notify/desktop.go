@@ -20,10 +20,10 @@ func (d *desktop) name() string { return "desktop" }
 // they are never part of the script.
 var osaScript = []string{"-e", "on run argv", "-e", "display notification (item 2 of argv) with title (item 1 of argv)", "-e", "end run"}
 
-// desktopArgs are the arguments of the desktop program for e (Title and Body never start
+// desktopArgs are the arguments of the desktop program for e (titleOf and bodyOf never start
 // with "-", and notify-send's "--" ends its options anyway).
 func desktopArgs(goos string, e Event) []string {
-	title, body := Title(e), Body(e)
+	title, body := titleOf(e), bodyOf(e)
 	if goos == "darwin" {
 		return append(append([]string{}, osaScript...), title, body)
 	}

@@ -33,16 +33,13 @@ const (
 // eventKinds are the known events, in the order the documentation lists them.
 var eventKinds = []EventKind{Stopped, Resumed, Held, Failed, Again, Skipped}
 
-// EventKinds returns the known events in documentation order. The slice is the caller's.
-func EventKinds() []EventKind { return slices.Clone(eventKinds) }
-
-// DefaultEvents returns the events a channel receives unless its *_events key says
+// defaultEvents returns the events a channel receives unless its *_events key says
 // otherwise: every event but skipped, which the user caused and needs no telling of. The
 // slice is the caller's.
-func DefaultEvents() []EventKind { return []EventKind{Stopped, Resumed, Held, Failed, Again} }
+func defaultEvents() []EventKind { return []EventKind{Stopped, Resumed, Held, Failed, Again} }
 
-// ParseEventKind reads an event name strictly: anything but a known name is an error.
-func ParseEventKind(s string) (EventKind, error) {
+// parseEventKind reads an event name strictly: anything but a known name is an error.
+func parseEventKind(s string) (EventKind, error) {
 	if k := EventKind(s); slices.Contains(eventKinds, k) {
 		return k, nil
 	}
@@ -98,9 +95,9 @@ var presentations = map[EventKind]presentation{
 	Skipped: {"wait skipped", 2, "fast_forward", false},
 }
 
-// Title is the one-line summary of e: "cac-tmux: main:1.0 stopped at its limit (weekly)".
+// titleOf is the one-line summary of e: "cac-tmux: main:1.0 stopped at its limit (weekly)".
 // It never starts with "-" (it is an argument of notify-send and osascript).
-func Title(e Event) string {
+func titleOf(e Event) string {
 	who := e.Target
 	if who == "" {
 		who = e.Pane
@@ -112,8 +109,8 @@ func Title(e Event) string {
 	return t
 }
 
-// Body is the text of e's notification: what happened, the reset when known, the note.
-func Body(e Event) string {
+// bodyOf is the text of e's notification: what happened, the reset when known, the note.
+func bodyOf(e Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Claude Code in pane %s", oneLine(e.Pane))
 	if e.Target != "" {

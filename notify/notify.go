@@ -29,10 +29,10 @@ import (
 )
 
 const (
-	// QueueSize is how many events wait for one channel before new ones are dropped.
-	QueueSize = 32
-	// RetryPause is the wait, on the clock, before the one retry of a failed delivery.
-	RetryPause = 5 * time.Second
+	// queueSize is how many events wait for one channel before new ones are dropped.
+	queueSize = 32
+	// retryPause is the wait, on the clock, before the one retry of a failed delivery.
+	retryPause = 5 * time.Second
 )
 
 // channel is one way of telling the user.
@@ -113,7 +113,7 @@ func New(s Settings, log zerolog.Logger, clk clock.Clock) (*Notifier, error) {
 // add makes a worker for ch, unless it gets no event.
 func (n *Notifier) add(ch channel, events []EventKind) {
 	if len(events) > 0 {
-		n.workers = append(n.workers, &worker{ch: ch, events: slices.Clone(events), queue: make(chan Event, QueueSize)})
+		n.workers = append(n.workers, &worker{ch: ch, events: slices.Clone(events), queue: make(chan Event, queueSize)})
 	}
 }
 
@@ -123,7 +123,7 @@ func (n *Notifier) Send(e Event) {
 	if n == nil || len(n.workers) == 0 {
 		return
 	}
-	if _, err := ParseEventKind(string(e.Kind)); err != nil {
+	if _, err := parseEventKind(string(e.Kind)); err != nil {
 		n.log.Warn().Err(err).Str("pane", e.Pane).Msg("notify: nothing sent")
 		return
 	}
@@ -173,7 +173,7 @@ func (n *Notifier) enqueue(w *worker, e Event) {
 		}
 	default:
 		if w.dropped == 0 {
-			n.log.Warn().Str("channel", w.ch.name()).Int("queue", QueueSize).Msg("notify: the channel is behind and its queue is full; events are dropped until it catches up")
+			n.log.Warn().Str("channel", w.ch.name()).Int("queue", queueSize).Msg("notify: the channel is behind and its queue is full; events are dropped until it catches up")
 		}
 		w.dropped++
 	}
@@ -243,9 +243,9 @@ func (n *Notifier) attempt(ch channel, e Event) error {
 	return err
 }
 
-// pause waits before a retry: RetryPause on the clock, cut short by Close.
+// pause waits before a retry: retryPause on the clock, cut short by Close.
 func (n *Notifier) pause() {
-	t := n.clk.NewTimer(RetryPause)
+	t := n.clk.NewTimer(retryPause)
 	defer t.Stop()
 	select {
 	case <-t.C():

@@ -13,7 +13,7 @@ import (
 	"unicode"
 )
 
-// ntfy POSTs each event to an ntfy-compatible topic URL: the body is Body(e) as plain
+// ntfy POSTs each event to an ntfy-compatible topic URL: the body is bodyOf(e) as plain
 // text, the title, priority and tags are ntfy's Title, Priority and Tags headers, and a
 // bearer token, when configured, is read at every POST (so it can be rotated) and sent in
 // Authorization. The URL's path (on ntfy.sh the topic is the secret) and the token are never
@@ -37,12 +37,12 @@ func newNtfy(s Settings) *ntfy {
 func (n *ntfy) name() string { return "url" }
 
 func (n *ntfy) deliver(ctx context.Context, e Event) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, strings.NewReader(Body(e)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, strings.NewReader(bodyOf(e)))
 	if err != nil {
 		return fmt.Errorf("post to %s: %w", n.host, withoutURL(err))
 	}
 	req.Header.Set("Content-Type", "text/plain; charset=utf-8")
-	req.Header.Set("Title", headerText(Title(e)))
+	req.Header.Set("Title", headerText(titleOf(e)))
 	req.Header.Set("Priority", strconv.Itoa(presentations[e.Kind].priority))
 	req.Header.Set("Tags", strings.Join(tags(e), ","))
 	if n.tokenFile != "" || n.tokenEnv != "" {

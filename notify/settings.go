@@ -78,19 +78,19 @@ const (
 
 // Limits of the validation.
 const (
-	MinTimeout = time.Second
-	MaxTimeout = 10 * time.Minute
+	minTimeout = time.Second
+	maxTimeout = 10 * time.Minute
 )
 
 // Default returns the built-in settings: no hook, no URL, desktop "off", every channel's
-// events DefaultEvents() (all but skipped), timeout "10s", min_gap "1m", max_per_hour 12.
+// events defaultEvents() (all but skipped), timeout "10s", min_gap "1m", max_per_hour 12.
 // With them nothing is ever sent.
 func Default() Settings {
 	return Settings{
-		CommandEvents: DefaultEvents(),
-		URLEvents:     DefaultEvents(),
+		CommandEvents: defaultEvents(),
+		URLEvents:     defaultEvents(),
 		Desktop:       DesktopOff,
-		DesktopEvents: DefaultEvents(),
+		DesktopEvents: defaultEvents(),
 		Timeout:       "10s",
 		MinGap:        "1m",
 		MaxPerHour:    12,
@@ -209,7 +209,7 @@ func checkEvents(list []EventKind) (string, string) {
 	}
 	got := tomlStrings(names)
 	for i, k := range list {
-		if _, err := ParseEventKind(string(k)); err != nil {
+		if _, err := parseEventKind(string(k)); err != nil {
 			return fmt.Sprintf("unknown event %q; the events are %s", k, eventNames()), got
 		}
 		if slices.Contains(list[:i], k) {
@@ -285,7 +285,7 @@ func checkTimeout(s string) string {
 	switch {
 	case err != nil:
 		return `must be a duration like "10s"`
-	case d < MinTimeout || d > MaxTimeout:
+	case d < minTimeout || d > maxTimeout:
 		return "must be from 1s to 10m"
 	}
 	return ""

@@ -40,23 +40,23 @@ type Snapshot struct {
 
 // Config is what the popup needs from its command.
 type Config struct {
-	// Load reads the rows again (every Refresh, and after an action).
+	// Load reads the rows again (every refresh, and after an action).
 	Load func(ctx context.Context) (Snapshot, error)
 	// Act carries out r (watcher.ResumeNow) or s (watcher.Skip) on a pane.
 	Act func(ctx context.Context, pane string, a watcher.Action) (watcher.Outcome, error)
 	// Capture returns a pane's visible screen (tmuxctl.Client.Capture) for the preview; nil
 	// shows none.
 	Capture func(ctx context.Context, pane string) (string, error)
-	// Clock drives the countdowns; nil is clock.Real.
-	Clock clock.Clock
+	// clock drives the countdowns; nil is clock.Real.
+	clock clock.Clock
 	// Color turns on colours and reverse video (off with NO_COLOR).
 	Color bool
 	// Renderer draws the styles for the terminal it detects (lipgloss, which leaves out what
 	// the terminal cannot show, and every colour under NO_COLOR); nil is lipgloss's default,
 	// for standard output.
 	Renderer *lipgloss.Renderer
-	// Refresh is how often the rows are read again; 0 is 2 s.
-	Refresh time.Duration
+	// refresh is how often the rows are read again; 0 is 2 s.
+	refresh time.Duration
 }
 
 // previewHeight is the least height of the popup that shows the preview: below it the table
@@ -91,11 +91,11 @@ type preview struct {
 // New returns the popup over a first snapshot (the command loads it before the first frame,
 // so the popup opens with its rows).
 func New(cfg Config, first Snapshot) Model {
-	if cfg.Clock == nil {
-		cfg.Clock = clock.Real
+	if cfg.clock == nil {
+		cfg.clock = clock.Real
 	}
-	if cfg.Refresh <= 0 {
-		cfg.Refresh = 2 * time.Second
+	if cfg.refresh <= 0 {
+		cfg.refresh = 2 * time.Second
 	}
 	if cfg.Renderer == nil {
 		cfg.Renderer = lipgloss.DefaultRenderer()
@@ -130,7 +130,7 @@ func (m Model) Init() tea.Cmd { return m.tick() }
 
 func (m Model) tick() tea.Cmd {
 	return func() tea.Msg {
-		t := m.cfg.Clock.NewTimer(time.Second)
+		t := m.cfg.clock.NewTimer(time.Second)
 		return tickMsg(<-t.C())
 	}
 }
@@ -186,7 +186,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.follow(cmd)
 	case tickMsg:
 		cmds := []tea.Cmd{m.tick()}
-		if time.Time(msg).Unix()%int64(max(m.cfg.Refresh/time.Second, 1)) == 0 {
+		if time.Time(msg).Unix()%int64(max(m.cfg.refresh/time.Second, 1)) == 0 {
 			cmds = append(cmds, m.load())
 		}
 		m, c := m.capture() // the screen moves on: once a second at most
@@ -435,7 +435,7 @@ const (
 // row coloured by its state, the preview of the selected pane, the selected row's note in
 // full, the last action's outcome and the keys; cut to the popup's size.
 func (m Model) View() string {
-	w, now := max(m.width, 20), m.cfg.Clock.Now()
+	w, now := max(m.width, 20), m.cfg.clock.Now()
 	lines := []string{m.styles.title.Render(table.Cut(m.title(), w))}
 	if m.snap.Watcher == "" {
 		lines = append(lines, m.styles.warn.Render(table.Cut("no watcher runs: nothing is resumed by itself (cac-tmux watch)", w)))

@@ -42,7 +42,7 @@ func model(n int, w, h int, color bool) (Model, *[]string) {
 			acts = append(acts, string(a)+" "+pane)
 			return watcher.Outcome{Done: a == watcher.Skip, Message: "a draft is in the input box"}, nil
 		},
-		Clock: clocktest.New(t0), Color: color,
+		clock: clocktest.New(t0), Color: color,
 	}
 	m, _ := New(cfg, snapshot(n)).Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m.(Model), &acts
@@ -154,8 +154,8 @@ func filterSnapshot() Snapshot {
 
 // newModel is the popup over snap at w×h, with cfg's Load and Act as model's.
 func newModel(cfg Config, snap Snapshot, w, h int) (Model, tea.Cmd) {
-	if cfg.Clock == nil {
-		cfg.Clock = clocktest.New(t0)
+	if cfg.clock == nil {
+		cfg.clock = clocktest.New(t0)
 	}
 	m, cmd := New(cfg, snap).Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m.(Model), cmd
@@ -497,7 +497,7 @@ func ranCaptures(m Model, cmd tea.Cmd) []capturedMsg {
 			pending = 0
 		}
 	}
-	m.cfg.Clock.(*clocktest.Manual).Add(time.Hour)
+	m.cfg.clock.(*clocktest.Manual).Add(time.Hour)
 	return out
 }
 

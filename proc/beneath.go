@@ -31,7 +31,7 @@ type Beneath struct {
 	Socket string
 }
 
-// String is the sentence of Explain for b.
+// String is the sentence of explain for b.
 func (b Beneath) String() string {
 	if b.Socket != "" {
 		return fmt.Sprintf("claude (pid %d) runs in another tmux server, on socket %s, that this pane's tmux client (%s, pid %d) is attached to: "+

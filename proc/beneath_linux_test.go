@@ -32,9 +32,9 @@ func waitBeneath(t *testing.T, name string, pane int) []Diagnosis {
 		if f, ok, err := src.f.Find(context.Background(), pane); err != nil || ok {
 			t.Errorf("%s: %s: Find(%d) = %+v, %v, %v, want not Claude Code: it is out of the pane's reach", name, src.name, pane, f, ok, err)
 		}
-		why, err := src.f.Explain(context.Background(), pane)
+		why, err := src.f.explain(context.Background(), pane)
 		if err != nil || len(why) == 0 || why[0] != ds[i].Beneath.String() {
-			t.Errorf("%s: %s: Explain(%d) = %q, %v, want the sentence of Beneath first", name, src.name, pane, why, err)
+			t.Errorf("%s: %s: explain(%d) = %q, %v, want the sentence of Beneath first", name, src.name, pane, why, err)
 		}
 		t.Logf("%s: %s: %q", name, src.name, ds[i].Why)
 	}
@@ -52,7 +52,7 @@ func wantClaudeExe(t *testing.T, name string, pid int, claude string) {
 	}
 }
 
-// TestTmuxBeneath: Claude Code out of the pane's reach is never taken (Find), and Explain
+// TestTmuxBeneath: Claude Code out of the pane's reach is never taken (Find), and explain
 // and Diagnose name it, on /proc and without it: under script(1), on a terminal of its own;
 // in a pane of another tmux server whose client runs in the pane (nested tmux), that server
 // named by -S, or by -L and the client's TMUX_TMPDIR and user. A client of the pane's own

@@ -163,7 +163,7 @@ func TestDiagnoseFakeProc(t *testing.T) {
 	claude := fake{pid: 301, ppid: 300, pgrp: 300, tpgid: 300, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5002}
 	ctx := context.Background()
 
-	f := &Finder{Root: beneathTree(t, script, under, claude), PS: noPS(t)}
+	f := &Finder{procRoot: beneathTree(t, script, under, claude), ps: noPS(t)}
 	d, err := f.Diagnose(ctx, 100)
 	want := Beneath{Claude: Found{Identity: Identity{PID: 301, Start: "ticks:5002"}}, Via: 200, ViaComm: "script", Terminal: "/dev/pts/0"}
 	if err != nil || d.Beneath == nil || d.Beneath.Claude.Identity != want.Claude.Identity || d.Beneath.Via != 200 ||
@@ -181,7 +181,7 @@ func TestDiagnoseFakeProc(t *testing.T) {
 	sleeper := claude
 	sleeper.exe = "/usr/bin/sleep"
 	for name, root := range map[string]string{"background": beneathTree(t, script, bg, claude), "not claude": beneathTree(t, script, under, sleeper)} {
-		f := &Finder{Root: root, PS: noPS(t)}
+		f := &Finder{procRoot: root, ps: noPS(t)}
 		if d, err := f.Diagnose(ctx, 100); err != nil || d.Beneath != nil || len(d.Why) != 1 {
 			t.Errorf("Diagnose(%s) = %+v, %v, want the script alone", name, d, err)
 		}
@@ -201,7 +201,7 @@ func TestDiagnoseFakeProc(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f = &Finder{Root: root, PS: noPS(t)}
+	f = &Finder{procRoot: root, ps: noPS(t)}
 	d, err = f.Diagnose(ctx, 100)
 	if err != nil || d.Beneath == nil || d.Beneath.Claude.PID != 61 || d.Beneath.Socket != "/tmp/x/s" || d.Beneath.Via != 200 || d.Beneath.ViaComm != "tmux" ||
 		d.Why[0] != "claude (pid 61) runs in another tmux server, on socket /tmp/x/s, that this pane's tmux client (tmux, pid 200) is attached to: "+
@@ -210,14 +210,14 @@ func TestDiagnoseFakeProc(t *testing.T) {
 	}
 
 	// Its server's process not found: said, with the fix; its socket not told: said.
-	f = &Finder{Root: beneathTree(t, client, server, inner), PS: noPS(t)}
+	f = &Finder{procRoot: beneathTree(t, client, server, inner), ps: noPS(t)}
 	d, err = f.Diagnose(ctx, 100)
 	if err != nil || d.Beneath != nil || d.Why[0] != "pid 200 (tmux) is a client of the tmux server on socket /tmp/x/s, whose process cannot be looked at "+
 		"(another user's, or none): if Claude Code runs there, cac-tmux does not type through the client; a watcher must run on that server: cac-tmux watch -S /tmp/x/s" {
 		t.Errorf("Diagnose(tmux client, server not found) = %+v, %v", d, err)
 	}
 	client.argv = []string{"tmux", "attach"} // no environ file in the fake tree
-	f = &Finder{Root: beneathTree(t, client), PS: noPS(t)}
+	f = &Finder{procRoot: beneathTree(t, client), ps: noPS(t)}
 	d, err = f.Diagnose(ctx, 100)
 	if err != nil || d.Beneath != nil || d.Why[0] != "pid 200 (tmux) is a tmux client whose server cannot be told: its environment cannot be read" {
 		t.Errorf("Diagnose(tmux client, environment unreadable) = %+v, %v", d, err)

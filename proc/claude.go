@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// IsClaude decides from one process's comm, argv and executable whether it is Claude Code,
+// explainClaude decides from one process's comm, argv and executable whether it is Claude Code,
 // and says why (for a "no" too, for logs and doctor). resolve gives the real path of a path
 // the process names, relative to its working directory (nil: taken as given).
 //
@@ -33,14 +33,14 @@ import (
 // With exe "" (the executable could not be learned: another user's process, or gone) it is
 // never Claude Code: names alone cannot tell (issue 21). Every path of Find learns the
 // executable: /proc/PID/exe on Linux, lsof where there is no /proc.
-func IsClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
+func explainClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
 	if why, ok := isClaude(comm, argv, exe, resolve); ok {
 		return why, true
 	}
 	return notClaude(comm, argv, exe), false
 }
 
-// notClaude is IsClaude's sentence for a "no".
+// notClaude is explainClaude's sentence for a "no".
 func notClaude(comm string, argv []string, exe string) string {
 	var arg0 string
 	if len(argv) > 0 {
@@ -49,7 +49,7 @@ func notClaude(comm string, argv []string, exe string) string {
 	return fmt.Sprintf("comm %q, argv[0] %q, executable %q: not Claude Code", comm, arg0, exe)
 }
 
-// isClaude is IsClaude without the sentence for a "no", which Find does not need.
+// isClaude is explainClaude without the sentence for a "no", which Find does not need.
 func isClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
 	if exe == "" {
 		return "", false

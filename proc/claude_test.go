@@ -77,16 +77,16 @@ func TestIsClaude(t *testing.T) {
 		{"", nil, "", false, ""},
 	}
 	for _, tt := range tests {
-		why, got := IsClaude(tt.comm, tt.argv, tt.exe, resolve)
+		why, got := explainClaude(tt.comm, tt.argv, tt.exe, resolve)
 		if got != tt.want {
-			t.Errorf("IsClaude(%q, %q, %q) = %v, want %v (why %q)", tt.comm, tt.argv, tt.exe, got, tt.want, why)
+			t.Errorf("explainClaude(%q, %q, %q) = %v, want %v (why %q)", tt.comm, tt.argv, tt.exe, got, tt.want, why)
 			continue
 		}
 		if why == "" {
-			t.Errorf("IsClaude(%q, %q, %q) gives no reason", tt.comm, tt.argv, tt.exe)
+			t.Errorf("explainClaude(%q, %q, %q) gives no reason", tt.comm, tt.argv, tt.exe)
 		}
 		if !strings.Contains(why, tt.why) {
-			t.Errorf("IsClaude(%q, %q, %q) why = %q, want it to contain %q", tt.comm, tt.argv, tt.exe, why, tt.why)
+			t.Errorf("explainClaude(%q, %q, %q) why = %q, want it to contain %q", tt.comm, tt.argv, tt.exe, why, tt.why)
 		}
 	}
 }

@@ -36,18 +36,18 @@ func TestExplainFakeProc(t *testing.T) {
 				`pid 202: comm "cc", argv[0] "cc", executable "/usr/bin/cc": not Claude Code|` +
 				`pid 203: comm "cc", argv[0] "cc", executable "/usr/bin/cc": not Claude Code`},
 	} {
-		f := &Finder{Root: fakeTree(t, true, tc.procs...), PS: noPS(t)}
-		why, err := f.Explain(context.Background(), tc.pane)
+		f := &Finder{procRoot: fakeTree(t, true, tc.procs...), ps: noPS(t)}
+		why, err := f.explain(context.Background(), tc.pane)
 		if got := strings.Join(why, "|"); err != nil || got != tc.want || (why == nil) != (tc.want == "") {
-			t.Errorf("%s: Explain(%d) = %q, %v\nwant %q", tc.name, tc.pane, why, err, tc.want)
+			t.Errorf("%s: explain(%d) = %q, %v\nwant %q", tc.name, tc.pane, why, err, tc.want)
 		}
 		if _, ok, _ := f.Find(context.Background(), tc.pane); ok != (tc.want == "") {
-			t.Errorf("%s: Find(%d) = %v, but Explain says %q", tc.name, tc.pane, ok, tc.want)
+			t.Errorf("%s: Find(%d) = %v, but explain says %q", tc.name, tc.pane, ok, tc.want)
 		}
 	}
-	f := &Finder{Root: filepath.Join(t.TempDir(), "none"), PS: failPS}
-	if _, err := f.Explain(context.Background(), 100); err == nil || !strings.HasPrefix(err.Error(), "proc: explain pane pid 100: ") {
-		t.Errorf("Explain without /proc, ps failing = %v, want an error", err)
+	f := &Finder{procRoot: filepath.Join(t.TempDir(), "none"), ps: failPS}
+	if _, err := f.explain(context.Background(), 100); err == nil || !strings.HasPrefix(err.Error(), "proc: explain pane pid 100: ") {
+		t.Errorf("explain without /proc, ps failing = %v, want an error", err)
 	}
 }
 

@@ -109,14 +109,14 @@ func TestFindUnreadableProc(t *testing.T) {
 				if root == closed && closedReadable {
 					t.Skip("running as root: a mode 000 directory stays readable")
 				}
-				f := &Finder{Root: root, PS: ps}
+				f := &Finder{procRoot: root, ps: ps}
 				got, ok, err := findWithin(t, f, 100)
 				if err == nil || ok || got != (Found{}) {
 					t.Errorf("Find(100) = %+v, %v, %v; want an error and nothing found", got, ok, err)
 				}
-				alive, err := f.Alive(context.Background(), Identity{PID: 100, Start: "ticks:1000"})
+				alive, err := f.alive(context.Background(), Identity{PID: 100, Start: "ticks:1000"})
 				if err == nil || alive {
-					t.Errorf("Alive(100) = %v, %v; want an error", alive, err)
+					t.Errorf("alive(100) = %v, %v; want an error", alive, err)
 				}
 			})
 		}
@@ -127,7 +127,7 @@ func TestFindUnreadableProc(t *testing.T) {
 			const listing = `  100     1   100   100 Ss+  Fri Nov 20 22:54:00 2026 -bash
   300   100   300   100 T    Fri Nov 20 22:54:10 2026 claude
 `
-			f := &Finder{Root: root, PS: func(context.Context) (string, error) { return listing, nil },
+			f := &Finder{procRoot: root, ps: func(context.Context) (string, error) { return listing, nil },
 				lsof: lsofOf(map[int]lsofFake{100: {exe: "/usr/bin/bash"}, 300: {exe: nativeExe}}), args: noExactArgs}
 			got, ok, err := findWithin(t, f, 100)
 			if err != nil || ok {
@@ -254,7 +254,7 @@ func TestFindGarbageProc(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &Finder{Root: tt.setup(t), PS: failPS}
+			f := &Finder{procRoot: tt.setup(t), ps: failPS}
 			got, ok, err := findWithin(t, f, tt.pane)
 			switch {
 			case tt.wantErr:

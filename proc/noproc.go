@@ -15,11 +15,11 @@ import (
 // environment but /proc (everywhere but macOS): ps serves.
 var errNoExactArgs = errors.New("no exact source of arguments without /proc")
 
-// noProc is one Find or Explain without /proc.
+// noProc is one Find or explain without /proc.
 type noProc struct {
 	explain bool
 	rejects []string // why no process was taken, when explaining
-	// When explaining, what Explain looks under (procfs.below): the listing, the processes
+	// When explaining, what explain looks under (procfs.below): the listing, the processes
 	// below the foreground on terminals of their own, and the foreground's tmux clients.
 	tab     *psTable
 	off     []psRow

@@ -61,7 +61,7 @@ func noExactArgs(int) (procArgs, error) { return procArgs{}, errNoExactArgs }
 
 // fakeTools is a Finder without /proc whose ps prints listing and whose lsof knows procs.
 func fakeTools(listing string, procs map[int]lsofFake) *Finder {
-	return &Finder{NoProc: true, PS: func(context.Context) (string, error) { return listing, nil },
+	return &Finder{NoProc: true, ps: func(context.Context) (string, error) { return listing, nil },
 		lsof: lsofOf(procs), args: noExactArgs}
 }
 
@@ -334,9 +334,9 @@ func TestFindNoProcFake(t *testing.T) {
 		case tt.wantPID != 0 && (!ok || got.PID != tt.wantPID || !strings.Contains(got.How, tt.wantHow) || !strings.Contains(got.How, noProcSource)):
 			t.Errorf("%s: Find = %+v, %v, want pid %d, How containing %q", tt.name, got, ok, tt.wantPID, tt.wantHow)
 		}
-		why, err := f.Explain(context.Background(), 100)
+		why, err := f.explain(context.Background(), 100)
 		if err != nil || (why == nil) != (tt.wantPID != 0) {
-			t.Errorf("%s: Explain = %q, %v", tt.name, why, err)
+			t.Errorf("%s: explain = %q, %v", tt.name, why, err)
 		}
 	}
 }
@@ -354,8 +354,8 @@ func TestFindNoProcToolsFail(t *testing.T) {
 		if got, ok, err := f.Find(context.Background(), 100); err == nil || ok || !strings.Contains(err.Error(), "lsof") {
 			t.Errorf("lsof %s: Find = %+v, %v, %v, want an error naming lsof", name, got, ok, err)
 		}
-		if _, err := f.Explain(context.Background(), 100); err == nil {
-			t.Errorf("lsof %s: Explain: no error", name)
+		if _, err := f.explain(context.Background(), 100); err == nil {
+			t.Errorf("lsof %s: explain: no error", name)
 		}
 	}
 }

@@ -8,7 +8,7 @@
 // claude in the foreground is seen through, while a claude suspended with Ctrl-Z or running in
 // the background of a shell is not taken for the foreground program.
 //
-// What runs decides, never a name a process was given (IsClaude): a process is Claude Code by
+// What runs decides, never a name a process was given (explainClaude): a process is Claude Code by
 // its executable, and one whose executable cannot be learned is not.
 //
 // Claude Code that the foreground runs out of the pane's reach is never found: under
@@ -16,7 +16,7 @@
 // a process below the foreground, not in its group, whose terminal's foreground group is not
 // the pane's), or in a pane of another tmux server whose client is in the foreground (nested
 // tmux). Keys sent to the pane would go through that program or client. Diagnose (and
-// Explain, for doctor) looks there, one level down and bounded as the walk is, to say where
+// explain, for doctor) looks there, one level down and bounded as the walk is, to say where
 // it runs: on which terminal, or in the server on which socket (the client's -S, or its -L,
 // $TMUX, $TMUX_TMPDIR and user, as tmux works it out), found as the process listening on
 // that socket (/proc/net/unix and the descriptors of /proc, or lsof -U without /proc), whose
@@ -80,20 +80,21 @@ type Found struct {
 // Finder finds Claude Code under a pane's process. Its methods may be called concurrently.
 // The zero Finder reads /proc where it is usable, and asks ps and lsof where it is not.
 type Finder struct {
-	// Root is the proc filesystem root; "" means "/proc". It counts as usable when Root/self
-	// exists (procfs always has it); otherwise Find and Explain take the path without /proc.
-	Root string
-	// NoProc makes Find and Explain take the path without /proc (ps, lsof, and
+	// procRoot is the proc filesystem root; "" means "/proc". It counts as usable when
+	// procRoot/self exists (procfs always has it); otherwise Find and explain take the path
+	// without /proc.
+	procRoot string
+	// NoProc makes Find and explain take the path without /proc (ps, lsof, and
 	// kern.procargs2 on macOS) even where /proc is usable: the path macOS and the BSDs take,
 	// selectable on Linux to run and test it there. The identities Find gives then start
-	// "lstart:", and Alive and Env check them without /proc too (an identity's prefix, not
-	// NoProc, tells Alive and Env where to look).
+	// "lstart:", and alive and Env check them without /proc too (an identity's prefix, not
+	// NoProc, tells alive and Env where to look).
 	NoProc bool
-	// PS runs `ps` for the path without /proc and returns its output; nil means exec the real
+	// ps runs `ps` for the path without /proc and returns its output; nil means exec the real
 	// ps (argv only, bounded by the context, or 5 s when it has no deadline). A replacement
 	// prints what `ps -ww -A -o pid= -o ppid= -o pgid= -o tpgid= -o stat= -o lstart= -o args=`
 	// prints in the C locale.
-	PS func(ctx context.Context) (string, error)
+	ps func(ctx context.Context) (string, error)
 
 	// Replacements for tests, nil in use: the output of lsof with lsofArgs(pids), of ps with
 	// psEnvironArgs(pid), and kern.procargs2 parsed (exactArgs); for Diagnose, the output of
@@ -133,7 +134,7 @@ func (f *Finder) Find(ctx context.Context, panePID int) (found Found, ok bool, e
 	return found, ok, err
 }
 
-// search is the walk of Find and Explain: on /proc, unless NoProc is set or /proc cannot be
+// search is the walk of Find and explain: on /proc, unless NoProc is set or /proc cannot be
 // read, then without it. op names the call in errors; when explain is set, the diagnosis
 // says why no process was taken and what runs out of the pane's reach below it.
 func (f *Finder) search(ctx context.Context, op string, panePID int, explain bool) (found Found, ok bool, d Diagnosis, err error) {
@@ -164,10 +165,10 @@ func (f *Finder) search(ctx context.Context, op string, panePID int, explain boo
 	return Found{}, false, Diagnosis{}, fmt.Errorf("proc: %s pane pid %d: %w", op, panePID, err)
 }
 
-// Alive reports whether the process id is still running with the same start (same Root/PS
+// alive reports whether the process id is still running with the same start (same procRoot/ps
 // sources). A zombie is not running. An identity from /proc ("ticks:") can only be checked
 // through /proc, one found without /proc ("lstart:") only through ps.
-func (f *Finder) Alive(ctx context.Context, id Identity) (bool, error) {
+func (f *Finder) alive(ctx context.Context, id Identity) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("proc: alive pid %d: %w", id.PID, err)
 	}
@@ -228,33 +229,33 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 	return env, nil
 }
 
-// Explain says why Find takes no process in the pane whose first process is panePID for
+// explain says why Find takes no process in the pane whose first process is panePID for
 // Claude Code, for doctor: one sentence for each process of the foreground group Find looked
-// at, in the order it did (the leader first, then its descendants in the group): IsClaude's
+// at, in the order it did (the leader first, then its descendants in the group): explainClaude's
 // reason, or that its executable cannot be learned; or one sentence saying why it looked at
 // none. Before them, when the foreground runs Claude Code out of the pane's reach (see
 // Diagnose), the sentence that says where, and for each tmux client of the foreground in
 // whose server no Claude Code was seen, the sentence that names that server. It returns nil
 // when Find does take one. It takes the path Find takes.
-func (f *Finder) Explain(ctx context.Context, panePID int) ([]string, error) {
+func (f *Finder) explain(ctx context.Context, panePID int) ([]string, error) {
 	d, err := f.Diagnose(ctx, panePID)
 	return d.Why, err
 }
 
 // Diagnosis is why Find takes no process in a pane.
 type Diagnosis struct {
-	Why []string // Explain's sentences
+	Why []string // explain's sentences
 	// Beneath is a Claude Code process that the pane's foreground runs out of the pane's
 	// reach, nil when none was seen.
 	Beneath *Beneath
 }
 
-// Diagnose is Explain with the Claude Code process, if any, that the pane's foreground runs
+// Diagnose is explain with the Claude Code process, if any, that the pane's foreground runs
 // out of the pane's reach, where Find rightly does not take it, since keys sent to the pane
 // would not reach it as typed: one on a terminal of its own below the foreground (under
 // script(1), which runs its command on a new pseudo-terminal in a session of its own), or one
 // in a pane of another tmux server whose client runs in the foreground (a nested tmux). It
-// looks one level down, with Find's rule (IsClaude) and bounds: at most maxCandidates
+// looks one level down, with Find's rule (explainClaude) and bounds: at most maxCandidates
 // terminals and panes. The zero Diagnosis, when Find takes a process.
 func (f *Finder) Diagnose(ctx context.Context, panePID int) (Diagnosis, error) {
 	if err := ctx.Err(); err != nil {
@@ -273,10 +274,10 @@ func (f *Finder) Diagnose(ctx context.Context, panePID int) (Diagnosis, error) {
 }
 
 func (f *Finder) root() string {
-	if f.Root == "" {
+	if f.procRoot == "" {
 		return "/proc"
 	}
-	return strings.TrimSuffix(f.Root, "/")
+	return strings.TrimSuffix(f.procRoot, "/")
 }
 
 // how is the sentence of Found.How. source is "" for /proc, noProcSource without it.

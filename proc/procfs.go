@@ -15,7 +15,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
-// procfs reads one Find's or Alive's worth of a proc filesystem (Linux). It is not safe for
+// procfs reads one Find's or alive's worth of a proc filesystem (Linux). It is not safe for
 // concurrent use; each call makes its own.
 type procfs struct {
 	root string
@@ -26,7 +26,7 @@ type procfs struct {
 	byParent map[int][]int
 	scanned  bool
 
-	// explain, when set, makes find keep why it took no process (Finder.Explain) in rejects,
+	// explain, when set, makes find keep why it took no process (Finder.explain) in rejects,
 	// and where Claude Code might run out of the pane's reach (below): the processes below
 	// the foreground on terminals of their own (off), and the tmux clients of the foreground
 	// (clients).
@@ -272,7 +272,7 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 				return p.findInGroup(panePID, tpgid)
 			}
 			// Not in the foreground (a job suspended with Ctrl-Z, a background job), or
-			// on a terminal of its own (script(1)'s child), which Explain looks under.
+			// on a terminal of its own (script(1)'s child), which explain looks under.
 			p.keepOff(st, tpgid)
 			continue
 		}
@@ -392,7 +392,7 @@ func (p *procfs) env(pid int) records.Env {
 	return records.ParseEnviron(b)
 }
 
-// alive is Finder.Alive on /proc for an identity from /proc.
+// alive is Finder.alive on /proc for an identity from /proc.
 func (p *procfs) alive(id Identity) (bool, error) {
 	st, err := p.stat(id.PID)
 	if err != nil {

@@ -304,7 +304,7 @@ func TestFindFakeProc(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &Finder{Root: fakeTree(t, tt.children, tt.procs...), PS: noPS(t)}
+			f := &Finder{procRoot: fakeTree(t, tt.children, tt.procs...), ps: noPS(t)}
 			got, ok, err := f.Find(context.Background(), tt.pane)
 			if err != nil {
 				t.Fatalf("Find(%d) error: %v", tt.pane, err)
@@ -321,9 +321,9 @@ func TestFindFakeProc(t *testing.T) {
 			if !strings.Contains(got.How, tt.wantHow) {
 				t.Errorf("Find(%d).How = %q, want it to contain %q", tt.pane, got.How, tt.wantHow)
 			}
-			alive, err := f.Alive(context.Background(), got.Identity)
+			alive, err := f.alive(context.Background(), got.Identity)
 			if err != nil || !alive {
-				t.Errorf("Alive(%+v) = %v, %v, want true", got.Identity, alive, err)
+				t.Errorf("alive(%+v) = %v, %v, want true", got.Identity, alive, err)
 			}
 		})
 	}
@@ -333,7 +333,7 @@ func TestAliveFakeProc(t *testing.T) {
 	root := fakeTree(t, true, shell(200),
 		fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000},
 		fake{pid: 300, ppid: 100, pgrp: 300, tpgid: 200, state: 'Z', comm: "claude", start: 6000})
-	f := &Finder{Root: root, PS: noPS(t)}
+	f := &Finder{procRoot: root, ps: noPS(t)}
 	ctx := context.Background()
 	tests := []struct {
 		id   Identity
@@ -345,20 +345,20 @@ func TestAliveFakeProc(t *testing.T) {
 		{Identity{999, "ticks:5000"}, false}, // gone
 	}
 	for _, tt := range tests {
-		got, err := f.Alive(ctx, tt.id)
+		got, err := f.alive(ctx, tt.id)
 		if err != nil || got != tt.want {
-			t.Errorf("Alive(%+v) = %v, %v, want %v", tt.id, got, err, tt.want)
+			t.Errorf("alive(%+v) = %v, %v, want %v", tt.id, got, err, tt.want)
 		}
 	}
 	for _, id := range []Identity{{200, "5000"}, {0, "ticks:1"}} {
-		if got, err := f.Alive(ctx, id); err == nil {
-			t.Errorf("Alive(%+v) = %v, nil, want an error", id, got)
+		if got, err := f.alive(ctx, id); err == nil {
+			t.Errorf("alive(%+v) = %v, nil, want an error", id, got)
 		}
 	}
 	// An identity from /proc cannot be checked without /proc.
-	f = &Finder{Root: filepath.Join(root, "nonexistent"), PS: noPS(t)}
-	if got, err := f.Alive(ctx, Identity{200, "ticks:5000"}); err == nil {
-		t.Errorf("Alive without /proc = %v, nil, want an error", got)
+	f = &Finder{procRoot: filepath.Join(root, "nonexistent"), ps: noPS(t)}
+	if got, err := f.alive(ctx, Identity{200, "ticks:5000"}); err == nil {
+		t.Errorf("alive without /proc = %v, nil, want an error", got)
 	}
 }
 
@@ -378,12 +378,12 @@ func TestFindFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, root := range []string{filepath.Join(t.TempDir(), "none"), notProcfs, garbled} {
-		f := &Finder{Root: root, PS: good, lsof: lsofOf(tools), args: noExactArgs}
+		f := &Finder{procRoot: root, ps: good, lsof: lsofOf(tools), args: noExactArgs}
 		got, ok, err := f.Find(context.Background(), 100)
 		if err != nil || !ok || got.PID != 200 || got.Start != "lstart:Fri Nov 20 22:54:10 2026" || !strings.Contains(got.How, noProcSource) {
 			t.Errorf("Find with root %s = %+v, %v, %v, want pid 200 from ps", root, got, ok, err)
 		}
-		f = &Finder{Root: root, PS: bad, lsof: lsofOf(tools), args: noExactArgs}
+		f = &Finder{procRoot: root, ps: bad, lsof: lsofOf(tools), args: noExactArgs}
 		if got, ok, err := f.Find(context.Background(), 100); err == nil || !strings.Contains(err.Error(), "ps not found") {
 			t.Errorf("Find with root %s and failing ps = %+v, %v, %v, want an error", root, got, ok, err)
 		} else {
@@ -392,7 +392,7 @@ func TestFindFallback(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	f := &Finder{Root: garbled, PS: good, lsof: lsofOf(tools), args: noExactArgs}
+	f := &Finder{procRoot: garbled, ps: good, lsof: lsofOf(tools), args: noExactArgs}
 	if _, _, err := f.Find(ctx, 100); !errors.Is(err, context.Canceled) {
 		t.Errorf("Find with a cancelled context: error %v, want context.Canceled", err)
 	}
@@ -417,7 +417,7 @@ func BenchmarkFind(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			f := &Finder{Root: fakeTree(b, true, c.procs...), PS: noPS(b)}
+			f := &Finder{procRoot: fakeTree(b, true, c.procs...), ps: noPS(b)}
 			ctx := context.Background()
 			for b.Loop() {
 				if _, _, err := f.Find(ctx, 100); err != nil {
@@ -436,7 +436,7 @@ func TestFindRegistryConfirms(t *testing.T) {
 		fake{pid: 200, ppid: 100, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000})
 	writeFile(t, root, "200/environ", []byte("PATH=/bin\x00HOME="+home+"\x00"))
 	writeFile(t, home, ".claude/sessions/200.json", []byte(`{"pid":200,"procStart":"5000","version":"2.1.330"}`))
-	f := &Finder{Root: root, PS: noPS(t)}
+	f := &Finder{procRoot: root, ps: noPS(t)}
 	got, ok, err := f.Find(context.Background(), 100)
 	if err != nil || !ok || !strings.Contains(got.How, "session registry entry names it (Claude Code 2.1.330)") {
 		t.Errorf("Find = %+v, %v, %v, want the registry named in How", got, ok, err)

@@ -21,10 +21,10 @@ var psArgs = []string{"-ww", "-A",
 // in (procps reads PS_PERSONALITY, PS_FORMAT, COLUMNS, CMD_ENV, POSIXLY_CORRECT, …).
 var psEnv = []string{"LC_ALL=C", "TZ=UTC0"}
 
-// runPS returns the output of ps (psArgs), from f.PS when set.
+// runPS returns the output of ps (psArgs), from f.ps when set.
 func (f *Finder) runPS(ctx context.Context) (string, error) {
-	if f.PS != nil {
-		out, err := f.PS(ctx)
+	if f.ps != nil {
+		out, err := f.ps(ctx)
 		if err != nil {
 			return "", fmt.Errorf("ps: %w", err)
 		}
@@ -173,7 +173,7 @@ func (t *psTable) walk(panePID int) psWalk {
 		r := t.rows[j]
 		if r.pgid != w.tpgid || zombie(r.stat[0]) {
 			// Not in the foreground (a job suspended with Ctrl-Z, a background job), or on a
-			// terminal of its own (script(1)'s child), which Explain looks under.
+			// terminal of its own (script(1)'s child), which explain looks under.
 			if c.depth > 0 && len(w.off) < maxCandidates && ownTerminal(r.stat[0], r.tpgid, w.tpgid) {
 				w.off = append(w.off, r)
 			}
@@ -192,7 +192,7 @@ func (t *psTable) walk(panePID int) psWalk {
 	return w
 }
 
-// alive is Finder.Alive on a ps listing for an identity from ps.
+// alive is Finder.alive on a ps listing for an identity from ps.
 func (t *psTable) alive(id Identity) bool {
 	i, ok := t.byPID[id.PID]
 	if !ok {

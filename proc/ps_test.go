@@ -135,7 +135,7 @@ func TestFindPS(t *testing.T) {
 
 func TestAlivePS(t *testing.T) {
 	calls := 0
-	f := &Finder{Root: "/nonexistent", PS: func(context.Context) (string, error) { calls++; return linuxPS, nil }}
+	f := &Finder{procRoot: "/nonexistent", ps: func(context.Context) (string, error) { calls++; return linuxPS, nil }}
 	ctx := context.Background()
 	tests := []struct {
 		id   Identity
@@ -147,17 +147,17 @@ func TestAlivePS(t *testing.T) {
 		{Identity{999, "lstart:Fri Nov 20 22:57:10 2026"}, false}, // gone
 	}
 	for _, tt := range tests {
-		got, err := f.Alive(ctx, tt.id)
+		got, err := f.alive(ctx, tt.id)
 		if err != nil || got != tt.want {
-			t.Errorf("Alive(%+v) = %v, %v, want %v", tt.id, got, err, tt.want)
+			t.Errorf("alive(%+v) = %v, %v, want %v", tt.id, got, err, tt.want)
 		}
 	}
 	if calls != len(tests) {
 		t.Errorf("ps ran %d times for %d calls", calls, len(tests))
 	}
-	f.PS = func(context.Context) (string, error) { return "", errors.New("no ps") }
-	if got, err := f.Alive(ctx, Identity{201, "lstart:Thu Nov 5 09:04:11 2026"}); err == nil {
-		t.Errorf("Alive with failing ps = %v, nil, want an error", got)
+	f.ps = func(context.Context) (string, error) { return "", errors.New("no ps") }
+	if got, err := f.alive(ctx, Identity{201, "lstart:Thu Nov 5 09:04:11 2026"}); err == nil {
+		t.Errorf("alive with failing ps = %v, nil, want an error", got)
 	}
 }
 
@@ -182,7 +182,7 @@ func TestRealPS(t *testing.T) {
 		t.Fatalf("this process (pid %d) is not in ps output:\n%s", os.Getpid(), out)
 	}
 	id := Identity{PID: os.Getpid(), Start: lstartPrefix + tab.rows[i].lstart}
-	if alive, err := f.Alive(ctx, id); err != nil || !alive {
-		t.Errorf("Alive(%+v) = %v, %v, want true", id, alive, err)
+	if alive, err := f.alive(ctx, id); err != nil || !alive {
+		t.Errorf("alive(%+v) = %v, %v, want true", id, alive, err)
 	}
 }

@@ -97,9 +97,9 @@ func waitFound(t *testing.T, pane int) []Found {
 func killAndWait(t *testing.T, founds []Found) {
 	t.Helper()
 	for i, src := range finders {
-		alive, err := src.f.Alive(context.Background(), founds[i].Identity)
+		alive, err := src.f.alive(context.Background(), founds[i].Identity)
 		if err != nil || !alive {
-			t.Errorf("%s: Alive(%+v) = %v, %v, want true", src.name, founds[i].Identity, alive, err)
+			t.Errorf("%s: alive(%+v) = %v, %v, want true", src.name, founds[i].Identity, alive, err)
 		}
 	}
 	if err := syscall.Kill(founds[0].PID, syscall.SIGKILL); err != nil {
@@ -107,9 +107,9 @@ func killAndWait(t *testing.T, founds []Found) {
 	}
 	for i, src := range finders {
 		tmuxtest.WaitFor(t, 5*time.Second, src.name+" sees pid "+strconv.Itoa(founds[i].PID)+" dead", func() bool {
-			alive, err := src.f.Alive(context.Background(), founds[i].Identity)
+			alive, err := src.f.alive(context.Background(), founds[i].Identity)
 			if err != nil {
-				t.Fatalf("%s: Alive(%+v): %v", src.name, founds[i].Identity, err)
+				t.Fatalf("%s: alive(%+v): %v", src.name, founds[i].Identity, err)
 			}
 			return !alive
 		})
@@ -225,9 +225,9 @@ func TestTmuxNamesAreNotClaude(t *testing.T) {
 			if got, ok, err := src.f.Find(context.Background(), pane); err != nil || ok {
 				t.Errorf("%s: %s: Find = %+v, %v, %v, want not Claude Code", name, src.name, got, ok, err)
 			}
-			why, err := src.f.Explain(context.Background(), pane)
+			why, err := src.f.explain(context.Background(), pane)
 			if err != nil || len(why) == 0 || !strings.Contains(strings.Join(why, "|"), "not Claude Code") {
-				t.Errorf("%s: %s: Explain = %q, %v", name, src.name, why, err)
+				t.Errorf("%s: %s: explain = %q, %v", name, src.name, why, err)
 			}
 			t.Logf("%s: %s: %q", name, src.name, why)
 		}

@@ -106,9 +106,9 @@ func (e Env) Session(pid int, procStart string) (Entry, error) {
 	return en, nil
 }
 
-// Transcript is the path of the entry's transcript (see TranscriptPath).
+// Transcript is the path of the entry's transcript (see transcriptPath).
 func (e Env) Transcript(en Entry) (string, error) {
-	return TranscriptPath(e.Dir(), en.Cwd, en.SessionID)
+	return transcriptPath(e.Dir(), en.Cwd, en.SessionID)
 }
 
 // ErrNoRecord means the record does not exist (no such file, or no location known).

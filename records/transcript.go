@@ -70,9 +70,9 @@ type row struct {
 	} `json:"message"`
 }
 
-// ParseRow reads one transcript line. ok is false for rows of no interest and for anything
+// parseRow reads one transcript line. ok is false for rows of no interest and for anything
 // that is not such a row: malformed JSON, a missing or bad timestamp, another version's shape.
-func ParseRow(line []byte) (r Row, ok bool) {
+func parseRow(line []byte) (r Row, ok bool) {
 	line = bytes.TrimRight(line, "\r\n")
 	if !bytes.Contains(line, []byte(`"user"`)) && !bytes.Contains(line, []byte(`"assistant"`)) {
 		return Row{}, false // most rows (attachments, request blobs) are skipped undecoded
@@ -119,16 +119,16 @@ func prompt(content json.RawMessage) uint64 {
 	return 0
 }
 
-// Tail reading bounds: the first read is the last TailStart bytes; it grows fourfold, up to
-// TailMax, only while the window holds no user and no usage-limit row of the session.
+// Tail reading bounds: the first read is the last tailStart bytes; it grows fourfold, up to
+// tailMax, only while the window holds no user and no usage-limit row of the session.
 const (
-	TailStart = 256 << 10
-	TailMax   = 16 << 20
+	tailStart = 256 << 10
+	tailMax   = 16 << 20
 )
 
 // ReadTail returns the rows of session id (rows naming another session are left out) found
 // in the end of the transcript at path, oldest first. It never reads the whole of a large
-// file: see TailStart and TailMax. A partial first or last line is skipped.
+// file: see tailStart and tailMax. A partial first or last line is skipped.
 func ReadTail(path, session string) ([]Row, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -143,12 +143,12 @@ func ReadTail(path, session string) ([]Row, error) {
 		return nil, fmt.Errorf("records: read %s: %w", path, err)
 	}
 	size := st.Size()
-	for n := int64(TailStart); ; n *= 4 {
+	for n := int64(tailStart); ; n *= 4 {
 		rows, err := readWindow(f, size, min(n, size), session)
 		if err != nil {
 			return nil, fmt.Errorf("records: read %s: %w", path, err)
 		}
-		if n >= size || n >= TailMax || useful(rows) {
+		if n >= size || n >= tailMax || useful(rows) {
 			return rows, nil
 		}
 	}
@@ -170,7 +170,7 @@ func readWindow(f *os.File, size, n int64, session string) ([]Row, error) {
 	}
 	var rows []Row
 	for line := range bytes.SplitSeq(buf, []byte("\n")) {
-		if r, ok := ParseRow(line); ok && (r.SessionID == "" || r.SessionID == session) {
+		if r, ok := parseRow(line); ok && (r.SessionID == "" || r.SessionID == session) {
 			rows = append(rows, r)
 		}
 	}
@@ -273,12 +273,12 @@ func Proof(rows []Row, since time.Time, message string) Outcome {
 	return Unproven
 }
 
-// TranscriptPath is where Claude Code keeps the transcript of a session:
+// transcriptPath is where Claude Code keeps the transcript of a session:
 // <dir>/projects/<cwd with every character but letters and digits as "-">/<session>.jsonl
 // (seen with 2.1.330: "/tmp/rec/h/work.dir" is "-tmp-rec-h-work-dir"). When that file does
 // not exist, the one file of that session name under projects/ is taken: the session id is
 // unique, and the encoding of unusual directory names may differ between versions.
-func TranscriptPath(dir, cwd, session string) (string, error) {
+func transcriptPath(dir, cwd, session string) (string, error) {
 	if dir == "" || session == "" || strings.ContainsAny(session, `/\*?[`) || session == "." || session == ".." {
 		return "", fmt.Errorf("records: transcript of session %q: %w", session, ErrNoRecord)
 	}

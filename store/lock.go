@@ -10,14 +10,14 @@ import (
 
 // Lock is the lock of one watcher on one tmux server, held until Release or the process ends.
 type Lock struct {
-	// Path is the lock file.
-	Path string
+	// path is the lock file.
+	path string
 	f    *os.File
 }
 
 // LockedError says that another watcher supervises the server.
 type LockedError struct {
-	Path, Server string
+	path, server string
 	PID          int // 0 when the holder has not written it yet
 }
 
@@ -26,11 +26,11 @@ func (e *LockedError) Error() string {
 	if e.PID > 0 {
 		who += " (pid " + strconv.Itoa(e.PID) + ")"
 	}
-	return fmt.Sprintf("store: %s already supervises server %s (lock %s); stop it first, or watch another server with -L/-S", who, e.Server, e.Path)
+	return fmt.Sprintf("store: %s already supervises server %s (lock %s); stop it first, or watch another server with -L/-S", who, e.server, e.path)
 }
 
 // LockPath is the lock file of the server whose socket is server, in directory dir.
-func LockPath(dir, server string) string { return filepath.Join(dir, Key(server)+".lock") }
+func LockPath(dir, server string) string { return filepath.Join(dir, key(server)+".lock") }
 
 // acquire takes the lock of server in dir without waiting (dir made private, see PrivateDir;
 // the lock file opened without following a symlink, and checked to be this user's own), and
@@ -55,12 +55,12 @@ func acquire(dir, server string) (*Lock, error) {
 	if held {
 		pid := readPID(f)
 		f.Close()
-		return nil, &LockedError{Path: path, Server: server, PID: pid}
+		return nil, &LockedError{path: path, server: server, PID: pid}
 	}
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"+server+"\n"), 0)
 	}
-	return &Lock{Path: path, f: f}, nil
+	return &Lock{path: path, f: f}, nil
 }
 
 // Release drops the lock.
@@ -71,7 +71,7 @@ func (l *Lock) Release() error {
 	err := l.f.Close() // closing the last descriptor drops the flock
 	l.f = nil
 	if err != nil {
-		return fmt.Errorf("store: release %s: %w", l.Path, err)
+		return fmt.Errorf("store: release %s: %w", l.path, err)
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func TestOpen(t *testing.T) {
 	}
 
 	st, lock, err := Open(getenv, server, false)
-	if err != nil || st.ReadOnly || st.Server != server || st.Path != New(stateDir, server).Path || lock.Path != LockPath(lockDir, server) {
+	if err != nil || st.ReadOnly || st.Server != server || st.Path != New(stateDir, server).Path || lock.path != LockPath(lockDir, server) {
 		t.Fatalf("Open() = %+v, %+v, %v; want the store of %s and the lock in %s", st, lock, err, stateDir, lockDir)
 	}
 	if fi, err := os.Lstat(stateDir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
@@ -100,8 +100,8 @@ func TestLockPane(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	if want := LockPath(filepath.Join(base, "cac-tmux"), server+".pane3"); l.Path != want {
-		t.Errorf("LockPane(%%3).Path = %s, want %s", l.Path, want)
+	if want := LockPath(filepath.Join(base, "cac-tmux"), server+".pane3"); l.path != want {
+		t.Errorf("LockPane(%%3).path = %s, want %s", l.path, want)
 	}
 	var locked *LockedError
 	if _, err := LockPane(getenv, server, "%3"); !errors.As(err, &locked) || locked.PID != os.Getpid() {

@@ -29,8 +29,8 @@ import (
 	"time"
 )
 
-// Version is the version of the state file's format. A file of another version is set aside.
-const Version = 1
+// version is the version of the state file's format. A file of another version is set aside.
+const version = 1
 
 // Pane is what is remembered of one stopped session, keyed by its pane id.
 type Pane struct {
@@ -87,20 +87,20 @@ type Store struct {
 	Server string
 	// ReadOnly makes Save do nothing (a dry run may read the state, never write it).
 	ReadOnly bool
-	// Now names set-aside files; nil means time.Now.
-	Now func() time.Time
+	// now names set-aside files; nil means time.Now.
+	now func() time.Time
 
 	last []byte // the content last read or written
 }
 
 // New returns the store of the server whose socket is server, in directory dir.
 func New(dir, server string) *Store {
-	return &Store{Path: filepath.Join(dir, Key(server)+".json"), Server: server}
+	return &Store{Path: filepath.Join(dir, key(server)+".json"), Server: server}
 }
 
-// Key names a server's files: the socket's base name (for people) and a digest of its whole
+// key names a server's files: the socket's base name (for people) and a digest of its whole
 // path (so /tmp/tmux-1000/default and /tmp/x/default differ).
-func Key(server string) string {
+func key(server string) string {
 	sum := sha256.Sum256([]byte(server))
 	base := strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
@@ -114,21 +114,21 @@ func Key(server string) string {
 	return base + "-" + hex.EncodeToString(sum[:6])
 }
 
-// SetAsideError says that the state file could not be used and was moved out of the way.
-type SetAsideError struct {
+// setAsideError says that the state file could not be used and was moved out of the way.
+type setAsideError struct {
 	Path, To string
 	Err      error
 }
 
-func (e *SetAsideError) Error() string {
+func (e *setAsideError) Error() string {
 	return fmt.Sprintf("store: state file %s set aside as %s, starting afresh: %v", e.Path, e.To, e.Err)
 }
 
-func (e *SetAsideError) Unwrap() error { return e.Err }
+func (e *setAsideError) Unwrap() error { return e.Err }
 
 // Load reads the records of the server's stopped sessions. A missing file gives none. A
 // corrupt file, one of another version or of another server is renamed to Path.bad-TIME and
-// Load returns no records and a *SetAsideError, which the caller reports as a warning.
+// Load returns no records and a *setAsideError, which the caller reports as a warning.
 func (s *Store) Load() (map[string]Pane, error) {
 	data, err := readPrivate(s.Path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -143,8 +143,8 @@ func (s *Store) Load() (map[string]Pane, error) {
 	switch err := dec.Decode(&f); {
 	case err != nil:
 		return map[string]Pane{}, s.setAside(fmt.Errorf("not a state file: %w", err))
-	case f.Version != Version:
-		return map[string]Pane{}, s.setAside(fmt.Errorf("format version %d, this cac-tmux reads version %d", f.Version, Version))
+	case f.Version != version:
+		return map[string]Pane{}, s.setAside(fmt.Errorf("format version %d, this cac-tmux reads version %d", f.Version, version))
 	case f.Server != s.Server:
 		return map[string]Pane{}, s.setAside(fmt.Errorf("written for server %q, not %q", f.Server, s.Server))
 	}
@@ -157,17 +157,17 @@ func (s *Store) Load() (map[string]Pane, error) {
 
 func (s *Store) setAside(why error) error {
 	now := time.Now
-	if s.Now != nil {
-		now = s.Now
+	if s.now != nil {
+		now = s.now
 	}
 	to := s.Path + ".bad-" + now().UTC().Format("20060102T150405Z")
 	if s.ReadOnly {
-		return &SetAsideError{Path: s.Path, To: "(not moved: read-only)", Err: why}
+		return &setAsideError{Path: s.Path, To: "(not moved: read-only)", Err: why}
 	}
 	if err := os.Rename(s.Path, to); err != nil {
 		return fmt.Errorf("store: set aside %s: %w (it is unusable: %v)", s.Path, err, why)
 	}
-	return &SetAsideError{Path: s.Path, To: to, Err: why}
+	return &setAsideError{Path: s.Path, To: to, Err: why}
 }
 
 // Save replaces the state file with panes, atomically; it writes nothing when the content is
@@ -179,7 +179,7 @@ func (s *Store) Save(panes map[string]Pane) error {
 	if panes == nil {
 		panes = map[string]Pane{}
 	}
-	data, err := json.MarshalIndent(file{Version: Version, Server: s.Server, Panes: panes}, "", "  ")
+	data, err := json.MarshalIndent(file{Version: version, Server: s.Server, Panes: panes}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("store: encode %s: %w", s.Path, err)
 	}

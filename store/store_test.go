@@ -102,14 +102,14 @@ func TestLoadSetsAside(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			s := New(dir, "/s")
-			s.Now = func() time.Time { return time.Date(2026, 11, 21, 9, 8, 7, 0, time.UTC) }
+			s.now = func() time.Time { return time.Date(2026, 11, 21, 9, 8, 7, 0, time.UTC) }
 			if err := os.WriteFile(s.Path, []byte(tc.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			got, err := s.Load()
-			var aside *SetAsideError
+			var aside *setAsideError
 			if !errors.As(err, &aside) || !strings.Contains(err.Error(), tc.why) {
-				t.Fatalf("Load() error = %v, want a *SetAsideError saying %q", err, tc.why)
+				t.Fatalf("Load() error = %v, want a *setAsideError saying %q", err, tc.why)
 			}
 			if len(got) != 0 {
 				t.Errorf("Load() = %v, want no records", got)
@@ -151,12 +151,12 @@ func TestReadOnly(t *testing.T) {
 }
 
 func TestKey(t *testing.T) {
-	a, b := Key("/tmp/tmux-1000/default"), Key("/tmp/other/default")
+	a, b := key("/tmp/tmux-1000/default"), key("/tmp/other/default")
 	if a == b || !strings.HasPrefix(a, "default-") || !strings.HasPrefix(b, "default-") {
-		t.Errorf("Key() = %q and %q, want two different names starting default-", a, b)
+		t.Errorf("key() = %q and %q, want two different names starting default-", a, b)
 	}
-	if k := Key("/x/a\x01b"); strings.ContainsAny(k, "/\x01") {
-		t.Errorf("Key() = %q, want no / or control character", k)
+	if k := key("/x/a\x01b"); strings.ContainsAny(k, "/\x01") {
+		t.Errorf("key() = %q, want no / or control character", k)
 	}
 }
 

@@ -14,11 +14,11 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// Columns are the columns of `watch` and `list`, in order; the note is last and gives way
+// columns are the columns of `watch` and `list`, in order; the note is last and gives way
 // first when the terminal is narrow, then the columns from the right, so the countdown (IN)
 // outlasts the reset's zone name. ACCOUNT is shown only when the rows span more than one
 // account (Claude Code config directory), before the note.
-var Columns = []string{"PANE", "TARGET", "STATE", "IN", "RESET", "KIND", "NOTE"}
+var columns = []string{"PANE", "TARGET", "STATE", "IN", "RESET", "KIND", "NOTE"}
 
 // Merge joins the rows of several tmux servers, by the servers' names, into one list:
 // server by server in the order of their names, each server's rows in their order. Each row
@@ -44,7 +44,7 @@ func Merge(byServer map[string][]watcher.Row) []watcher.Row {
 	return out
 }
 
-// Cells formats rows as the cells of Columns at now. A SERVER column comes first when a row
+// Cells formats rows as the cells of columns at now. A SERVER column comes first when a row
 // is named by its server (Merge).
 func Cells(rows []watcher.Row, now time.Time) [][]string {
 	accounts := map[string]bool{}
@@ -53,9 +53,9 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 	}
 	many := len(accounts) > 1
 	home, _ := os.UserHomeDir()
-	head := Columns
+	head := columns
 	if many {
-		head = slices.Insert(slices.Clone(Columns), len(Columns)-1, "ACCOUNT")
+		head = slices.Insert(slices.Clone(columns), len(columns)-1, "ACCOUNT")
 	}
 	named := slices.ContainsFunc(rows, func(r watcher.Row) bool { return r.Server != "" })
 	if named {
@@ -64,22 +64,22 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 	cells := make([][]string, 0, len(rows)+1)
 	cells = append(cells, head)
 	for _, r := range rows {
-		row := []string{r.Pane, r.Target, string(r.State), In(r, now), ResetText(r.Reset, r.Zone, r.Source == watcher.SourceTranscript, now), r.Kind}
+		row := []string{r.Pane, r.Target, string(r.State), in(r, now), resetText(r.Reset, r.Zone, r.Source == watcher.SourceTranscript, now), r.Kind}
 		if named {
 			row = append([]string{Printable(r.Server)}, row...)
 		}
 		if many {
-			row = append(row, Account(r.Account, home))
+			row = append(row, account(r.Account, home))
 		}
 		cells = append(cells, append(row, r.Note))
 	}
 	return cells
 }
 
-// In is the countdown a row shows: to its due instant when the watcher will act, to the reset
+// in is the countdown a row shows: to its due instant when the watcher will act, to the reset
 // when Claude Code's own auto-continue will; "" when nothing will happen by itself (held,
 // failed, skipped, capped, a reset not known): a countdown there would never fire.
-func In(r watcher.Row, now time.Time) string {
+func in(r watcher.Row, now time.Time) string {
 	switch {
 	case !r.Due.IsZero():
 		return Countdown(r.Due.Sub(now))
@@ -89,8 +89,8 @@ func In(r watcher.Row, now time.Time) string {
 	return ""
 }
 
-// Account shows a config directory short: under home as "~/…", "-" when unknown.
-func Account(dir, home string) string {
+// account shows a config directory short: under home as "~/…", "-" when unknown.
+func account(dir, home string) string {
 	switch {
 	case dir == "":
 		return "-"
@@ -102,10 +102,10 @@ func Account(dir, home string) string {
 	return dir
 }
 
-// ResetText shows a reset in the zone it was printed in: "19:30 Asia/Nicosia", with the
+// resetText shows a reset in the zone it was printed in: "19:30 Asia/Nicosia", with the
 // date when it is not today there, and the seconds when the reset is exact (Claude Code's
 // transcript gave it).
-func ResetText(t time.Time, zone string, exact bool, now time.Time) string {
+func resetText(t time.Time, zone string, exact bool, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}

@@ -91,8 +91,8 @@ func TestCellsAccountsAndExactReset(t *testing.T) {
 		t.Errorf("one account: header %q, want no ACCOUNT column", got[0])
 	}
 	for dir, want := range map[string]string{"": "-", "/home/u": "~", "/home/u/.claude": "~/.claude", "/home/uv/.claude": "/home/uv/.claude", "/srv/a": "/srv/a"} {
-		if got := Account(dir, "/home/u"); got != want {
-			t.Errorf("Account(%q) = %q, want %q", dir, got, want)
+		if got := account(dir, "/home/u"); got != want {
+			t.Errorf("account(%q) = %q, want %q", dir, got, want)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 // (detach-client, kill-server).
 func (c *Client) Attach(session string, in, out, errOut *os.File) error {
 	args := []string{"attach-session", "-t", session}
-	argv := c.Argv(args...)
+	argv := c.argv(args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, errOut
 	cmd.Env = []string{}

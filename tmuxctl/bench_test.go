@@ -16,8 +16,8 @@ func BenchmarkParsePanes500(b *testing.B) {
 	b.SetBytes(int64(len(out)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if ps, err := ParsePanes(out); err != nil || len(ps) != 500 {
-			b.Fatalf("ParsePanes = %d panes, %v", len(ps), err)
+		if ps, err := parsePanes(out); err != nil || len(ps) != 500 {
+			b.Fatalf("parsePanes = %d panes, %v", len(ps), err)
 		}
 	}
 }

@@ -66,33 +66,33 @@ var dials atomic.Uint64
 type Mark struct {
 	Conn     uint64 // the control connection the listing went over (numbered from 1)
 	Changes  uint64 // the change notifications it had read before the listing
-	Requests string // RequestsOption when it listed
+	requests string // requestsOption when it listed
 }
 
 // Request hands a request to the running watcher: it sets the pane's RequestOption to value,
-// and RequestsOption to value too, in one tmux call. value should be unique (a nonce).
+// and requestsOption to value too, in one tmux call. value should be unique (a nonce).
 func (c *Client) Request(ctx context.Context, pane, value string) error {
-	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, RequestOption, arg(value), ";", "set-option", "-g", RequestsOption, arg(value))
+	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, RequestOption, arg(value), ";", "set-option", "-g", requestsOption, arg(value))
 	return err
 }
 
 // mark is the Mark of a listing made over k now, which read requests.
 func (k *ControlClient) mark(requests string) Mark {
-	return Mark{Conn: k.id, Changes: k.changes.Load(), Requests: requests}
+	return Mark{Conn: k.id, Changes: k.changes.Load(), requests: requests}
 }
 
-// ChangedFilter is the filter (list-panes -f) of a listing of what changed: the panes whose
+// changedFilter is the filter (list-panes -f) of a listing of what changed: the panes whose
 // window showed activity at or after since (window_activity, 1 s resolution). The comparison
 // is tmux's string one (#{>=:…}), a third cheaper than the arithmetic one and the same on two
 // 10-digit Unix times, which both are until the year 2286.
-func ChangedFilter(since time.Time) string {
+func changedFilter(since time.Time) string {
 	return "#{>=:#{window_activity}," + strconv.FormatInt(since.Unix(), 10) + "}"
 }
 
 // listing runs a listing over k, followed in the same command line by a read of
-// RequestsOption, and returns its output and the option's value.
+// requestsOption, and returns its output and the option's value.
 func (k *ControlClient) listing(ctx context.Context, args ...string) (out, requests string, err error) {
-	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", freeText(RequestsOption)))
+	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", freeText(requestsOption)))
 	if err != nil {
 		return "", "", err
 	}
@@ -124,11 +124,11 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 	if c.conn != nil {
 		k = c.conn.control(ctx)
 	}
-	if k != nil && since != (Mark{}) && !s.Since.IsZero() && k.mark(since.Requests) == since {
-		out, requests, err := k.listing(ctx, "list-panes", "-a", "-f", ChangedFilter(s.Since), "-F", PaneFormat(s))
+	if k != nil && since != (Mark{}) && !s.Since.IsZero() && k.mark(since.requests) == since {
+		out, requests, err := k.listing(ctx, "list-panes", "-a", "-f", changedFilter(s.Since), "-F", paneFormat(s))
 		switch {
 		case err == nil && k.mark(requests) == since:
-			panes, err := ParsePanes(out)
+			panes, err := parsePanes(out)
 			return panes, false, since, err
 		case err != nil && !errors.Is(err, errNotSent):
 			return nil, false, Mark{}, err
@@ -138,10 +138,10 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 	}
 	if k != nil && k.Err() == nil {
 		changes := k.changes.Load() // before the listing: a change notified meanwhile lists all again next time
-		out, requests, err := k.listing(ctx, "list-panes", "-a", "-F", PaneFormat(s))
+		out, requests, err := k.listing(ctx, "list-panes", "-a", "-F", paneFormat(s))
 		if err == nil {
-			panes, err = ParsePanes(out)
-			return panes, true, Mark{Conn: k.id, Changes: changes, Requests: requests}, err
+			panes, err = parsePanes(out)
+			return panes, true, Mark{Conn: k.id, Changes: changes, requests: requests}, err
 		}
 		if !errors.Is(err, errNotSent) {
 			return nil, false, Mark{}, err

@@ -115,7 +115,7 @@ func (c *Client) Dial(ctx context.Context) (*ControlClient, error) {
 	ctx, cancel := withTimeout(ctx, c.clock(), timeout)
 	defer cancel()
 	args := []string{"-N", "-C", "attach-session", "-f", controlFlags}
-	argv := c.Argv(args...)
+	argv := c.argv(args...)
 	k, err := newControl(c)
 	if err != nil {
 		return nil, err

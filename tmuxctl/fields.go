@@ -20,7 +20,7 @@ import (
 // them) become "?" and each backslash is doubled, on the server's side. A backslash that is
 // not doubled is then always the server's own escape, on any version: splitRow reads both
 // forms exactly, and no text of a pane, a session or an option can forge a field or a row. The
-// escaping need not be known to read a row; Escaping probes it for doctor.
+// escaping need not be known to read a row; Client.escaping probes it for doctor.
 
 // sep separates format fields.
 const sep = "\x1f"
@@ -85,10 +85,10 @@ func unescape(rest string) (byte, int, error) {
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
-// Display expands formats on the server (display-message -p, with -t target unless target is
+// display expands formats on the server (display-message -p, with -t target unless target is
 // ""), each format a free-text field (freeText), and returns their values, read exactly on
 // every tmux version. Names are tmux variables or options ("pane_id", "@cac_state").
-func (c *Client) Display(ctx context.Context, target string, names ...string) ([]string, error) {
+func (c *Client) display(ctx context.Context, target string, names ...string) ([]string, error) {
 	formats := make([]string, len(names), len(names)+1)
 	for i, n := range names {
 		formats[i] = freeText(n)
@@ -142,9 +142,9 @@ func (e Escaping) String() string {
 	return "raw"
 }
 
-// Escaping probes how the server prints command output: it prints sep and reads it back.
+// escaping probes how the server prints command output: it prints sep and reads it back.
 // Reading fields does not depend on it (splitRow reads both); doctor reports it.
-func (c *Client) Escaping(ctx context.Context) (Escaping, error) {
+func (c *Client) escaping(ctx context.Context) (Escaping, error) {
 	out, err := c.Run(ctx, "display-message", "-p", sep)
 	switch row := strings.TrimSuffix(out, "\n"); {
 	case err != nil:

@@ -136,7 +136,7 @@ func (v values) with(kv ...string) values {
 }
 
 // TestPaneFormatFieldsAreKnown: every field of the real format is one the row builder fills,
-// and the format has as many fields as ParsePanes expects.
+// and the format has as many fields as parsePanes expects.
 func TestPaneFormatFieldsAreKnown(t *testing.T) {
 	v := paneValues(1)
 	seen := map[string]bool{}
@@ -153,8 +153,8 @@ func TestPaneFormatFieldsAreKnown(t *testing.T) {
 	if len(seen) != len(v) {
 		t.Errorf("the format has %d fields, the row builder fills %d", len(seen), len(v))
 	}
-	if n := strings.Count(PaneFormat(Search{}), "pane_title}"); n != 1 || !strings.HasSuffix(PaneFormat(Search{}), sep+freeText("pane_title")+sep+rowEnd.format) {
-		t.Errorf("PaneFormat does not end with the title field and the row's end: %q", PaneFormat(Search{}))
+	if n := strings.Count(paneFormat(Search{}), "pane_title}"); n != 1 || !strings.HasSuffix(paneFormat(Search{}), sep+freeText("pane_title")+sep+rowEnd.format) {
+		t.Errorf("paneFormat does not end with the title field and the row's end: %q", paneFormat(Search{}))
 	}
 }
 
@@ -169,12 +169,12 @@ func TestParsePanes500(t *testing.T) {
 		twice = append(twice, r, mustRow(t, v.with("session_name", "linked")))
 	}
 	for name, out := range map[string]string{"once": strings.Join(rows, "\n") + "\n", "twice": strings.Join(twice, "\n") + "\n"} {
-		ps, err := ParsePanes(out)
+		ps, err := parsePanes(out)
 		if err != nil {
-			t.Fatalf("%s: ParsePanes error: %v", name, err)
+			t.Fatalf("%s: parsePanes error: %v", name, err)
 		}
 		if len(ps) != 500 {
-			t.Fatalf("%s: ParsePanes returned %d panes, want 500", name, len(ps))
+			t.Fatalf("%s: parsePanes returned %d panes, want 500", name, len(ps))
 		}
 		for i, p := range ps {
 			if p.ID != "%"+strconv.Itoa(i) || p.PID != 10000+i || p.WindowIndex != i/3 || p.PaneIndex != i%3 ||
@@ -227,31 +227,31 @@ func FuzzParsePanes(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, out string) {
 		start := time.Now()
-		ps, err := ParsePanes(out)
+		ps, err := parsePanes(out)
 		if d := time.Since(start); d > time.Second {
-			t.Errorf("ParsePanes of %d bytes took %s", len(out), d)
+			t.Errorf("parsePanes of %d bytes took %s", len(out), d)
 		}
 		if err != nil {
 			if ps != nil {
-				t.Errorf("ParsePanes(%q) = %+v with error %v, want no panes", out, ps, err)
+				t.Errorf("parsePanes(%q) = %+v with error %v, want no panes", out, ps, err)
 			}
 			return
 		}
 		if lines := strings.Count(out, "\n") + 1; len(ps) > lines {
-			t.Errorf("ParsePanes(%q): %d panes from %d lines", out, len(ps), lines)
+			t.Errorf("parsePanes(%q): %d panes from %d lines", out, len(ps), lines)
 		}
 		seen := map[string]bool{}
 		for _, p := range ps {
 			if p.ID == "" || p.ID[0] != '%' {
-				t.Errorf("ParsePanes(%q): pane with ID %q", out, p.ID)
+				t.Errorf("parsePanes(%q): pane with ID %q", out, p.ID)
 			}
 			if seen[p.ID] {
-				t.Errorf("ParsePanes(%q): ID %s twice", out, p.ID)
+				t.Errorf("parsePanes(%q): ID %s twice", out, p.ID)
 			}
 			seen[p.ID] = true
 			for _, s := range append([]string{p.ID, p.WindowID, p.Session, p.Command, p.Title}, p.Options.Values()...) {
 				if strings.Contains(s, "\n") {
-					t.Errorf("ParsePanes(%q): a field of %s holds a newline: %q", out, p.ID, s)
+					t.Errorf("parsePanes(%q): a field of %s holds a newline: %q", out, p.ID, s)
 				}
 			}
 		}
@@ -290,12 +290,12 @@ func FuzzParsePanesRow(f *testing.F) {
 			WindowActivity: time.Unix(act, 0), Match: match, Command: cleaned(command),
 			Options: Options{State: cleaned(state), Kind: "session", Note: cleaned(note)}, Title: cleaned(title)}
 		for name, out := range map[string]string{"raw": row, "tmux 3.4": visPrint(row, true), "tmux 3.5": visPrint(row, false)} {
-			ps, err := ParsePanes(out + "\n")
+			ps, err := parsePanes(out + "\n")
 			if err != nil {
-				t.Fatalf("%s: ParsePanes(%q) error: %v", name, out, err)
+				t.Fatalf("%s: parsePanes(%q) error: %v", name, out, err)
 			}
 			if len(ps) != 1 || ps[0] != want {
-				t.Fatalf("%s: ParsePanes(%q) = %+v, want [%+v]", name, out, ps, want)
+				t.Fatalf("%s: parsePanes(%q) = %+v, want [%+v]", name, out, ps, want)
 			}
 		}
 	})

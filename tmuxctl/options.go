@@ -13,16 +13,16 @@ type UserOption struct{ Name, Value string }
 // UserOptions lists, in one tmux call, the global session user options (`set-option -g
 // @NAME VALUE`) whose names start with prefix, in tmux's order (by name). tmux has no
 // listing of some options only, so it lists them all (`show-options -g`, a few dozen lines)
-// and keeps those; see ParseUserOptions for how the values are read.
+// and keeps those; see parseUserOptions for how the values are read.
 func (c *Client) UserOptions(ctx context.Context, prefix string) ([]UserOption, error) {
 	out, err := c.Run(ctx, "show-options", "-g")
 	if err != nil {
 		return nil, err
 	}
-	return ParseUserOptions(out, prefix)
+	return parseUserOptions(out, prefix)
 }
 
-// ParseUserOptions reads the user options whose names start with prefix out of what
+// parseUserOptions reads the user options whose names start with prefix out of what
 // `show-options -g` prints. tmux 3.3a prints one option per line, "NAME VALUE", the value
 // escaped by its args_escape, so that a line holds one whole value:
 //   - an empty value is a pair of single quotes;
@@ -41,7 +41,7 @@ func (c *Client) UserOptions(ctx context.Context, prefix string) ([]UserOption, 
 // A user option whose name holds a space (set-option -g '@a b' x) cannot be told from its
 // value: its name is read up to the first space. A line that breaks these rules is an error
 // naming it.
-func ParseUserOptions(out, prefix string) ([]UserOption, error) {
+func parseUserOptions(out, prefix string) ([]UserOption, error) {
 	var opts []UserOption
 	for line := range strings.Lines(out) {
 		line = strings.TrimSuffix(line, "\n")
@@ -75,7 +75,7 @@ func dollarNamed(c byte) bool {
 	return c == '_' || c == '{' || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }
 
-// unescapeOption reads a value as show-options prints it (ParseUserOptions).
+// unescapeOption reads a value as show-options prints it (parseUserOptions).
 func unescapeOption(raw string) (string, error) {
 	if raw == "''" {
 		return "", nil
@@ -130,7 +130,7 @@ type ServerInfo struct {
 
 // ServerInfo asks the server its version, pid and socket (one display-message).
 func (c *Client) ServerInfo(ctx context.Context) (ServerInfo, error) {
-	f, err := c.Display(ctx, "", "version", "pid", "socket_path")
+	f, err := c.display(ctx, "", "version", "pid", "socket_path")
 	if err != nil {
 		return ServerInfo{}, err
 	}

@@ -130,8 +130,8 @@ var paneFields = append([]paneField{
 	text(freeText("pane_current_command"), func(p *Pane) *string { return &p.Command }),
 }, append(optionFields(),
 	text(freeText(RequestOption), func(p *Pane) *string { return &p.Request }),
-	text(freeText(IgnoreOption), func(p *Pane) *string { return &p.Ignore }),
-	text(markedText(MessageOption), func(p *Pane) *string { return &p.Message }),
+	text(freeText(ignoreOption), func(p *Pane) *string { return &p.Ignore }),
+	text(markedText(messageOption), func(p *Pane) *string { return &p.Message }),
 	text(freeText("pane_title"), func(p *Pane) *string { return &p.Title }),
 	rowEnd)...)
 
@@ -183,8 +183,8 @@ func (o *Options) field(i int) *string {
 	return []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note, &o.Source, &o.Account}[i]
 }
 
-// PaneFormat returns the list-panes format for a search.
-func PaneFormat(s Search) string {
+// paneFormat returns the list-panes format for a search.
+func paneFormat(s Search) string {
 	match := "-1"
 	switch {
 	case s.Pattern != "" && s.Commands != "":
@@ -205,22 +205,22 @@ func PaneFormat(s Search) string {
 // ListPanes lists every pane on the server once (`list-panes -a`), deduplicated by pane ID:
 // a window linked into several sessions is listed once per session.
 func (c *Client) ListPanes(ctx context.Context, s Search) ([]Pane, error) {
-	out, err := c.Run(ctx, "list-panes", "-a", "-F", PaneFormat(s))
+	out, err := c.Run(ctx, "list-panes", "-a", "-F", paneFormat(s))
 	if err != nil {
 		return nil, err
 	}
-	return ParsePanes(out)
+	return parsePanes(out)
 }
 
 // PaneInfo returns the listing row of one pane (without a search), or an error wrapping
 // ErrNoTarget when the pane is gone. It lists the pane's window (`list-panes -t %N`): tmux
 // 3.3a's display-message prints empty fields for a missing pane instead of failing.
 func (c *Client) PaneInfo(ctx context.Context, pane string) (Pane, error) {
-	out, err := c.Run(ctx, "list-panes", "-t", pane, "-F", PaneFormat(Search{}))
+	out, err := c.Run(ctx, "list-panes", "-t", pane, "-F", paneFormat(Search{}))
 	if err != nil {
 		return Pane{}, err
 	}
-	ps, err := ParsePanes(out)
+	ps, err := parsePanes(out)
 	if err != nil {
 		return Pane{}, err
 	}
@@ -232,9 +232,9 @@ func (c *Client) PaneInfo(ctx context.Context, pane string) (Pane, error) {
 	return Pane{}, &Error{Args: []string{"list-panes", "-t", pane}, Stderr: "can't find pane: " + pane, Err: ErrNoTarget}
 }
 
-// ParsePanes parses ListPanes output. A row that does not have the fields it needs is an
+// parsePanes parses ListPanes output. A row that does not have the fields it needs is an
 // error naming the row; free-text fields (session, command, title) may hold anything.
-func ParsePanes(out string) ([]Pane, error) {
+func parsePanes(out string) ([]Pane, error) {
 	return parseRows(out, paneFields, true)
 }
 
@@ -276,18 +276,18 @@ func parseRows(out string, fields []paneField, dedupe bool) ([]Pane, error) {
 // and the global WatcherOption.
 var pausedFields = []paneField{
 	text("#{pane_id}", func(p *Pane) *string { return &p.ID }),
-	text(freeText(StateOption), func(p *Pane) *string { return &p.Options.State }),
-	text(freeText(DueOption), func(p *Pane) *string { return &p.Options.Due }),
+	text(freeText(stateOption), func(p *Pane) *string { return &p.Options.State }),
+	text(freeText(dueOption), func(p *Pane) *string { return &p.Options.Due }),
 	text(freeText(WatcherOption), func(p *Pane) *string { return &p.Watcher }),
 	rowEnd,
 }
 
-// PausedFilter is PausedPanes' server-side filter (`list-panes -f`): the panes that carry
+// pausedFilter is PausedPanes' server-side filter (`list-panes -f`): the panes that carry
 // @cac_state, which a watcher sets on every pane that is not running.
-const PausedFilter = "#{@cac_state}"
+const pausedFilter = "#{@cac_state}"
 
-// PausedFormat is PausedPanes' list-panes format.
-func PausedFormat() string {
+// pausedFormat is PausedPanes' list-panes format.
+func pausedFormat() string {
 	formats := make([]string, len(pausedFields))
 	for i, pf := range pausedFields {
 		formats[i] = pf.format
@@ -301,23 +301,23 @@ func PausedFormat() string {
 // Options.State, Options.Due and Watcher; the other fields are zero. It is what `cac-tmux status`
 // asks on every status-interval of every client, so it asks for nothing more.
 func (c *Client) PausedPanes(ctx context.Context) ([]Pane, error) {
-	out, err := c.Run(ctx, "list-panes", "-a", "-f", PausedFilter, "-F", PausedFormat())
+	out, err := c.Run(ctx, "list-panes", "-a", "-f", pausedFilter, "-F", pausedFormat())
 	if err != nil {
 		return nil, err
 	}
-	return ParsePaused(out)
+	return parsePaused(out)
 }
 
-// ParsePaused parses PausedPanes output, like ParsePanes.
-func ParsePaused(out string) ([]Pane, error) {
+// parsePaused parses PausedPanes output, like parsePanes.
+func parsePaused(out string) ([]Pane, error) {
 	return parseRows(out, pausedFields, true)
 }
 
 // AttachedClient is one attached tmux client.
 type AttachedClient struct {
 	Name    string // client_name, the -c target of display-popup
-	Session string
-	TTY     string
+	session string
+	tty     string
 }
 
 // Clients lists the attached clients that show a terminal: control-mode clients (a
@@ -336,7 +336,7 @@ func (c *Client) Clients(ctx context.Context) ([]AttachedClient, error) {
 		if f[0] == "1" {
 			continue
 		}
-		cs = append(cs, AttachedClient{Name: f[1], TTY: f[2], Session: f[3]})
+		cs = append(cs, AttachedClient{Name: f[1], tty: f[2], session: f[3]})
 	}
 	return cs, nil
 }

@@ -28,12 +28,12 @@ type Capabilities struct {
 // Probe asks the server what it can do (a few display-message and list-panes calls).
 func (c *Client) Probe(ctx context.Context) (Capabilities, error) {
 	var k Capabilities
-	v, err := c.Display(ctx, "", "version")
+	v, err := c.display(ctx, "", "version")
 	if err != nil {
 		return k, err
 	}
 	k.Version = v[0]
-	if k.Escaping, err = c.Escaping(ctx); err != nil {
+	if k.Escaping, err = c.escaping(ctx); err != nil {
 		return k, err
 	}
 	_, err = c.exec(ctx, "list-panes", "-a", "-f", "0", "-F", "x")

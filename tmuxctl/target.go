@@ -29,7 +29,7 @@ func (c *Client) FindPane(ctx context.Context, target string) (Pane, error) {
 	if err != nil {
 		return Pane{}, err
 	}
-	out, err := c.Run(ctx, "list-panes", "-a", "-F", PaneFormat(Search{}))
+	out, err := c.Run(ctx, "list-panes", "-a", "-F", paneFormat(Search{}))
 	if err != nil {
 		return Pane{}, err
 	}

@@ -187,8 +187,8 @@ func (c *Client) Close() error {
 // Connected reports whether c's commands go over a control connection now.
 func (c *Client) Connected() bool { return c.conn != nil && c.conn.Connected() }
 
-// Argv returns the full argv for a tmux command, socket flags included.
-func (c *Client) Argv(args ...string) []string {
+// argv returns the full argv for a tmux command, socket flags included.
+func (c *Client) argv(args ...string) []string {
 	bin := c.Bin
 	if bin == "" {
 		bin = "tmux"
@@ -223,7 +223,7 @@ func (c *Client) exec(ctx context.Context, args ...string) (string, error) {
 	}
 	ctx, cancel := withTimeout(ctx, c.clock(), timeout)
 	defer cancel()
-	argv := c.Argv(args...)
+	argv := c.argv(args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -388,7 +388,7 @@ func (c *Client) GlobalOption(ctx context.Context, name string) (string, error) 
 // PaneOption reads a pane user option, control characters as "?"; "" when it is unset.
 // pane "" reads the option as a command without -t would (the global one).
 func (c *Client) PaneOption(ctx context.Context, pane, name string) (string, error) {
-	v, err := c.Display(ctx, pane, name)
+	v, err := c.display(ctx, pane, name)
 	if err != nil {
 		return "", err
 	}

@@ -67,7 +67,7 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 // prefetch captures the panes this tick's visits will look at, several to a tmux round trip
 // (tmuxctl.Client.Captures): a watcher starting on a server of a thousand Claude panes looks
 // at every one of them in its first tick. It starts with the new panes whose program may be
-// Claude Code (Search.Commands) while the process table tells which ones are (identify, which
+// Claude Code (prefilter.Commands) while the process table tells which ones are (identify, which
 // runs meanwhile and returns maybeClaude's answers for list), then captures the rest it will
 // look at; a pane the watcher keeps its hands off (outOfScope) is not captured at all. A pane
 // it did not capture, or whose capture failed, is captured by its look.
@@ -124,8 +124,8 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 	return ids, fresh
 }
 
-// claudeCommand is Search.Commands, compiled.
-var claudeCommand = regexp.MustCompile(Search.Commands)
+// claudeCommand is prefilter.Commands, compiled.
+var claudeCommand = regexp.MustCompile(prefilter.Commands)
 
 // keep keeps captures taken at taken for this tick's looks.
 func (w *Watcher) keep(screens []tmuxctl.Screen, taken time.Time) {

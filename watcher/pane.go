@@ -64,9 +64,9 @@ func (s State) outlook() outlook {
 // states are the known states.
 var states = []State{Running, Limited, Waiting, Native, Held, Resuming, Verifying, Failed, Unwaitable, Skipped}
 
-// ParseState reads a state as published (pane options, the state file); anything but a known
+// parseState reads a state as published (pane options, the state file); anything but a known
 // state is an error.
-func ParseState(s string) (State, error) {
+func parseState(s string) (State, error) {
 	if st := State(s); slices.Contains(states, st) {
 		return st, nil
 	}
@@ -367,7 +367,7 @@ func (p *pane) record() (r store.Pane, ok bool) {
 // kept: when the stop appeared, its reset, the attempts and keys sent, a hold that sticks. A
 // record with an unknown state or kind (another version wrote it) is not taken up.
 func (p *pane) restore(r store.Pane) error {
-	state, err := ParseState(r.State)
+	state, err := parseState(r.State)
 	if err != nil {
 		return err
 	}
@@ -375,7 +375,7 @@ func (p *pane) restore(r store.Pane) error {
 	if err != nil {
 		return err
 	}
-	source, err := ParseResetSource(r.ResetSource)
+	source, err := parseResetSource(r.ResetSource)
 	if err != nil {
 		return err
 	}

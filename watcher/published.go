@@ -64,7 +64,7 @@ func Alive(published string) (pid int, alive bool) {
 
 // unwatched is the state of a pane ListRows saw stopped at a limit while no watcher runs and
 // none published anything for it (a server never watched, or a stop after the watcher
-// ended). It is no state of a watcher's (ParseState refuses it).
+// ended). It is no state of a watcher's (parseState refuses it).
 const unwatched State = "stopped"
 
 // ListRows are the rows of the panes a watcher published as paused on the server of c,
@@ -77,7 +77,7 @@ const unwatched State = "stopped"
 func ListRows(ctx context.Context, c *tmuxctl.Client, f Finder, all, watching bool, warn io.Writer) ([]Row, error) {
 	var search tmuxctl.Search
 	if !watching {
-		search.Pattern = Search.Pattern
+		search.Pattern = prefilter.Pattern
 	}
 	panes, err := c.ListPanes(ctx, search)
 	if err != nil {
@@ -86,7 +86,7 @@ func ListRows(ctx context.Context, c *tmuxctl.Client, f Finder, all, watching bo
 	var rows []Row
 	now := clock.Real.Now()
 	for _, p := range panes {
-		r, err := RowOf(p)
+		r, err := rowOf(p)
 		if err != nil {
 			fmt.Fprintf(warn, "cac-tmux: %v; the pane is left out\n", err)
 			continue
@@ -103,7 +103,7 @@ func ListRows(ctx context.Context, c *tmuxctl.Client, f Finder, all, watching bo
 		}
 		rows = append(rows, r)
 	}
-	SortRows(rows)
+	sortRows(rows)
 	return rows, nil
 }
 
@@ -182,11 +182,11 @@ func StatusOf(c *tmuxctl.Client, getenv func(string) string, panes []tmuxctl.Pan
 	var s Status
 	rows := make([]Row, 0, len(panes))
 	for _, p := range panes {
-		if r, err := RowOf(p); err == nil && r.State.Paused() {
+		if r, err := rowOf(p); err == nil && r.State.Paused() {
 			rows = append(rows, r)
 		}
 	}
-	SortRows(rows) // earliest due first, none last
+	sortRows(rows) // earliest due first, none last
 	for _, r := range rows {
 		s.Paused++
 		switch r.State.outlook() {

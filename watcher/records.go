@@ -25,8 +25,8 @@ const (
 	SourceTranscript ResetSource = "transcript"
 )
 
-// ParseResetSource reads a source as published; "" is SourceScreen.
-func ParseResetSource(s string) (ResetSource, error) {
+// parseResetSource reads a source as published; "" is SourceScreen.
+func parseResetSource(s string) (ResetSource, error) {
 	switch ResetSource(s) {
 	case "", SourceScreen:
 		return SourceScreen, nil
@@ -36,14 +36,14 @@ func ParseResetSource(s string) (ResetSource, error) {
 	return "", fmt.Errorf("watcher: parse reset source %q: not screen or transcript", s)
 }
 
-// Exact refines the reset and kind read from the screen with the usage-limit row of the
+// exactReset refines the reset and kind read from the screen with the usage-limit row of the
 // session's transcript (records.LatestLimit). The row belongs to the stop on screen when its
 // resetsAt, read in the zone the screen's reset is in (the printed zone, else the host's),
 // shows the printed time: the same hour and minute, and the same date when the screen printed
 // one. Then the reset is resetsAt, to the second (for a time-only reset this also settles
 // which day was meant), and the kind is the row's rateLimitType when it names one.
 // agree is false when the row does not belong to the stop: the screen's reading stands.
-func Exact(r detector.Reset, kind detector.Kind, row records.Row) (exact detector.Reset, k detector.Kind, agree bool) {
+func exactReset(r detector.Reset, kind detector.Kind, row records.Row) (exact detector.Reset, k detector.Kind, agree bool) {
 	if !r.Known || row.Kind != records.RowLimit {
 		return r, kind, false
 	}
@@ -160,7 +160,7 @@ func transcript(env records.Env, en records.Entry) ([]records.Row, error) {
 // claude process there, for `inspect --pane`, by the watcher's own steps, so the two read a
 // live pane alike: the process found (Finder.Find), its records located (recordsOf) and the
 // reset taken from its transcript when its usage-limit row belongs to the stop (refine,
-// Exact). It returns the verdict, where its reset comes from and the process's config
+// exactReset). It returns the verdict, where its reset comes from and the process's config
 // directory ("" when unknown). Without a claude process in the pane, or without its records,
 // the screen's reading stands (SourceScreen).
 func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict) (detector.Verdict, ResetSource, string) {
@@ -230,7 +230,7 @@ func foreign(s records.Stop) string {
 }
 
 // refine takes the reset of the pane's stop from its transcript's rows when its usage-limit
-// row belongs to it (Exact). A disagreement is logged at info with both values, and the
+// row belongs to it (exactReset). A disagreement is logged at info with both values, and the
 // screen wins.
 func (w *Watcher) refine(p *pane, rows []records.Row) {
 	if p.source == SourceTranscript || !p.reset.Known {
@@ -241,7 +241,7 @@ func (w *Watcher) refine(p *pane, rows []records.Row) {
 		return
 	}
 	p.recs.judged = row.At
-	exact, kind, agree := Exact(p.reset, p.kind, row)
+	exact, kind, agree := exactReset(p.reset, p.kind, row)
 	if !agree {
 		p.event(w.cfg.Log.Info()).Time("transcript_reset", row.ResetsAt).Str("rate_limit_type", row.RateLimitType).
 			Msg("the transcript's reset does not match the screen; the screen's is used")

@@ -50,8 +50,8 @@ const (
 	Unskip Action = "unskip"
 )
 
-// ParseAction reads an action's name.
-func ParseAction(s string) (Action, error) {
+// parseAction reads an action's name.
+func parseAction(s string) (Action, error) {
 	switch a := Action(s); a {
 	case ResumeNow, Skip, Unskip:
 		return a, nil
@@ -328,7 +328,7 @@ func (w *Watcher) answer(ctx context.Context, info tmuxctl.Pane) error {
 		return err
 	}
 	out := refused("unknown request %q", name)
-	a, err := ParseAction(name)
+	a, err := parseAction(name)
 	if err == nil {
 		if out, err = w.do(ctx, info.ID, a); err != nil {
 			out = refused("the watcher failed: %v", err)

@@ -44,18 +44,18 @@ func (w *Watcher) Rows() []Row {
 		}
 		rows = append(rows, r)
 	}
-	SortRows(rows)
+	sortRows(rows)
 	return rows
 }
 
-// RowOf reads a row from the pane options a watcher published; a pane without them is
+// rowOf reads a row from the pane options a watcher published; a pane without them is
 // running. It is how `list` works without a watcher. An unknown state or kind (another
 // version published it, or someone set the option by hand) is an error.
-func RowOf(info tmuxctl.Pane) (Row, error) {
+func rowOf(info tmuxctl.Pane) (Row, error) {
 	o := info.Options
 	r := Row{Pane: info.ID, Target: info.Target(), State: Running, Kind: o.Kind, Zone: o.Zone, Note: o.Note, Account: o.Account}
 	if o.State != "" {
-		st, err := ParseState(o.State)
+		st, err := parseState(o.State)
 		if err != nil {
 			return Row{}, fmt.Errorf("watcher: pane %s: @cac_state: %w", info.ID, err)
 		}
@@ -66,7 +66,7 @@ func RowOf(info tmuxctl.Pane) (Row, error) {
 	}
 	r.Reset = parseInstant(o.Reset, o.Zone)
 	if !r.Reset.IsZero() {
-		src, err := ParseResetSource(o.Source)
+		src, err := parseResetSource(o.Source)
 		if err != nil {
 			return Row{}, fmt.Errorf("watcher: pane %s: @cac_source: %w", info.ID, err)
 		}
@@ -89,8 +89,8 @@ func parseInstant(s, zone string) time.Time {
 	return t
 }
 
-// SortRows orders rows paused first, by due instant (none last), then by pane id.
-func SortRows(rows []Row) {
+// sortRows orders rows paused first, by due instant (none last), then by pane id.
+func sortRows(rows []Row) {
 	slices.SortStableFunc(rows, func(a, b Row) int {
 		if pa, pb := a.State.Paused(), b.State.Paused(); pa != pb {
 			if pa {

@@ -123,12 +123,12 @@ var Defaults = Config{
 	Resync:   5 * time.Minute,
 }
 
-// Search is the server-side pre-filter of each listing: rows that any limit message, Claude
+// prefilter is the server-side pre-filter of each listing: rows that any limit message, Claude
 // Code's auto-continue lines or the options menu put on screen, searched only in panes whose
 // command may be Claude Code (docs/claude-code.md: Messages, The options menu, Claude Code's own
 // auto-continue, Which panes run Claude Code). A pane the search skips (a wrapper script) is
 // looked at whenever its window shows activity.
-var Search = tmuxctl.Search{
+var prefilter = tmuxctl.Search{
 	Pattern:  `limit|usage|spending cap|automatic|what do you want to do`,
 	Commands: proc.CommandPattern(),
 }
@@ -454,7 +454,7 @@ func (w *Watcher) search() tmuxctl.Search {
 	if w.latest.IsZero() {
 		return tmuxctl.Search{}
 	}
-	search := Search
+	search := prefilter
 	search.Since = w.latest.Add(time.Second)
 	if last := w.listed.at.Truncate(time.Second); last.Before(search.Since) {
 		search.Since = last

@@ -74,8 +74,8 @@ import (
 	"github.com/cac-tmux/cac-tmux/clock"
 )
 
-// Scenarios are the values of --scenario.
-var Scenarios = []string{"plain", "draft", "menu", "armed", "stopped", "pressenter", "idle"}
+// scenarios are the values of --scenario.
+var scenarios = []string{"plain", "draft", "menu", "armed", "stopped", "pressenter", "idle"}
 
 // fake is the session on screen; only the main loop touches it.
 type fake struct {
@@ -147,7 +147,7 @@ func Run(args []string) error {
 	fs.StringVar(&fl.add, "add", "", `rows to add to the transcript before the scenario's own, separated by "\n"`)
 	fs.StringVar(&fl.name, "name", "fakeclaude", "the name in the banner")
 	fs.IntVar(&f.again, "again", -1, "the first N prompts hit the limit again, whatever the time (-1: use --limit-until)")
-	fs.StringVar(&f.scenario, "scenario", "plain", strings.Join(Scenarios, ", "))
+	fs.StringVar(&f.scenario, "scenario", "plain", strings.Join(scenarios, ", "))
 	fs.StringVar(&f.vim, "vim", "", "vim mode: normal, insert or stuck (default off)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "exit after this long (0: never)")
 	fs.DurationVar(&f.drawDelay, "draw-delay", 0, "draw the screen this long after an input changed it (0: at once)")
@@ -291,7 +291,7 @@ func (f *fake) setup(rows []string, draft string) error {
 		f.add("● Hello! What should we work on?")
 		stop, f.busy = []string{"✻ Worked for 3s"}, f.spinner
 	default:
-		return fmt.Errorf("simclaude: --scenario: unknown scenario %q (one of %s)", f.scenario, strings.Join(Scenarios, ", "))
+		return fmt.Errorf("simclaude: --scenario: unknown scenario %q (one of %s)", f.scenario, strings.Join(scenarios, ", "))
 	}
 	f.add(stop...)
 	if f.limited {

@@ -23,8 +23,8 @@ import (
 	"time"
 )
 
-// Record is one line of OUT.
-type Record struct {
+// entry is one line of OUT.
+type entry struct {
 	Name        string            `json:"name"` // base name it was run as
 	Args        []string          `json:"args"`
 	Env         map[string]string `json:"env"`
@@ -77,7 +77,7 @@ func run() error {
 }
 
 func record(out, name string, args []string) error {
-	r := Record{Name: name, Args: args, Env: map[string]string{}, PID: os.Getpid()}
+	r := entry{Name: name, Args: args, Env: map[string]string{}, PID: os.Getpid()}
 	r.PGID, _ = syscall.Getpgid(0)
 	for _, kv := range os.Environ() {
 		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "CAC_") {

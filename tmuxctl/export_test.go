@@ -1,0 +1,26 @@
+package tmuxctl
+
+// What the tests of package tmuxctl_test reach that other packages reach only through
+// Client's listings and calls.
+
+// Argv returns the full argv for a tmux command, socket flags included (argv).
+func (c *Client) Argv(args ...string) []string { return c.argv(args...) }
+
+// MessageOption is the pane option that replaces the message typed into a pane
+// (messageOption).
+const MessageOption = messageOption
+
+// PaneFormat returns the list-panes format for a search (paneFormat).
+func PaneFormat(s Search) string { return paneFormat(s) }
+
+// ParsePanes parses ListPanes output (parsePanes).
+func ParsePanes(out string) ([]Pane, error) { return parsePanes(out) }
+
+// ParsePaused parses PausedPanes output (parsePaused).
+func ParsePaused(out string) ([]Pane, error) { return parsePaused(out) }
+
+// ParseUserOptions reads the user options whose names start with prefix out of what
+// `show-options -g` prints (parseUserOptions).
+func ParseUserOptions(out, prefix string) ([]UserOption, error) {
+	return parseUserOptions(out, prefix)
+}
