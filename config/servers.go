@@ -69,13 +69,26 @@ var hostsTable = table{name: "hosts", help: []string{
 		}),
 }}
 
-// checkHostNames is the rule of hosts.names: ssh would read a name starting with "-" as an
-// option, and a name with a space as two words.
+// checkHostNames is the rule of hosts.names: each name follows CheckHost.
 func checkHostNames(names []string) string {
 	for _, n := range names {
-		if n == "" || n[0] == '-' || strings.ContainsAny(n, " \t\n") {
-			return tomlString(n) + " is not a host: a name must not be empty, start with - or hold a space"
+		if msg := CheckHost(n); msg != "" {
+			return msg + " (" + tomlString(n) + " is not)"
 		}
+	}
+	return ""
+}
+
+// CheckHost is the rule of a host given to ssh (hosts.names, --host): "" when name is an ssh
+// host or alias, optionally with a user (dev1, me@box.example, [::1]), else what it must be.
+// ssh would read a name starting with "-" as an option, and the remote shell never sees it,
+// but a character outside these has no business in a host name.
+func CheckHost(name string) string {
+	ok := name != "" && name[0] != '-' && !strings.ContainsFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-@:[]%", r))
+	})
+	if !ok {
+		return `must be an ssh host like "dev1" or "me@box": letters, digits and . _ - @ : [ ] %, not starting with -`
 	}
 	return ""
 }

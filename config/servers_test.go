@@ -26,8 +26,8 @@ func TestParseServersAndHosts(t *testing.T) {
 	for _, tc := range []struct{ data, want string }{
 		{"[servers]\nall = \"true\"", `config: servers.all: must be true or false, without quotes (cfg.toml line 2, got "true")`},
 		{"[servers]\nall = 1", `config: servers.all: must be true or false (cfg.toml line 2, got 1)`},
-		{"[hosts]\nnames = [\"-oProxyCommand=x\"]", `config: hosts.names: "-oProxyCommand=x" is not a host: a name must not be empty, start with - or hold a space (cfg.toml line 2, got ["-oProxyCommand=x"])`},
-		{"[hosts]\nnames = [\"dev 1\"]", `config: hosts.names: "dev 1" is not a host: a name must not be empty, start with - or hold a space (cfg.toml line 2, got ["dev 1"])`},
+		{"[hosts]\nnames = [\"-oProxyCommand=x\"]", `config: hosts.names: must be an ssh host like "dev1" or "me@box": letters, digits and . _ - @ : [ ] %, not starting with - ("-oProxyCommand=x" is not) (cfg.toml line 2, got ["-oProxyCommand=x"])`},
+		{"[hosts]\nnames = [\"dev 1\"]", `config: hosts.names: must be an ssh host like "dev1" or "me@box": letters, digits and . _ - @ : [ ] %, not starting with - ("dev 1" is not) (cfg.toml line 2, got ["dev 1"])`},
 		{"[hosts]\ncommand = \"\"", `config: hosts.command: must not be empty; "cac-tmux" finds it on the remote PATH (cfg.toml line 2, got "")`},
 		{"[hosts]\nssh = []", `config: hosts.ssh: must name the ssh program first, like ["ssh"] (cfg.toml line 2, got [])`},
 		{"[hosts]\ntimeout = \"10ms\"", `config: hosts.timeout: must be at least 1s (cfg.toml line 2, got "10ms")`},

@@ -37,7 +37,10 @@ Exit 0 when all is well, 1 otherwise. With --host, the doctor of another host's 
 server, run there through ssh: first whether ssh reaches it and finds cac-tmux there.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if host != "" {
+			if c.Flags().Changed("host") {
+				if err := checkHosts(c, host); err != nil {
+					return err
+				}
 				return runRemoteDoctor(c.Context(), tmux, host, asJSON, std)
 			}
 			return runDoctor(c.Context(), tmux, path, asJSON, std)

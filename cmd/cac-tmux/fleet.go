@@ -59,6 +59,7 @@ func (f *fleet) run(ctx context.Context) error {
 		}
 		return err
 	}
+	logConfig(f.log, f.o.loaded, "configuration read")
 	f.log.Info().Str("directory", dir).Strs("sockets", f.o.loaded.Config.Servers.Sockets).Msg("supervising every tmux server of the user")
 	servers.Run(ctx, servers.Config{Find: find, Watch: f.watchSocket, Log: f.log})
 	return nil
@@ -104,6 +105,9 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 		_, err := w.Tick(ctx)
 		f.tick(st.Server, w.Rows())
 		return err
+	}
+	if !f.all() { // once, after the state and lock opened: a mistake there comes alone
+		logConfig(log, l, "configuration read")
 	}
 	log.Info().Str("server", serverName(tmux)).Str("socket", st.Server).Str("state", st.Path).Dur("interval_ms", cfg.Interval).
 		Dur("margin_ms", cfg.Schedule.Margin).Bool("dry_run", cfg.DryRun).Msg("watching every Claude Code pane")

@@ -41,6 +41,9 @@ does not answer is named with the reason, and the others are shown all the same.
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.oneServer = c.Flags().Changed("socket-name") || c.Flags().Changed("socket-path")
 			o.hostsGiven = c.Flags().Changed("host")
+			if err := checkHosts(c, o.hosts...); err != nil {
+				return err
+			}
 			return runList(c.Context(), tmux, o, std)
 		},
 	}
@@ -175,6 +178,17 @@ func listHosts(ctx context.Context, tmux *tmuxctl.Client, o listOptions) ([]host
 		return nil, nil
 	}
 	return hosts.ListAll(ctx, names, hostOptions(l.Config.Hosts)), nil
+}
+
+// checkHosts applies the rule of a host (config.CheckHost) to the hosts given with --host: a
+// usage error naming the flag, before anything runs.
+func checkHosts(c *cobra.Command, names ...string) error {
+	for _, h := range names {
+		if msg := config.CheckHost(h); msg != "" {
+			return usageErrorf("%s--host: %s (got %s)", prefix(c), msg, config.Quote(h))
+		}
+	}
+	return nil
 }
 
 // hostOptions are how the settings of [hosts] reach other hosts.

@@ -144,8 +144,8 @@ func run(args []string, std stdio) int {
 
 // modulePackages are the names of cac-tmux's packages the binary is built from (a test keeps
 // the list whole).
-var modulePackages = []string{"clock", "config", "demo", "detector", "doctor", "notify", "popup", "proc",
-	"records", "scheduler", "service", "simclaude", "store", "table", "tmuxctl", "watcher"}
+var modulePackages = []string{"clock", "config", "demo", "detector", "doctor", "hosts", "notify", "popup", "proc",
+	"records", "scheduler", "servers", "service", "simclaude", "store", "table", "tmuxctl", "watcher"}
 
 // forPeople is the text of err, the error of command c, as run prints it.
 func forPeople(err error, c *cobra.Command) string {

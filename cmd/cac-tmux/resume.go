@@ -68,6 +68,9 @@ is not skipped: it ran or stopped again since the skip) or another failure; 2 a 
 			if c.Flags().Changed("socket-name") || c.Flags().Changed("socket-path") {
 				return usageErrorf("%s--host acts on the default server of that host; -L and -S name a server of this one", prefix(c))
 			}
+			if err := checkHosts(c, host); err != nil {
+				return err
+			}
 			return runRemoteAction(c.Context(), tmux, host, a, args[0], std)
 		},
 	}

@@ -161,7 +161,6 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	if o.once {
 		return watchOnce(ctx, f, std)
 	}
-	logConfig(log, o.loaded, "configuration read")
 	if live {
 		name := serverName(o.tmux)
 		if all {
