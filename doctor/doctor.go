@@ -51,6 +51,9 @@ type Pane struct {
 	// server never types into the pane for it; Why says where it runs, Fix what to do.
 	Beneath     int    `json:"claude_beneath,omitempty"`
 	OtherServer string `json:"other_server,omitempty"`
+	// Remote is true for a pane where Claude Code runs on another host, through ssh or mosh
+	// (proc.RemoteShell, and a title of Claude Code's): no problem here, Note says what to do.
+	Remote bool `json:"remote,omitempty"`
 	// Note says why a Claude Code pane is not supervised, or what its records are.
 	Note    string `json:"note,omitempty"`
 	Records string `json:"records,omitempty"`
@@ -162,6 +165,8 @@ func (p Pane) line() string {
 		s = head + "Claude Code out of this pane's reach: " + p.Why + "; " + p.Note
 	case p.Beneath != 0:
 		s = head + "Claude Code out of this pane's reach: " + p.Why
+	case p.Remote:
+		s = head + "Claude Code on another host: " + p.Why + "; " + p.Note
 	case p.LooksLike:
 		s = head + "looks like Claude Code but is not taken for it: " + p.Why
 	default:

@@ -112,6 +112,11 @@ func classify(ctx context.Context, f Finder, watched func(string) (int, bool), t
 	case d.Beneath != nil:
 		beneathPane(&p, *d.Beneath, watched)
 		return p, err
+	case p.LooksLike && proc.RemoteShell(tp.Command):
+		p.Remote = true
+		p.Why = "Claude Code runs on another host: the pane runs " + tp.Command + " and its title is Claude Code's"
+		p.Note = "no watcher of this host types into it; run cac-tmux watch on that host (cac-tmux doctor --host HOST checks it)"
+		return p, err
 	case p.LooksLike: // every process looked at, up to three
 		if len(why) > 3 {
 			why = append(why[:3:3], fmt.Sprintf("and %d more", len(why)-3))

@@ -99,6 +99,15 @@ func Hint(command, title string) bool {
 	return r == '✳' || (r >= 0x2800 && r <= 0x28FF) || strings.Contains(title, "Claude Code")
 }
 
+// remoteShells are the commands of programs that run a shell on another host in the pane's
+// terminal: Claude Code there draws in this pane, but its process is out of this host's reach.
+var remoteShells = []string{"ssh", "autossh", "mosh-client", "et", "mosh"}
+
+// RemoteShell reports whether tmux's pane_current_command is a program that runs a shell on
+// another host (ssh, mosh, Eternal Terminal): with a title of Claude Code's (Hint), Claude
+// Code runs on that host, where only a watcher of that host can resume it.
+func RemoteShell(command string) bool { return slices.Contains(remoteShells, command) }
+
 // CommandPattern is Hint's rule for a command as a regular expression (tmux's #{m/r:…}), for
 // a server-side filter: Claude Code's names, its runtimes', and a version string.
 func CommandPattern() string {

@@ -38,7 +38,12 @@ const (
 
 // Paused reports whether the state is one a user wants to see in `list`: every state but
 // running.
-func (s State) Paused() bool { return s != Running && s != "" }
+func (s State) Paused() bool { return s != Running && s != Remote && s != "" }
+
+// Remote is the state list --all gives a pane where Claude Code runs on another host, through
+// ssh or mosh (its title is Claude Code's; its process is out of reach): never supervised
+// here, never typed into. It is no state of a watcher's.
+const Remote State = "remote"
 
 // outlook is what becomes of a paused session; the status line counts the paused panes by it
 // (StatusOf).

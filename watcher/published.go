@@ -69,7 +69,7 @@ const unwatched State = "stopped"
 
 // ListRows are the rows of the panes a watcher published as paused on the server of c,
 // earliest due first, and with all the Claude Code panes that run normally too (f tells
-// which do). When no watcher runs (watching false) a Claude pane nothing is published for
+// which do), and the panes where Claude Code runs on another host (Remote). When no watcher runs (watching false) a Claude pane nothing is published for
 // whose screen may show a stop (tmux's search finds limit text there, or the pane is too
 // narrow for the search) is looked at here, read-only: stopped at a limit, its row's state is
 // "stopped". A pane whose published state cannot be read is left out, and warn says so. An
@@ -97,6 +97,9 @@ func ListRows(ctx context.Context, c *tmuxctl.Client, f Finder, all, watching bo
 			if look && claude {
 				r = stoppedHere(ctx, c, p, r, now)
 			}
+			if all && !claude && proc.RemoteShell(p.Command) && proc.Hint("", p.Title) {
+				r.State, r.Note = Remote, remoteNote(p.Command)
+			}
 			if r.State == Running && (!all || !claude) {
 				continue
 			}
@@ -105,6 +108,12 @@ func ListRows(ctx context.Context, c *tmuxctl.Client, f Finder, all, watching bo
 	}
 	sortRows(rows)
 	return rows, nil
+}
+
+// remoteNote says why a pane where Claude Code runs on another host is not supervised, and
+// what to do.
+func remoteNote(command string) string {
+	return "Claude Code on another host, through " + command + ": nothing is typed here; run cac-tmux watch on that host"
 }
 
 // stoppedHere looks at the screen of Claude pane p, which has no published state, while no

@@ -118,3 +118,61 @@ timeout = "` + tmuxtest.Scale(20*time.Second).String() + `"
 		t.Errorf("the local pane with the same id got state %q from actions on another host", st)
 	}
 }
+
+// A pane that runs ssh (or mosh) with Claude Code's title, Claude Code on the other host: list
+// --all shows it as remote with what to do, doctor explains it without calling it a problem,
+// and no key ever reaches it (resume refuses it).
+func TestRemoteShellPane(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 120, 30)
+	bin := filepath.Join(t.TempDir(), "ssh") // a process named ssh, as pane_current_command shows
+	if err := os.Symlink("/bin/sleep", bin); err != nil {
+		t.Fatal(err)
+	}
+	pane := strings.TrimSpace(s.Tmux(t, "new-window", "-d", "-P", "-F", "#{pane_id}", bin, "600"))
+	s.Tmux(t, "select-pane", "-t", pane, "-T", "✳ Claude Code")
+	tmuxtest.WaitFor(t, 10*time.Second, "the pane's command to be ssh", func() bool {
+		return strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", pane, "#{pane_current_command}")) == "ssh"
+	})
+	run := func(want int, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bins.cac, args...)
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		out, _ := cmd.Output()
+		if code := cmd.ProcessState.ExitCode(); code != want {
+			t.Errorf("%q: exit %d, want %d:\n%s%s", args, code, want, out, errOut.String())
+		}
+		return string(out)
+	}
+	if out := run(0, "list", "-S", s.Socket, "--all"); !regexp.MustCompile(pane+` +main:1\.0 +remote .*Claude Code on another host, through ssh: nothing is typed here; run cac-tmux watch on that host`).MatchString(out) {
+		t.Errorf("list --all:\n%s", out)
+	}
+	if out := run(0, "list", "-S", s.Socket); strings.Contains(out, pane) {
+		t.Errorf("list (paused panes only) shows the remote pane:\n%s", out)
+	}
+	out := run(1, "doctor", "-S", s.Socket, "--json") // 1: no watcher runs
+	var r struct {
+		Panes []struct {
+			Pane            string
+			Remote, Problem bool
+			Note            string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	found := false
+	for _, p := range r.Panes {
+		if p.Pane == pane {
+			found = true
+			if !p.Remote || p.Problem || !strings.Contains(p.Note, "run cac-tmux watch on that host") {
+				t.Errorf("doctor: the ssh pane is %+v; want remote, no problem, the note", p)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("doctor does not list the ssh pane:\n%s", out)
+	}
+	run(1, "resume", "-S", s.Socket, pane)
+}
