@@ -16,9 +16,9 @@ import (
 )
 
 // One `watch --all-servers` supervises every server of the user, on the real clock: servers
-// a and b are there when it starts, c appears later, b is killed and started again; a has its
-// own watcher already, so the one for every server leaves a alone (and says so) while it
-// supervises the others. Every stopped session is resumed exactly once, by one watcher.
+// a, b and d are there when it starts, c appears later, b is killed and started again; a has
+// its own watcher already, so the one for every server leaves a alone (and says so) while it
+// supervises the other three. Every stopped session is resumed exactly once, by one watcher.
 func TestWatchAllServers(t *testing.T) {
 	t.Parallel()
 	tmp, err := os.MkdirTemp("/tmp", "cxa")
@@ -39,6 +39,7 @@ func TestWatchAllServers(t *testing.T) {
 	}
 	a, aLog := start("a")
 	b, _ := start("b")
+	d, dLog := start("d")
 	alone := startWatch(t, a.Socket) // a's own watcher
 	alone.waitLog(t, 10*time.Second, map[string]string{"message": "watching every Claude Code pane"})
 
@@ -55,6 +56,7 @@ func TestWatchAllServers(t *testing.T) {
 		tmuxtest.WaitFor(t, 20*time.Second, "the watcher of every server to supervise "+s.Socket, func() bool { return all.count(t, fields) >= n })
 	}
 	watching(b, 1)
+	watching(d, 1)
 	all.waitLog(t, 20*time.Second, map[string]string{"message": "a tmux server is not supervised", "socket": a.Socket})
 
 	c, cLog := start("c")
@@ -65,8 +67,15 @@ func TestWatchAllServers(t *testing.T) {
 	watching(b, 2)
 
 	until := time.Until(nextReset(40*time.Second)) + 40*time.Second
-	for name, log := range map[string]string{"a": aLog, "b": bLog, "c": cLog} {
+	for name, log := range map[string]string{"a": aLog, "b": bLog, "c": cLog, "d": dLog} {
 		t.Run(name, func(t *testing.T) { waitResumed(t, log, "continue", until) })
+	}
+	// It sees the resumed turns after the sessions do.
+	tmuxtest.WaitFor(t, 20*time.Second, "the watcher of every server to see b, c and d resumed", func() bool {
+		return all.count(t, map[string]string{"message": "resumed"}) >= 3
+	})
+	if n := all.count(t, map[string]string{"message": "resumed"}); n != 3 {
+		t.Errorf("the watcher of every server resumed %d sessions, want 3 (b, c and d):\n%v", n, all.lines(t))
 	}
 	if n := all.count(t, map[string]string{"level": "error"}); n != 0 {
 		t.Errorf("the watcher of every server logged %d errors:\n%v", n, all.lines(t))
