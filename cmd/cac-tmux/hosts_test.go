@@ -145,7 +145,7 @@ func TestRemoteShellPane(t *testing.T) {
 		}
 		return string(out)
 	}
-	if out := run(0, "list", "-S", s.Socket, "--all"); !regexp.MustCompile(pane+` +main:1\.0 +remote .*Claude Code on another host, through ssh: nothing is typed here; run cac-tmux watch on that host`).MatchString(out) {
+	if out := run(0, "list", "-S", s.Socket, "--all"); !regexp.MustCompile(pane + ` +main:1\.0 +remote .*Claude Code on another host, through ssh: nothing is typed here; run cac-tmux watch on that host`).MatchString(out) {
 		t.Errorf("list --all:\n%s", out)
 	}
 	if out := run(0, "list", "-S", s.Socket); strings.Contains(out, pane) {
