@@ -109,7 +109,11 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 	if !f.all() { // once, after the state and lock opened: a mistake there comes alone
 		logConfig(log, l, "configuration read")
 	}
-	log.Info().Str("server", serverName(tmux)).Str("socket", st.Server).Str("state", st.Path).Dur("interval_ms", cfg.Interval).
+	line := log.Info()
+	if !f.all() { // with every server, the logger names it already
+		line = line.Str("server", serverName(tmux))
+	}
+	line.Str("socket", st.Server).Str("state", st.Path).Dur("interval_ms", cfg.Interval).
 		Dur("margin_ms", cfg.Schedule.Margin).Bool("dry_run", cfg.DryRun).Msg("watching every Claude Code pane")
 	err = w.Run(ctx, func(rows []watcher.Row) { f.tick(st.Server, rows) })
 	log.Info().Msg("stopped")

@@ -77,6 +77,15 @@ func TestWatchAllServers(t *testing.T) {
 	if n := all.count(t, map[string]string{"message": "resumed"}); n != 3 {
 		t.Errorf("the watcher of every server resumed %d sessions, want 3 (b, c and d):\n%v", n, all.lines(t))
 	}
+	raw, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.Count(line, `"server":`) > 1 {
+			t.Errorf("a log line names its server twice: %s", line)
+		}
+	}
 	if n := all.count(t, map[string]string{"level": "error"}); n != 0 {
 		t.Errorf("the watcher of every server logged %d errors:\n%v", n, all.lines(t))
 	}
