@@ -62,6 +62,7 @@ const (
 type options struct {
 	ns                       []int
 	busy                     int
+	servers                  int // tmux servers the N panes are split over (-servers)
 	interval                 time.Duration
 	runs                     int
 	window, warmup           time.Duration
@@ -138,6 +139,7 @@ func defineFlags(n, watchArgs, readme *string) {
 	flag.StringVar(n, "n", "10,100,1000", "numbers of Claude panes per server, comma separated")
 	flag.IntVar(&opt.trials, "trials", 20, "detection trials per N and run: limits drawn at random points of the tick on idle sessions (0: none)")
 	flag.StringVar(readme, "readme", "", "print the table in docs/costs.md of what watching costs from this CSV of an earlier run, and exit")
+	flag.IntVar(&opt.servers, "servers", 1, "tmux servers each N is split over (sockets tmux-UID/s0, s1, … in TMUX_TMPDIR), watched by one `cac-tmux watch --all-servers` when more than 1")
 	flag.IntVar(&opt.busy, "busy", 3, "panes of the N whose fake runs a turn and animates a spinner (--spinner) in the detection phases")
 	flag.DurationVar(&opt.interval, "interval", time.Second, "the watcher's --interval (its tick), also the naive poller's")
 	flag.IntVar(&opt.runs, "runs", 3, "repetitions of every measurement (a fresh server each)")
@@ -164,16 +166,20 @@ func quickDefaults() {
 }
 
 // setOptions checks the flags and completes opt from them: the Ns of -n (each large enough
-// for the busy panes, the stopped pane and the probe) and the words of -watch-args.
+// for the busy panes, the stopped pane and the probe on the home server when split over
+// -servers) and the words of -watch-args.
 func setOptions(n, watchArgs string) error {
+	if opt.servers < 1 {
+		return errors.New("-servers must be at least 1")
+	}
 	least := opt.busy + 1 // the stopped pane
 	if opt.latency {
 		least++ // the probe
 	}
 	for _, f := range strings.Split(n, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < least {
-			return fmt.Errorf("-n: %q is not a number ≥ %d (-busy, the stopped pane and the probe)", f, least)
+		if err != nil || v/opt.servers < least {
+			return fmt.Errorf("-n: %q is not a number ≥ %d (-busy, the stopped pane and the probe on each of -servers %d)", f, least*opt.servers, opt.servers)
 		}
 		opt.ns = append(opt.ns, v)
 	}
@@ -236,6 +242,11 @@ func prepare() error {
 	}
 	os.Setenv("TMUX_TMPDIR", tmp) // even a tmux call without -S cannot reach the default server
 	bin = filepath.Join(tmp, "bin")
+	if opt.servers > 1 { // where the watcher of every server looks for them
+		if err := os.Mkdir(userSocketDir(), 0o700); err != nil {
+			return err
+		}
+	}
 	if out, err := exec.Command("getconf", "CLK_TCK").Output(); err == nil {
 		if v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64); err == nil && v > 0 {
 			clkTck = v
@@ -410,35 +421,71 @@ func tmuxCmd(sock string, args ...string) (string, error) {
 
 type server struct {
 	sock    string
+	label   string // its "server" field in the watcher's log: "" with one server, else "s0", "s1", …
 	pid     int
 	panes   int      // fake sessions made at the start
-	stopped string   // the pane id of the session stopped at a limit
+	stopped string   // the pane id of the session stopped at a limit ("" but on the home server)
 	busy    []string // the panes whose session runs a turn in the busy phases (spin)
 }
 
-// newServer starts a tmux server with n fake Claude Code sessions, one window (120x40) each in
-// one session: the first stopped at a limit an hour away (`--scenario plain`), the rest idle
-// (`--scenario idle`), the next opt.busy of them named busy (spin makes them run a turn). It
-// waits until every one has drawn its screen.
-func newServer(n int) (*server, error) {
+// userSocketDir is $TMUX_TMPDIR/tmux-UID: where tmux puts the sockets of the user's servers, and
+// where `cac-tmux watch --all-servers` looks for them. With -servers > 1 the servers are there.
+func userSocketDir() string { return filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid())) }
+
+// socketFor is the socket of the i-th server of a run, and its label in the watcher's log:
+// tmp/sK (K counts every server made) and no label with one server; with -servers > 1,
+// s0, s1, … in userSocketDir, labelled by that name (the servers of the previous run are
+// killed by then, so their names are free again).
+func socketFor(i int) (sock, label string) {
+	if opt.servers == 1 {
+		sockSeq++
+		return filepath.Join(tmp, "s"+strconv.Itoa(sockSeq)), ""
+	}
+	label = "s" + strconv.Itoa(i)
+	return filepath.Join(userSocketDir(), label), label
+}
+
+// newServer starts a tmux server on sock with n fake Claude Code sessions, one window (120x40)
+// each in one session. On the home server the first is stopped at a limit an hour away
+// (`--scenario plain`) and the next opt.busy are named busy (spin makes them run a turn);
+// every other session is idle (`--scenario idle`). It waits until every one has drawn its
+// screen.
+func newServer(sock, label string, n int, home bool) (*server, error) {
 	mu.Lock()
-	sockSeq++
-	s := &server{sock: filepath.Join(tmp, "s"+strconv.Itoa(sockSeq)), panes: n}
+	s := &server{sock: sock, label: label, panes: n}
 	if cleaned {
 		mu.Unlock()
 		return s, errors.New("interrupted")
 	}
 	sockets[s.sock] = 0
 	claude := filepath.Join(bin, "claude")
-	reset := time.Now().Add(time.Hour).Truncate(time.Minute).UTC().Format(time.RFC3339)
-	stopped := []string{claude, "--scenario", "plain", "--reset", reset}
-	args := append([]string{"-f", filepath.Join(tmp, "tmux.conf"), "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "bench", "-x", "120", "-y", "40"}, stopped...)
+	first := []string{claude, "--scenario", "idle"}
+	if home {
+		reset := time.Now().Add(time.Hour).Truncate(time.Minute).UTC().Format(time.RFC3339)
+		first = []string{claude, "--scenario", "plain", "--reset", reset}
+	}
+	args := append([]string{"-f", filepath.Join(tmp, "tmux.conf"), "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "bench", "-x", "120", "-y", "40"}, first...)
 	out, err := tmuxCmd(s.sock, args...) // under mu: cleanup cannot run between the start and its registration
 	mu.Unlock()
 	if err != nil {
 		return s, err
 	}
-	s.stopped = strings.TrimSpace(out)
+	if home {
+		s.stopped = strings.TrimSpace(out)
+	}
+	if err := s.fill(n, home); err != nil {
+		return s, err
+	}
+	if err := s.findPID(); err != nil {
+		return s, err
+	}
+	return s, s.waitDrawn(n)
+}
+
+// fill makes the server's windows after the first, up to n, batch at a time, the first
+// opt.busy of them named busy on the home server, and notes the busy panes.
+func (s *server) fill(n int, home bool) error {
+	claude := filepath.Join(bin, "claude")
 	for made := 1; made < n; {
 		var args []string
 		for k := 0; k < batch && made < n; k, made = k+1, made+1 {
@@ -446,46 +493,56 @@ func newServer(n int) (*server, error) {
 				args = append(args, ";")
 			}
 			args = append(args, "new-window", "-d", "-t", "bench:", claude, "--scenario", "idle")
-			if made <= opt.busy {
+			if home && made <= opt.busy {
 				args = append(args, "--name", "busy") // idle until spin
 			}
 		}
 		if _, err := tmuxCmd(s.sock, args...); err != nil {
-			return s, err
+			return err
 		}
 	}
-	out, err = tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_id}\t#{pane_start_command}")
+	out, err := tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_id}\t#{pane_start_command}")
 	if err != nil {
-		return s, err
+		return err
 	}
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if id, cmd, _ := strings.Cut(l, "\t"); strings.Contains(cmd, "--name busy") {
 			s.busy = append(s.busy, id)
 		}
 	}
-	out, err = tmuxCmd(s.sock, "display-message", "-p", "#{pid}")
+	return nil
+}
+
+// findPID reads the server's pid, and registers it for cleanup.
+func (s *server) findPID() error {
+	out, err := tmuxCmd(s.sock, "display-message", "-p", "#{pid}")
 	if err != nil {
-		return s, err
+		return err
 	}
 	if s.pid, err = strconv.Atoi(strings.TrimSpace(out)); err != nil {
-		return s, fmt.Errorf("tmux server pid %q: %v", out, err)
+		return fmt.Errorf("tmux server pid %q: %v", out, err)
 	}
 	mu.Lock()
 	if _, ok := sockets[s.sock]; ok {
 		sockets[s.sock] = s.pid
 	}
 	mu.Unlock()
+	return nil
+}
+
+// waitDrawn waits until the n fake sessions have drawn their screen.
+func (s *server) waitDrawn(n int) error {
 	deadline := time.Now().Add(30*time.Second + time.Duration(n)*100*time.Millisecond)
 	for {
 		drawn, err := s.drawn()
 		if err != nil {
-			return s, err
+			return err
 		}
 		if drawn >= n {
-			return s, nil
+			return nil
 		}
 		if time.Now().After(deadline) {
-			return s, fmt.Errorf("only %d of %d fake sessions drew their screen", drawn, n)
+			return fmt.Errorf("%s: only %d of %d fake sessions drew their screen", s.sock, drawn, n)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -532,6 +589,86 @@ func (s *server) kill() {
 	mu.Lock()
 	defer mu.Unlock()
 	killServer(s.sock)
+}
+
+// group is the servers of one N and run: opt.servers of them, the N panes split evenly. The
+// first is the home server: it holds the stopped session, the busy ones, the probe and the
+// detection trials, and the display-message pings ask it.
+type group []*server
+
+// newGroup starts the servers of n panes in all (the probe, made later, is the home server's
+// last pane with -latency). On an error it returns the servers started so far, to be killed.
+func newGroup(n int) (group, error) {
+	var g group
+	for i := range opt.servers {
+		k := n / opt.servers
+		if i < n%opt.servers {
+			k++
+		}
+		if i == 0 && opt.latency {
+			k-- // the probe
+		}
+		sock, label := socketFor(i)
+		s, err := newServer(sock, label, k, i == 0)
+		g = append(g, s)
+		if err != nil {
+			return g, err
+		}
+	}
+	return g, nil
+}
+
+// panes counts the fake sessions made with the servers.
+func (g group) panes() int {
+	n := 0
+	for _, s := range g {
+		n += s.panes
+	}
+	return n
+}
+
+func (g group) labels() []string {
+	var l []string
+	for _, s := range g {
+		l = append(l, s.label)
+	}
+	return l
+}
+
+func (g group) kill() {
+	for _, s := range g {
+		s.kill()
+	}
+}
+
+// cpu reads each server's own CPU (utime+stime), in clock ticks.
+func (g group) cpu() ([]float64, error) {
+	var c []float64
+	for _, s := range g {
+		t, err := readCPU(s.pid)
+		if err != nil {
+			return nil, fmt.Errorf("tmux server %s: %w", s.sock, err)
+		}
+		c = append(c, t.own)
+	}
+	return c, nil
+}
+
+// pcts turns each server's CPU from a to b (clock ticks) over el seconds into % of one core.
+func pcts(a, b []float64, el float64) []float64 {
+	p := make([]float64, len(a))
+	for i := range a {
+		p[i] = (b[i] - a[i]) / clkTck / el * 100
+	}
+	return p
+}
+
+func sum(v []float64) float64 {
+	t := 0.0
+	for _, x := range v {
+		t += x
+	}
+	return t
 }
 
 // killServer kills the server at sock, makes sure its process is gone, and kills any fake
@@ -616,14 +753,20 @@ type watcher struct {
 var watchSeq int
 
 // watchArgv is the watcher's command line after the binary: the harness's flags, then
-// -watch-args (later flags win in pflag, so -watch-args can override the harness's).
+// -watch-args (later flags win in pflag, so -watch-args can override the harness's). With
+// -servers > 1 it is `watch --all-servers`, which finds the servers in userSocketDir
+// (TMUX_TMPDIR=tmp), instead of `watch -S sock`.
 func watchArgv(sock string) []string {
-	args := []string{"watch", "-S", sock, "--log-format", "json", "--interval", opt.interval.String(), "--margin", margin.String()}
+	args := []string{"watch", "-S", sock}
+	if opt.servers > 1 {
+		args = []string{"watch", "--all-servers"}
+	}
+	args = append(args, "--log-format", "json", "--interval", opt.interval.String(), "--margin", margin.String())
 	return append(args, opt.watchArgs...)
 }
 
-// startWatcher runs `cac-tmux watch -S sock --log-format json --interval I --margin 5s`, then
-// -watch-args, with its own XDG config, state and runtime directories in tmp (no configuration
+// startWatcher runs `cac-tmux watch -S sock --log-format json --interval I --margin 5s` (with
+// -servers > 1 `watch --all-servers …`, sock unused), then -watch-args, with its own XDG config, state and runtime directories in tmp (no configuration
 // file, a fresh state file and lock), and with the counting wrapper first in its PATH when
 // counting.
 func startWatcher(sock string, counting bool) (*watcher, error) {
@@ -700,11 +843,13 @@ func stopChild(cmd *exec.Cmd, done chan error) {
 
 // logLine is what watchcost reads of the watcher's zerolog JSON lines.
 type logLine struct {
-	Time    string `json:"time"`
-	Level   string `json:"level"`
-	Pane    string `json:"pane"`
-	Message string `json:"message"`
-	Error   string `json:"error"`
+	Time        string `json:"time"`
+	Level       string `json:"level"`
+	Server      string `json:"server"` // with --all-servers: the server's label (s0, …); pane ids repeat across servers
+	Pane        string `json:"pane"`
+	Message     string `json:"message"`
+	Error       string `json:"error"`
+	ClaudePanes int    `json:"claude_panes"`
 }
 
 func (w *watcher) lines() []logLine {
@@ -734,24 +879,30 @@ func (w *watcher) tail() string {
 	return s
 }
 
-// supervised counts the panes the watcher took on, and returns its error and warning lines.
+// supervised counts the panes the watcher took on (of every server: a pane is its server's
+// label and its id), and returns its error and warning lines (with the server's label, if any).
 func (w *watcher) supervised() (n int, problems []string, panes map[string]bool) {
 	panes = map[string]bool{}
 	for _, l := range w.lines() {
 		switch {
 		case l.Message == "supervising claude":
-			panes[l.Pane] = true
+			panes[l.Server+" "+l.Pane] = true
 		case l.Level == "error" || l.Level == "warn":
-			problems = append(problems, l.Message+": "+l.Error)
+			where := ""
+			if l.Server != "" {
+				where = l.Server + ": "
+			}
+			problems = append(problems, where+l.Message+": "+l.Error)
 		}
 	}
 	return len(panes), problems, panes
 }
 
-// logged returns the time of the first log line with this message about pane (zero: none).
-func (w *watcher) logged(pane, message string) (time.Time, error) {
+// logged returns the time of the first log line with this message about pane of the server
+// labelled server ("" with one server) (zero: none).
+func (w *watcher) logged(server, pane, message string) (time.Time, error) {
 	for _, l := range w.lines() {
-		if l.Pane == pane && l.Message == message {
+		if l.Server == server && l.Pane == pane && l.Message == message {
 			t, err := time.Parse(time.RFC3339Nano, l.Time)
 			if err != nil {
 				return t, fmt.Errorf("watcher log time %q: %v", l.Time, err)

@@ -36,6 +36,9 @@ type result struct {
 	bySub          map[string]int // execs by tmux command; control-mode lines by their first command
 	// the tmux server with nothing watching
 	serverIdlePct float64
+	// with -servers > 1: each server's CPU with nothing watching and during the window (%),
+	// and each server's first look at every pane (s from the watcher's exec)
+	serverIdleEach, serverEach, firstLookEach []float64
 	// the naive poller
 	naivePct, naiveServerPct float64
 	naivePass                time.Duration
@@ -50,6 +53,16 @@ func (r result) cmdsPerTick() float64 { return float64(r.execs+r.control) / r.ti
 // serverAddedPct is the tmux server CPU the watcher adds to its baseline: noise can make it
 // slightly negative.
 func (r result) serverAddedPct() float64 { return r.serverPct - r.serverIdlePct }
+
+// serverAddedEach is the tmux server CPU the watcher adds to each server's own baseline
+// (-servers > 1; none with one server, whose figure is serverAddedPct).
+func (r result) serverAddedEach() []float64 {
+	var v []float64
+	for i := range r.serverEach {
+		v = append(v, r.serverEach[i]-r.serverIdleEach[i])
+	}
+	return v
+}
 
 // naiveServerAddedPct is serverAddedPct for the naive poller.
 func (r result) naiveServerAddedPct() float64 { return r.naiveServerPct - r.serverIdlePct }
@@ -71,31 +84,23 @@ func note(n, run int, format string, a ...any) {
 
 func measure(n, run int) (r result, err error) {
 	t := time.Now()
-	made := n
-	if opt.latency {
-		made-- // the probe is the N-th pane
-	}
-	s, err := newServer(made)
-	defer s.kill()
+	g, err := newGroup(n) // the probe, the N-th pane, is made later
+	defer g.kill()
 	if err != nil {
 		return r, err
 	}
 	setup := time.Since(t)
-	if err := baseline(s, &r); err != nil {
+	if err := baseline(g, &r); err != nil {
 		return r, err
 	}
-	if err := watch(s, n, run, &r); err != nil {
+	if err := watch(g, n, run, &r); err != nil {
 		return r, err
 	}
 
-	if err := count(s, n, run, &r); err != nil {
+	if err := count(n, run, g[0].sock, &r); err != nil {
 		return r, err
 	}
-	ids, err := s.paneIDs()
-	if err != nil {
-		return r, err
-	}
-	if err := naive(s, ids, &r); err != nil {
+	if err := naive(g, &r); err != nil {
 		return r, err
 	}
 	lat, del := "–", "–"
@@ -113,76 +118,77 @@ func measure(n, run int) (r result, err error) {
 	return r, nil
 }
 
-// baseline measures the tmux server's own CPU over opt.baselineWindow with nothing watching
-// (after settle: the fakes have just drawn, and newServer polled the server until they had):
-// what it spends anyway on N idle panes (the busy ones spin only after the watcher's CPU
-// window). The probe pane is not there yet; it is idle until its limit, after the watcher's
-// window, and costs the server next to nothing. Then the server's latency to display-message,
-// with nothing watching.
-func baseline(s *server, r *result) error {
+// baseline measures the tmux servers' own CPU over opt.baselineWindow with nothing watching
+// (after settle: the fakes have just drawn, and newServer polled each server until they had),
+// every server over the same window: what each spends anyway on its idle panes (the busy ones
+// spin only after the watcher's CPU window). The probe pane is not there yet; it is idle until
+// its limit, after the watcher's window, and costs the server next to nothing. Then the home
+// server's latency to display-message, with nothing watching.
+func baseline(g group, r *result) error {
 	time.Sleep(settle)
-	pct, err := serverCPU(s, opt.baselineWindow)
+	a, err := g.cpu()
 	if err != nil {
 		return err
 	}
-	r.serverIdlePct = pct
-	stop := ping(s.sock, &r.idlePing)
+	t := time.Now()
+	time.Sleep(opt.baselineWindow)
+	b, err := g.cpu()
+	if err != nil {
+		return err
+	}
+	each := pcts(a, b, time.Since(t).Seconds())
+	r.serverIdlePct = sum(each)
+	if len(g) > 1 {
+		r.serverIdleEach = each
+	}
+	stop := ping(g[0].sock, &r.idlePing)
 	time.Sleep(pingWindow)
 	stop()
 	return nil
 }
 
-// serverCPU is the tmux server's CPU % over a window from now.
-func serverCPU(s *server, window time.Duration) (float64, error) {
-	a, err := readCPU(s.pid)
-	if err != nil {
-		return 0, err
-	}
-	t := time.Now()
-	time.Sleep(window)
-	b, err := readCPU(s.pid)
-	if err != nil {
-		return 0, err
-	}
-	return (b.own - a.own) / clkTck / time.Since(t).Seconds() * 100, nil
-}
-
-// watch runs the watcher on the server: warm-up, the probe pane, the CPU window, and the
-// probe's detection and keys.
-func watch(s *server, n, run int, r *result) error {
-	stopPing := ping(s.sock, &r.startPingMs)
+// watch runs the watcher on the servers: warm-up, the probe pane, the CPU window, and the
+// probe's detection and keys on the home server.
+func watch(g group, n, run int, r *result) error {
+	home := g[0]
+	stopPing := ping(home.sock, &r.startPingMs)
 	t0 := time.Now()
-	w, err := startWatcher(s.sock, false)
+	w, err := startWatcher(home.sock, false)
 	if err != nil {
 		stopPing()
 		return err
 	}
 	defer w.stop()
-	first, err := w.firstLook(t0.Add(2*time.Minute + time.Duration(s.panes)*50*time.Millisecond))
+	looks, err := w.firstLooks(n, run, g, t0.Add(2*time.Minute+time.Duration(g.panes())*50*time.Millisecond))
 	time.Sleep(pingWindow / 2) // and a little after it
 	stopPing()
 	if err != nil {
 		return err
 	}
-	r.startupWallS = first.Sub(t0).Seconds()
-	a, err := warmUp(s, w, n, run, t0, r)
+	for _, at := range looks {
+		r.startupWallS = max(r.startupWallS, at.Sub(t0).Seconds())
+		if len(g) > 1 {
+			r.firstLookEach = append(r.firstLookEach, at.Sub(t0).Seconds())
+		}
+	}
+	a, err := warmUp(g, w, n, run, t0, r)
 	if err != nil {
 		return err
 	}
 	var p limitProbe
 	end := time.Now().Add(3*opt.interval + time.Second + opt.window)
 	if opt.latency {
-		if p, end, err = startProbe(s, w, n, run, end); err != nil {
+		if p, end, err = startProbe(home, w, n, run, end); err != nil {
 			return err
 		}
 		if a, err = treeCPU(w.pid); err != nil {
 			return err
 		}
 	}
-	if err := cpuWindow(s, w, n, run, a, end, r); err != nil {
+	if err := cpuWindow(g, w, n, run, a, end, r); err != nil {
 		return err
 	}
-	if err := amongSpinners(s, w, n, run, p, r); err != nil {
+	if err := amongSpinners(home, w, n, run, p, r); err != nil {
 		return err
 	}
 	if _, problems, _ := w.supervised(); len(problems) > 0 {
@@ -192,13 +198,15 @@ func watch(s *server, n, run int, r *result) error {
 }
 
 // warmUp waits out the warm-up (from t0, the watcher's start) until the watcher supervises
-// every pane, checks that it waits on the stopped one, and returns its CPU so far.
-func warmUp(s *server, w *watcher, n, run int, t0 time.Time, r *result) (cpuTicks, error) {
+// every pane of every server, checks that it waits on the stopped one, and returns its CPU so
+// far.
+func warmUp(g group, w *watcher, n, run int, t0 time.Time, r *result) (cpuTicks, error) {
 	sleepUntil(t0.Add(opt.warmup))
-	if err := w.waitSupervised(s.panes, 2*time.Minute+time.Duration(s.panes)*50*time.Millisecond); err != nil {
+	if err := w.waitSupervised(g.panes(), 2*time.Minute+time.Duration(g.panes())*50*time.Millisecond); err != nil {
 		return cpuTicks{}, err
 	}
-	if at, err := w.logged(s.stopped, "waiting"); err != nil {
+	s := g[0]
+	if at, err := w.logged(s.label, s.stopped, "waiting"); err != nil {
 		return cpuTicks{}, err
 	} else if at.IsZero() {
 		note(n, run, "the session stopped at a limit (%s) is not \"waiting\" after the warm-up", s.stopped)
@@ -212,11 +220,11 @@ func warmUp(s *server, w *watcher, n, run int, t0 time.Time, r *result) (cpuTick
 	return a, nil
 }
 
-// limitProbe is the probe pane: its pane id, the fake's log, its limit instant T and its
-// reset R.
+// limitProbe is the probe pane: its server's label in the watcher's log, its pane id, the
+// fake's log, its limit instant T and its reset R.
 type limitProbe struct {
-	pane, fakeLog string
-	T, R          time.Time
+	server, pane, fakeLog string
+	T, R                  time.Time
 }
 
 // startProbe makes the probe and returns it with the end of the CPU window: end is the
@@ -235,6 +243,7 @@ func startProbe(s *server, w *watcher, n, run int, end time.Time) (limitProbe, t
 		p.R = p.R.Add(time.Minute)
 	}
 	p.T = p.R.Add(-probeGap() - phase)
+	p.server = s.label
 	end = p.T.Add(-300 * time.Millisecond)
 	p.fakeLog = filepath.Join(tmp, fmt.Sprintf("probe%d.log", watchSeq))
 	out, err := tmuxCmd(s.sock, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:",
@@ -251,11 +260,11 @@ func startProbe(s *server, w *watcher, n, run int, end time.Time) (limitProbe, t
 	return p, end, nil
 }
 
-// cpuWindow measures the CPU of the watcher (a: its CPU at the start) and of the tmux server
-// from now to end (to now + opt.window without -latency), every pane idle, and the
-// watcher's peak RSS.
-func cpuWindow(s *server, w *watcher, n, run int, a cpuTicks, end time.Time, r *result) error {
-	sa, err := readCPU(s.pid)
+// cpuWindow measures the CPU of the watcher (a: its CPU at the start) and of the tmux servers
+// (their sum, and each with -servers > 1) from now to end (to now + opt.window without
+// -latency), every pane idle, and the watcher's peak RSS.
+func cpuWindow(g group, w *watcher, n, run int, a cpuTicks, end time.Time, r *result) error {
+	sa, err := g.cpu()
 	if err != nil {
 		return err
 	}
@@ -268,7 +277,7 @@ func cpuWindow(s *server, w *watcher, n, run int, a cpuTicks, end time.Time, r *
 	if err != nil {
 		return err
 	}
-	sb, err := readCPU(s.pid)
+	sb, err := g.cpu()
 	if err != nil {
 		return err
 	}
@@ -282,7 +291,11 @@ func cpuWindow(s *server, w *watcher, n, run int, a cpuTicks, end time.Time, r *
 	}
 	r.watcherPct = (b.total() - a.total()) / clkTck / el * 100
 	r.clientsPct = (b.children - a.children) / clkTck / el * 100
-	r.serverPct = (sb.own - sa.own) / clkTck / el * 100
+	each := pcts(sa, sb, el)
+	r.serverPct = sum(each)
+	if len(g) > 1 {
+		r.serverEach = each
+	}
 	return nil
 }
 
@@ -295,7 +308,7 @@ func amongSpinners(s *server, w *watcher, n, run int, p limitProbe, r *result) e
 		return err
 	}
 	if opt.latency {
-		if err := detect(w, n, run, p.pane, p.fakeLog, p.T, p.R.Add(margin), r); err != nil {
+		if err := detect(w, n, run, p, r); err != nil {
 			return err
 		}
 	}
@@ -309,13 +322,14 @@ func amongSpinners(s *server, w *watcher, n, run int, p limitProbe, r *result) e
 
 // detect waits for the watcher's "waiting" line about the probe (detection latency: its time
 // minus T) and for the first read of the probe's terminal (resume punctuality: its time minus
-// due), then for the session to resume.
-func detect(w *watcher, n, run int, probe, fakeLog string, T, due time.Time, r *result) error {
+// due, R + margin), then for the session to resume.
+func detect(w *watcher, n, run int, p limitProbe, r *result) error {
+	probe, fakeLog, T, due := p.pane, p.fakeLog, p.T, p.R.Add(margin)
 	logf("  probe %s: limit at %s, due %s", probe, T.Format("15:04:05.000"), due.Format("15:04:05"))
 	var seen time.Time
 	for deadline := T.Add(20 * time.Second); seen.IsZero() && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		var err error
-		if seen, err = w.logged(probe, "waiting"); err != nil {
+		if seen, err = w.logged(p.server, probe, "waiting"); err != nil {
 			return err
 		}
 	}
@@ -361,9 +375,10 @@ func readFakeLog(path string) (first time.Time, resumed bool) {
 
 // count runs a second watcher with the counting wrapper first in its PATH and counts the
 // tmux commands it runs over opt.countWindow, after it took every pane on and looked at each
-// once.
-func count(s *server, n, run int, r *result) error {
-	w, err := startWatcher(s.sock, true)
+// once: with -servers > 1 a watcher of every server, whose control-mode clients (one per
+// server) all write to the same count files, so the figures are the sum over the servers.
+func count(n, run int, sock string, r *result) error {
+	w, err := startWatcher(sock, true)
 	if err != nil {
 		return err
 	}
@@ -461,15 +476,25 @@ func controlLine(l string) (first string, sync bool) {
 	return b.String(), false
 }
 
-// naive runs `tmux capture-pane -p -t %N` for every pane, a pass every opt.interval (back to
-// back when a pass takes longer), for opt.naiveWindow, and reads the CPU of those tmux clients
-// with getrusage(RUSAGE_CHILDREN): no other child of this process ends meanwhile. A pass still
-// running at the end of the window stops there; the time of a pass is the time of its
-// captures times the panes.
-func naive(s *server, ids []string, r *result) error {
+// naive runs `tmux capture-pane -p -t %N` for every pane of every server, a pass every
+// opt.interval (back to back when a pass takes longer), for opt.naiveWindow, and reads the CPU
+// of those tmux clients with getrusage(RUSAGE_CHILDREN): no other child of this process ends
+// meanwhile, and the servers' CPU (their sum). A pass still running at the end of the window
+// stops there; the time of a pass is the time of its captures times the panes.
+func naive(g group, r *result) error {
+	var ids [][2]string // socket, pane
+	for _, s := range g {
+		panes, err := s.paneIDs()
+		if err != nil {
+			return err
+		}
+		for _, id := range panes {
+			ids = append(ids, [2]string{s.sock, id})
+		}
+	}
 	var ru0, ru1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
-	s0, err := readCPU(s.pid)
+	s0, err := g.cpu()
 	if err != nil {
 		return err
 	}
@@ -482,7 +507,7 @@ func naive(s *server, ids []string, r *result) error {
 			if time.Now().After(end) {
 				break
 			}
-			cmd := exec.Command(realTmux, "-S", s.sock, "capture-pane", "-p", "-t", id)
+			cmd := exec.Command(realTmux, "-S", id[0], "capture-pane", "-p", "-t", id[1])
 			var out bytes.Buffer
 			cmd.Stdout = &out
 			if err := cmd.Run(); err != nil {
@@ -502,7 +527,7 @@ func naive(s *server, ids []string, r *result) error {
 	sleepUntil(end)
 	el := time.Since(t0).Seconds()
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
-	s1, err := readCPU(s.pid)
+	s1, err := g.cpu()
 	if err != nil {
 		return err
 	}
@@ -510,7 +535,7 @@ func naive(s *server, ids []string, r *result) error {
 		return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	}
 	r.naivePct = (cpu(ru1) - cpu(ru0)) / el * 100
-	r.naiveServerPct = (s1.own - s0.own) / clkTck / el * 100
+	r.naiveServerPct = sum(pcts(s0, s1, el))
 	if captures > 0 {
 		r.naivePass = busy / time.Duration(captures) * time.Duration(len(ids))
 	}

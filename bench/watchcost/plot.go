@@ -66,6 +66,9 @@ func writePlot(path string, res map[int][]result) error {
 		}
 	}
 	title := fmt.Sprintf("CPU %% OF ONE CORE VS N CLAUDE PANES, TICK %s", strings.ToUpper(opt.interval.String()))
+	if opt.servers > 1 {
+		title = fmt.Sprintf("CPU %% OF ONE CORE VS N CLAUDE PANES OVER %d SERVERS, TICK %s", opt.servers, strings.ToUpper(opt.interval.String()))
+	}
 	sub := fmt.Sprintf("MEDIANS OF %d RUN(S), BARS MIN-MAX, LABELS NAIVE/CAC-TMUX; %d BUSY PANES + 1 STOPPED, THE REST IDLE", opt.runs, opt.busy)
 	img := plot(title, sub, ss, ratios)
 	f, err := os.Create(path)

@@ -13,7 +13,8 @@ import (
 )
 
 // readmeTable prints the table in docs/costs.md of what watching costs from a CSV written by an
-// earlier run (writeCSV): one row per N, medians, the total with its min–max.
+// earlier run (writeCSV): one row per N, medians, the total with its min–max. A run split over
+// several servers (-servers, the CSV's servers column) names its rows "S × N/S".
 func readmeTable(w io.Writer, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -24,8 +25,14 @@ func readmeTable(w io.Writer, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if len(rows) < 2 || !slices.Equal(rows[0][:5], []string{"n", "busy", "tick_s", "runs", "quantity"}) || len(rows[0]) != 11 {
+	if len(rows) < 2 || !slices.Equal(rows[0][:5], []string{"n", "busy", "tick_s", "runs", "quantity"}) || len(rows[0]) != 11 && (len(rows[0]) != 12 || rows[0][11] != "servers") {
 		return fmt.Errorf("%s: not a watchcost CSV with a p99 column (header %q)", path, rows[0])
+	}
+	servers := 1
+	if len(rows[0]) == 12 {
+		if servers, err = strconv.Atoi(rows[1][11]); err != nil || servers < 1 {
+			return fmt.Errorf("%s: servers %q", path, rows[1][11])
+		}
 	}
 	type cell struct{ med, lo, hi, p99, samples string }
 	byN := map[int]map[string]cell{}
@@ -56,7 +63,13 @@ func readmeTable(w io.Writer, path string) error {
 		c := byN[n]
 		t := c["total_cpu_pct"]
 		d := c["detection_trials_ms"]
-		fmt.Fprintf(w, "| %d | **%s %%** (%s–%s) | %s %% | %s %% | %s s | %s / %s ms (%s trials) | %s MB | %s | %s %% | %s× |\n", n,
+		panes := strconv.Itoa(n)
+		if servers > 1 && n%servers == 0 {
+			panes = fmt.Sprintf("%d × %d", servers, n/servers)
+		} else if servers > 1 {
+			panes = fmt.Sprintf("%d over %d servers", n, servers)
+		}
+		fmt.Fprintf(w, "| %s | **%s %%** (%s–%s) | %s %% | %s %% | %s s | %s / %s ms (%s trials) | %s MB | %s | %s %% | %s× |\n", panes,
 			num(t.med, 3), num(t.lo, 3), num(t.hi, 3), num(c["watcher_cpu_pct"].med, 3), num(c["tmux_server_added_cpu_pct"].med, 3),
 			num(c["first_look_s"].med, 2), num(d.p99, 0), num(d.med, 0), d.samples, num(c["watcher_peak_rss_mb"].med, 1),
 			num(c["tmux_cmds_per_tick"].med, 2), num(c["naive_total_cpu_pct"].med, 1), num(c["ratio_cpu_with_server"].med, 0))

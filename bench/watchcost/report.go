@@ -67,8 +67,24 @@ var quantities = []quantity{
 	{"cpu_window_s", "s", "CPU window, s", 0, false, one(func(r result) float64 { return r.window.Seconds() })},
 }
 
+// perServer are the quantities of each server of a run, with -servers > 1 only (so that the
+// output with one server stays what it was): a run gives one sample per server.
+var perServer = []quantity{
+	{"tmux_server_added_each_cpu_pct", "%", "tmux server CPU % added by the watcher, each server (its own baseline off)", 3, false, result.serverAddedEach},
+	{"tmux_server_idle_each_cpu_pct", "%", "tmux server CPU % with nothing watching, each server", 3, false, func(r result) []float64 { return r.serverIdleEach }},
+	{"first_look_each_s", "s", "start-up: exec to the first look at every pane of each server, s (wall)", 2, false, func(r result) []float64 { return r.firstLookEach }},
+}
+
+// shown are the quantities of the tables and the CSV: perServer too with -servers > 1.
+func shown() []quantity {
+	if opt.servers > 1 {
+		return append(slices.Clone(quantities), perServer...)
+	}
+	return quantities
+}
+
 func quantityByKey(key string) quantity {
-	for _, q := range quantities {
+	for _, q := range shown() {
 		if q.key == key {
 			return q
 		}
@@ -142,26 +158,29 @@ func report(res map[int][]result, took time.Duration) {
 	fmt.Printf("%s, %s, Linux %s, %d CPUs, CLK_TCK %.0f; cac-tmux built from %s; %d run(s) per figure (a fresh server each); took %s.\n\n",
 		strings.TrimSpace(string(tv)), runtime.Version(), strings.TrimSpace(string(kernel)), runtime.NumCPU(), clkTck,
 		revision, opt.runs, took.Round(time.Second))
-	fmt.Printf("Each server: N fake Claude Code sessions (internal/fakeclaude), one 120x40 window each: 1 stopped at a limit an hour away, %d running a turn with an animated spinner, the rest idle", opt.busy)
-	if opt.latency {
-		fmt.Printf(" (one of them the probe, which hits a limit after the CPU window)")
-	}
-	fmt.Printf(". Watcher: `%s`, CPU over ≥ %s after a ≥ %s warm-up, from /proc (its own, its waited-for and live tmux clients, a control-mode client among them). ", watcherCommand(), opt.window, opt.warmup)
+	describeSetup()
 	fmt.Printf("tmux server: its own CPU from /proc, first over %s with nothing watching, right after the server is set up and before any watcher starts (the baseline: the busy panes' spinners and N processes cost it CPU even then), then during the watcher's window and the naive poller's; \"added by\" is that minus the baseline, measured on the same server in the same run (noise can make it slightly negative), and the CPU ratio with the server uses the added figures. ", opt.baselineWindow)
 	fmt.Printf("Commands: a second watcher with a counting `tmux` wrapper first in its PATH, over %s: each tmux process, or each command line the watcher writes to a control-mode client, counts once (several commands joined by \";\" too); the sync line tmuxctl writes after each control-mode command line (`display-message -p cac-sync-…`, which the server also runs) is counted apart. ", opt.countWindow)
 	fmt.Printf("Naive poller: `tmux capture-pane -p -t %%N` for every pane every %s (passes back to back when one overruns), its tmux clients' CPU, over %s on the same panes with the watcher stopped.", tick, opt.naiveWindow)
 	if opt.latency {
-		fmt.Printf(" Detection and keys: measured on the N-pane server itself, by the watcher of the CPU window: the probe's limit at T, its reset R a whole minute ≥ %s after T, due = R + %s.", probeGap(), margin)
+		where := "the N-pane server itself"
+		if opt.servers > 1 {
+			where = "s0"
+		}
+		fmt.Printf(" Detection and keys: measured on %s, by the watcher of the CPU window: the probe's limit at T, its reset R a whole minute ≥ %s after T, due = R + %s.", where, probeGap(), margin)
+	}
+	if opt.servers > 1 {
+		describeServers()
 	}
 	fmt.Printf("\n")
 
 	for _, n := range opt.ns {
 		rs := res[n]
 		idle := n - opt.busy - 1
-		fmt.Printf("\n### N = %d: %d idle, %d busy (spinner), 1 stopped at a limit\n\n", n, idle, opt.busy)
+		fmt.Printf("\n### N = %d%s: %d idle, %d busy (spinner), 1 stopped at a limit\n\n", n, split(n), idle, opt.busy)
 		fmt.Println("| quantity | median | min – max |")
 		fmt.Println("|---|---:|---:|")
-		for _, q := range quantities {
+		for _, q := range shown() {
 			if !opt.latency && (q.key == "detection_latency_ms" || q.key == "resume_punctuality_ms") || opt.trials == 0 && q.key == "detection_trials_ms" {
 				continue
 			}
@@ -189,8 +208,42 @@ func report(res map[int][]result, took time.Duration) {
 	if len(opt.watchArgs) > 0 {
 		wa = " -watch-args=" + shellQuote(strings.Join(opt.watchArgs, " "))
 	}
+	if opt.servers > 1 {
+		wa = fmt.Sprintf(" -servers %d", opt.servers) + wa
+	}
 	fmt.Printf("\nReproduce (from the repository root): `go run ./bench/watchcost -n %s -busy %d -interval %s -runs %d -window %s -warmup %s -baseline-window %s -count-window %s -naive-window %s -latency=%v%s`\n",
 		joinInts(opt.ns), opt.busy, opt.interval, opt.runs, opt.window, opt.warmup, opt.baselineWindow, opt.countWindow, opt.naiveWindow, opt.latency, wa)
+}
+
+// describeSetup prints what the servers hold and how the watcher runs, in the text above the
+// tables.
+func describeSetup() {
+	if opt.servers > 1 {
+		fmt.Printf("N fake Claude Code sessions (internal/fakeclaude) split evenly over %d tmux servers (sockets s0 … s%d in $TMUX_TMPDIR/tmux-UID, a fresh set each run), one 120x40 window each: 1 stopped at a limit an hour away and %d running a turn with an animated spinner, all on s0, the rest idle", opt.servers, opt.servers-1, opt.busy)
+	} else {
+		fmt.Printf("Each server: N fake Claude Code sessions (internal/fakeclaude), one 120x40 window each: 1 stopped at a limit an hour away, %d running a turn with an animated spinner, the rest idle", opt.busy)
+	}
+	if opt.latency {
+		fmt.Printf(" (one of them the probe, which hits a limit after the CPU window)")
+	}
+	fmt.Printf(". Watcher: `%s`, CPU over ≥ %s after a ≥ %s warm-up, from /proc (its own, its waited-for and live tmux clients, a control-mode client among them). ", watcherCommand(), opt.window, opt.warmup)
+}
+
+// describeServers prints, after the text above the tables, how the figures read with
+// -servers > 1.
+func describeServers() {
+	fmt.Printf(" Several servers: one watcher process supervises all %d, with a control-mode client per server (all in its CPU figure); every tmux server figure is the sum over the %d servers (\"added\": each minus its own baseline, over the same windows), and the \"each server\" rows take one sample per server and run. The start-up ends at the last of the watcher's %d \"looked at every pane\" lines (one per server, by its \"server\" field): every pane of every server looked at once. The display-message pings, the probe and the detection trials are on s0; the tmux commands are those of all %d control-mode clients; the naive poller captures every pane of every server.", opt.servers, opt.servers, opt.servers, opt.servers)
+}
+
+// split is ", over S servers (K each)" with -servers > 1, else "".
+func split(n int) string {
+	if opt.servers == 1 {
+		return ""
+	}
+	if n%opt.servers == 0 {
+		return fmt.Sprintf(" over %d servers (%d each)", opt.servers, n/opt.servers)
+	}
+	return fmt.Sprintf(" over %d servers (%d–%d each)", opt.servers, n/opt.servers, n/opt.servers+1)
 }
 
 // watcherCommand is the watcher's command line as the harness runs it, -watch-args included.
@@ -307,21 +360,29 @@ func joinInts(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// writeCSV writes one row per N per quantity: median, min and max over the runs.
+// writeCSV writes one row per N per quantity: median, min and max over the runs. With
+// -servers > 1 a last column, servers, says over how many servers N was split.
 func writeCSV(path string, res map[int][]result) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"n", "busy", "tick_s", "runs", "quantity", "unit", "median", "min", "max", "p99", "samples"})
+	header := []string{"n", "busy", "tick_s", "runs", "quantity", "unit", "median", "min", "max", "p99", "samples"}
+	if opt.servers > 1 {
+		header = append(header, "servers")
+	}
+	w.Write(header)
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	for _, n := range opt.ns {
-		for _, q := range quantities {
+		for _, q := range shown() {
 			s := q.of(res[n])
 			row := []string{strconv.Itoa(n), strconv.Itoa(opt.busy), g(opt.interval.Seconds()), strconv.Itoa(opt.runs), q.key, q.unit, "", "", "", "", strconv.Itoa(s.n)}
 			if s.n > 0 {
 				row[6], row[7], row[8], row[9] = g(s.med), g(s.lo), g(s.hi), g(s.p99)
+			}
+			if opt.servers > 1 {
+				row = append(row, strconv.Itoa(opt.servers))
 			}
 			w.Write(row)
 		}

@@ -43,21 +43,49 @@ func ping(sock string, into *[]float64) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// firstLook waits for the watcher's log line that it has looked at every pane once, and
-// returns its time.
-func (w *watcher) firstLook(deadline time.Time) (time.Time, error) {
+// firstLooks waits for the watcher's log line that it has looked at every pane once, one
+// per server of g (the line carries the server's label with -servers > 1), and returns their
+// times, in the order of g: the start-up ends at the latest, when every pane of every server
+// has been looked at. A count of Claude panes in those lines other than the panes made is
+// noted.
+func (w *watcher) firstLooks(n, run int, g group, deadline time.Time) ([]time.Time, error) {
 	for ; time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		at, err := w.logged("", "looked at every pane")
-		if err != nil || !at.IsZero() {
+		looks := map[string]logLine{}
+		for _, l := range w.lines() {
+			if _, seen := looks[l.Server]; !seen && l.Message == "looked at every pane" {
+				looks[l.Server] = l
+			}
+		}
+		if at, claude, ok, err := lookTimes(looks, g); err != nil || ok {
+			if ok && claude != g.panes() {
+				note(n, run, "the first looks counted %d Claude panes of the %d made", claude, g.panes())
+			}
 			return at, err
 		}
 		select {
 		case <-w.exited:
-			return time.Time{}, fmt.Errorf("the watcher (%s) exited: %s", strings.Join(watchArgv("SOCK"), " "), w.tail())
+			return nil, fmt.Errorf("the watcher (%s) exited: %s", strings.Join(watchArgv("SOCK"), " "), w.tail())
 		default:
 		}
 	}
-	return time.Time{}, fmt.Errorf("no first look at every pane by %s: %s", deadline.Format(time.TimeOnly), w.tail())
+	return nil, fmt.Errorf("no first look at every pane of every server by %s: %s", deadline.Format(time.TimeOnly), w.tail())
+}
+
+// lookTimes are the times of the first-look lines of g's servers, in g's order, and the sum
+// of their counts of Claude panes; ok is false while a server has none.
+func lookTimes(looks map[string]logLine, g group) (at []time.Time, claude int, ok bool, err error) {
+	for _, s := range g {
+		l, seen := looks[s.label]
+		if !seen {
+			return nil, 0, false, nil
+		}
+		t, err := time.Parse(time.RFC3339Nano, l.Time)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("watcher log time %q: %v", l.Time, err)
+		}
+		at, claude = append(at, t), claude+l.ClaudePanes
+	}
+	return at, claude, true, nil
 }
 
 // trialPanes is how many idle panes the detection trials use at once.
@@ -92,7 +120,7 @@ func trials(s *server, w *watcher, n, run int, r *result) error {
 			}
 		}
 		for i, p := range batch {
-			seen, err := w.waitLogged(p, "waiting", at[i], at[i].Add(5*opt.interval+5*time.Second))
+			seen, err := w.waitLogged(s.label, p, "waiting", at[i], at[i].Add(5*opt.interval+5*time.Second))
 			if err != nil {
 				return err
 			}
@@ -113,12 +141,13 @@ func trials(s *server, w *watcher, n, run int, r *result) error {
 	return nil
 }
 
-// waitLogged waits until deadline for the first log line with this message about pane at or
-// after after, and returns its time (zero: none).
-func (w *watcher) waitLogged(pane, message string, after, deadline time.Time) (time.Time, error) {
+// waitLogged waits until deadline for the first log line with this message about pane of the
+// server labelled server ("" with one server) at or after after, and returns its time (zero:
+// none).
+func (w *watcher) waitLogged(server, pane, message string, after, deadline time.Time) (time.Time, error) {
 	for {
 		for _, l := range w.lines() {
-			if l.Pane != pane || l.Message != message {
+			if l.Server != server || l.Pane != pane || l.Message != message {
 				continue
 			}
 			t, err := time.Parse(time.RFC3339Nano, l.Time)
