@@ -21,18 +21,23 @@ func waitBeneath(t *testing.T, name string, pane int) []Diagnosis {
 	t.Helper()
 	ds := make([]Diagnosis, len(finders))
 	for i, src := range finders {
-		tmuxtest.WaitFor(t, 10*time.Second, name+": "+src.name+" sees claude below pane pid "+strconv.Itoa(pane), func() bool {
-			d, err := src.f.Diagnose(context.Background(), pane)
+		// ps and lsof get up to a minute, not the product's 5 s each (toolTimeout): ps over
+		// the whole process table took longer on 2 cores loaded by the tmux matrix (as in
+		// TestRealPS).
+		ctx, cancel := context.WithTimeout(context.Background(), tmuxtest.Scale(time.Minute))
+		defer cancel()
+		tmuxtest.WaitFor(t, 30*time.Second, name+": "+src.name+" sees claude below pane pid "+strconv.Itoa(pane), func() bool {
+			d, err := src.f.Diagnose(ctx, pane)
 			if err != nil {
 				t.Fatalf("%s: %s: Diagnose(%d): %v", name, src.name, pane, err)
 			}
 			ds[i] = d
 			return d.Beneath != nil
 		})
-		if f, ok, err := src.f.Find(context.Background(), pane); err != nil || ok {
+		if f, ok, err := src.f.Find(ctx, pane); err != nil || ok {
 			t.Errorf("%s: %s: Find(%d) = %+v, %v, %v, want not Claude Code: it is out of the pane's reach", name, src.name, pane, f, ok, err)
 		}
-		why, err := src.f.explain(context.Background(), pane)
+		why, err := src.f.explain(ctx, pane)
 		if err != nil || len(why) == 0 || why[0] != ds[i].Beneath.String() {
 			t.Errorf("%s: %s: explain(%d) = %q, %v, want the sentence of Beneath first", name, src.name, pane, why, err)
 		}
