@@ -92,7 +92,9 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 		log = log.With().Str("server", label).Logger()
 	}
 	cfg := watcher.ConfigFrom(l.Config)
-	cfg.DryRun, cfg.Notify = o.dryRun || o.once, o.cfg.Notify
+	f.mu.Lock()
+	cfg.DryRun, cfg.Notify = o.dryRun || o.once, o.cfg.Notify // the notifier of the last reload
+	f.mu.Unlock()
 	cfg.Store, cfg.Server, cfg.PID, cfg.Log = st, st.Server, os.Getpid(), log
 	if !o.once && o.transport == "control" {
 		tmux.Connect(transportLog(log))
@@ -183,6 +185,9 @@ func (f *fleet) reload(ctx context.Context) {
 		n = nil
 	}
 	f.mu.Lock()
+	if n != nil {
+		o.cfg.Notify = n // for the watchers of servers that appear later
+	}
 	members := make([]*member, 0, len(f.members))
 	for _, m := range f.members {
 		members = append(members, m)
