@@ -157,31 +157,6 @@ func TestInspectEscapes(t *testing.T) {
 	}
 }
 
-// rawTerminalLog turns a plain screen into what a terminal log of it looks like: a window
-// title (OSC 0, BEL-terminated) first and another (ST-terminated) half-way, the cursor hidden
-// and shown, every line erased and started at column 1 (ESC[2K ESC[1G, which change nothing
-// visible there), each link text wrapped in an OSC 8 hyperlink, and CRLF line ends.
-func rawTerminalLog(t *testing.T, plain string, links [][2]string) string {
-	t.Helper()
-	for _, l := range links {
-		if !strings.Contains(plain, l[0]) {
-			t.Fatalf("link text %q is not on the screen", l[0])
-		}
-		plain = strings.ReplaceAll(plain, l[0], "\x1b]8;;"+l[1]+"\x1b\\"+l[0]+"\x1b]8;;\x1b\\")
-	}
-	lines := strings.Split(strings.TrimSuffix(plain, "\n"), "\n")
-	var b strings.Builder
-	b.WriteString("\x1b]0;✳ Claude Code\x07\x1b[?25l")
-	for i, line := range lines {
-		b.WriteString("\x1b[2K\x1b[1G" + line + "\r\n")
-		if i == len(lines)/2 {
-			b.WriteString("\x1b]0;✳ Claude Code · resets 12:50am\x1b\\")
-		}
-	}
-	b.WriteString("\x1b[?25h")
-	return b.String()
-}
-
 // TestInspectRawTerminal feeds raw terminal logs of plain screens (OSC titles, OSC 8
 // hyperlinks around a URL or path, cursor CSIs, CRLF) on stdin: the verdict must be exactly
 // that of the plain screen. (detector.CleanScreen's tests clean the same logs.)
@@ -206,7 +181,7 @@ func TestInspectRawTerminal(t *testing.T) {
 		t.Run(tt.fixture, func(t *testing.T) {
 			c := goldenCase(t, tt.fixture)
 			plain := readFile(t, c.Path)
-			raw := rawTerminalLog(t, plain, tt.links)
+			raw := golden.RawTerminalLog(t, plain, tt.links)
 			for _, seq := range []string{"\x1b]0;", "\x1b]8;;", "\x1b[2K", "\r\n"} {
 				if !strings.Contains(raw, seq) {
 					t.Fatalf("raw log of %s lacks %q", c.File, seq)
