@@ -75,6 +75,7 @@ type Model struct {
 	width, height int
 	status        string // the outcome of the last action, or an error
 	busy          bool   // an action runs
+	acts          int    // actions whose rows were read: a load begun before is older
 	jump          string // the pane Enter chose
 	noPreview     bool   // p hid the preview
 	pv            preview
@@ -113,11 +114,13 @@ type (
 	loadedMsg struct {
 		snap Snapshot
 		err  error
+		acts int // Model.acts when the load began
 	}
 	actedMsg struct {
 		pane string
 		out  watcher.Outcome
 		err  error
+		next loadedMsg // the rows read again after the action, shown with its outcome
 	}
 	capturedMsg struct {
 		pane, text string
@@ -138,14 +141,18 @@ func (m Model) tick() tea.Cmd {
 func (m Model) load() tea.Cmd {
 	return func() tea.Msg {
 		snap, err := m.cfg.Load(context.Background())
-		return loadedMsg{snap, err}
+		return loadedMsg{snap, err, m.acts}
 	}
 }
 
+// act runs an action and reads the rows again, so that its outcome and the rows it changed
+// (a resumed pane moves below the paused ones) are drawn in one frame: a key pressed after
+// the outcome shows acts on the rows as they are.
 func (m Model) act(pane string, a watcher.Action) tea.Cmd {
 	return func() tea.Msg {
 		out, err := m.cfg.Act(context.Background(), pane, a)
-		return actedMsg{pane, out, err}
+		snap, loadErr := m.cfg.Load(context.Background())
+		return actedMsg{pane, out, err, loadedMsg{snap, loadErr, m.acts}}
 	}
 }
 
@@ -192,6 +199,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m, c := m.capture() // the screen moves on: once a second at most
 		return m, tea.Batch(append(cmds, c)...)
 	case loadedMsg:
+		if msg.acts != m.acts {
+			break // begun before an action's rows were read: older than what is shown
+		}
 		if msg.err != nil {
 			m.status = msg.err.Error()
 			break
@@ -209,7 +219,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			m.status = msg.pane + " refused: " + msg.out.Message
 		}
-		return m, m.load()
+		if msg.next.err != nil {
+			return m, nil // the outcome stays on screen; the next refresh reads the rows
+		}
+		m.acts++
+		return m.reload(msg.next.snap).follow(nil)
 	case capturedMsg:
 		m.pv = preview{pane: msg.pane, text: msg.text, err: msg.err}
 		return m.follow(nil)

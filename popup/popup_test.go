@@ -140,6 +140,41 @@ func TestKeys(t *testing.T) {
 	}
 }
 
+// An action's outcome comes with the rows read after it, in one update: the resumed pane
+// moves below the paused one and keeps the selection, so a key pressed once the outcome shows
+// moves from where the rows are (the popup test on tmux 3.5a pressed k between the two). A
+// refresh begun before the action and over after it does not bring the old rows back.
+func TestActedReloads(t *testing.T) {
+	before, after := filterSnapshot(), filterSnapshot()
+	after.Rows[0].State, after.Rows[0].Due = watcher.Running, time.Time{}
+	after.Rows[0], after.Rows[1] = after.Rows[1], after.Rows[0]
+	acted := false
+	m, _ := newModel(Config{
+		Load: func(context.Context) (Snapshot, error) {
+			if acted {
+				return after, nil
+			}
+			return before, nil
+		},
+		Act: func(context.Context, string, watcher.Action) (watcher.Outcome, error) {
+			acted = true
+			return watcher.Outcome{Done: true, Message: "resumed: a turn runs in api:1.0"}, nil
+		},
+	}, before, 80, 24)
+	older := m.load()() // a refresh begun before the action, read before it
+	m, cmds := press(m, "r")
+	next, _ := m.Update(cmds[0]())
+	next, _ = next.Update(older) // and arriving after it: dropped
+	m = next.(Model)
+	if r, _ := m.selected(); r.Pane != "%1" || r.State != watcher.Running || m.cursor != 1 || m.status != "resumed: a turn runs in api:1.0" {
+		t.Errorf("after the action: selected %s %s at %d, status %q; want %%1 running at 1 with the outcome", r.Pane, r.State, m.cursor, m.status)
+	}
+	m, _ = press(m, "k")
+	if r, _ := m.selected(); r.Pane != "%2" {
+		t.Errorf("k after the outcome selects %s, want %%2 (the row above)", r.Pane)
+	}
+}
+
 // filterSnapshot is four panes in four states, for the filter.
 func filterSnapshot() Snapshot {
 	reset := t0.Add(30 * time.Minute)
