@@ -68,7 +68,7 @@ type options struct {
 	window, warmup           time.Duration
 	baselineWindow           time.Duration
 	countWindow, naiveWindow time.Duration
-	latency, quick           bool
+	latency, quick, compare  bool
 	trials                   int      // detection trials per N and run
 	watchArgs                []string // -watch-args split on blanks: appended to every watch command line
 	out                      string
@@ -151,6 +151,7 @@ func defineFlags(n, watchArgs, readme *string) {
 	flag.StringVar(watchArgs, "watch-args", "", "extra arguments appended to every `cac-tmux watch` command line, split on blanks (e.g. --transport=exec)")
 	flag.BoolVar(&opt.latency, "latency", true, "measure detection latency and resume punctuality (adds 0–60s per N and run: the probe's reset is a whole minute)")
 	flag.StringVar(&opt.out, "out", "results", "directory for the CSV and the PNG (relative: to the repository root)")
+	flag.BoolVar(&opt.compare, "compare", false, "with -servers S > 1: one `watch --all-servers` against S separate `watch -S` watchers on the same servers, measured alternately over -window after -warmup, -runs times; CPU and peak RSS only (compare-*.csv)")
 	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s -baseline-window 5s -trials 10 (flags given win), 2–3 minutes")
 }
 
@@ -171,6 +172,12 @@ func quickDefaults() {
 func setOptions(n, watchArgs string) error {
 	if opt.servers < 1 {
 		return errors.New("-servers must be at least 1")
+	}
+	if opt.compare && opt.servers < 2 {
+		return errors.New("-compare needs -servers of 2 or more")
+	}
+	if opt.compare {
+		opt.latency = false // -compare measures CPU and memory only: no probe pane
 	}
 	least := opt.busy + 1 // the stopped pane
 	if opt.latency {
@@ -197,6 +204,9 @@ func run() error {
 	}
 	if err := build(); err != nil {
 		return err
+	}
+	if opt.compare {
+		return compareModes()
 	}
 	logf("watcher: %s", watcherCommand())
 	logf("estimated runtime: about %s", estimate().Round(time.Minute))
@@ -757,10 +767,15 @@ var watchSeq int
 // -servers > 1 it is `watch --all-servers`, which finds the servers in userSocketDir
 // (TMUX_TMPDIR=tmp), instead of `watch -S sock`.
 func watchArgv(sock string) []string {
-	args := []string{"watch", "-S", sock}
 	if opt.servers > 1 {
-		args = []string{"watch", "--all-servers"}
+		return watchArgvOf("--all-servers")
 	}
+	return watchArgvOf("-S", sock)
+}
+
+// watchArgvOf is `watch WHICH… --log-format json --interval I --margin M -watch-args…`.
+func watchArgvOf(which ...string) []string {
+	args := append([]string{"watch"}, which...)
 	args = append(args, "--log-format", "json", "--interval", opt.interval.String(), "--margin", margin.String())
 	return append(args, opt.watchArgs...)
 }
@@ -770,6 +785,11 @@ func watchArgv(sock string) []string {
 // file, a fresh state file and lock), and with the counting wrapper first in its PATH when
 // counting.
 func startWatcher(sock string, counting bool) (*watcher, error) {
+	return startWatcherArgv(watchArgv(sock), counting)
+}
+
+// startWatcherArgv is startWatcher with the command line after the binary.
+func startWatcherArgv(argv []string, counting bool) (*watcher, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if cleaned {
@@ -788,7 +808,7 @@ func startWatcher(sock string, counting bool) (*watcher, error) {
 		return nil, err
 	}
 	defer f.Close()
-	w.cmd = exec.Command(filepath.Join(bin, "cac-tmux"), watchArgv(sock)...)
+	w.cmd = exec.Command(filepath.Join(bin, "cac-tmux"), argv...)
 	path := os.Getenv("PATH")
 	if counting {
 		path = wrapperDir() + string(os.PathListSeparator) + path

@@ -128,6 +128,12 @@ func TestListEveryServer(t *testing.T) {
 			t.Errorf("list: no %q:\n%s", want, out)
 		}
 	}
+	// watch --once --all-servers prints what it saw of every server, not of the last alone.
+	once := exec.Command(bins.cac, "watch", "--once", "--all-servers", "--log-format", "json")
+	once.Env = append(os.Environ(), "TMUX_TMPDIR="+tmp)
+	if out, err := once.Output(); err != nil || !strings.Contains(string(out), "\na       %1") || !strings.Contains(string(out), "\nb       %1") {
+		t.Errorf("watch --once --all-servers: %v, want a row of a and of b:\n%s", err, out)
+	}
 	if out := list("-L", "b"); strings.Contains(out, "SERVER") || !strings.Contains(out, "\n%1    main:1.0  stopped (not watched)") {
 		t.Errorf("list -L b:\n%s", out)
 	}

@@ -233,10 +233,9 @@ func humanDurations(fields map[string]any) error {
 
 // watchOnce looks once at the server (or every server) and prints the table.
 func watchOnce(ctx context.Context, f *fleet, std stdio) error {
+	var rows []watcher.Row
+	f.onRows = func(all []watcher.Row) { rows = all } // each server's look: the last has them all
 	err := f.run(ctx)
-	f.mu.Lock()
-	rows := f.last
-	f.mu.Unlock()
 	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), 0) {
 		fmt.Fprintln(std.out, line)
 	}
