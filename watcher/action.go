@@ -17,8 +17,8 @@ import (
 // for a request handed to it through the pane option @cac_request (answer); a command does it
 // itself through Ask, holding the watcher's lock, when no watcher runs (actHere). A resume
 // goes through every gate of SAFETY.md but the reset and the due instant; it sends one resume
-// at most.
-func (w *Watcher) do(ctx context.Context, id string, a Action) (Outcome, error) {
+// at most. text is a Prompt's prompt ("" for the other actions).
+func (w *Watcher) do(ctx context.Context, id string, a Action, text string) (Outcome, error) {
 	now := w.now()
 	w.load()
 	info, err := w.tmux.PaneInfo(ctx, id)
@@ -50,6 +50,10 @@ func (w *Watcher) do(ctx context.Context, id string, a Action) (Outcome, error) 
 		}
 	case ResumeNow:
 		if out, err = w.resumeNow(ctx, p, now); err != nil {
+			return out, err
+		}
+	case Prompt:
+		if out, err = w.prompt(ctx, p, text); err != nil {
 			return out, err
 		}
 	}

@@ -18,14 +18,14 @@ import (
 )
 
 // The @cac_request protocol, both halves: how a command (`cac-tmux resume`, `skip`,
-// `unskip`, the popup's r and s) has an action carried out on a pane (Ask), and how the
-// running watcher answers (answer).
+// `unskip`, the popup's r and s, a phone's action) has an action carried out on a pane (Ask),
+// and how the running watcher answers (answer).
 //
 //  1. The command takes the pane's lock (store.LockPane: one action on a pane at a time),
 //     then tries the server's (store.Open). Free: no watcher runs, and the command acts itself
 //     with the watcher's own code, holding that lock (actHere). Held: it hands the action to
 //     the watcher that holds it (handOver).
-//  2. It sets the pane's @cac_request to "ACTION NONCE" (and the server's @cac_requests, so
+//  2. It sets the pane's @cac_request to "ACTION NONCE" ("prompt NONCE TEXT" for a Prompt) (and the server's @cac_requests, so
 //     that a listing of only what changed sees it: tmuxctl.Client.Request), and reads
 //     @cac_reply every 100 ms (awaitReply).
 //  3. The watcher, at its next tick, withdraws the request, carries it out (do) and answers
@@ -53,10 +53,10 @@ const (
 // parseAction reads an action's name.
 func parseAction(s string) (Action, error) {
 	switch a := Action(s); a {
-	case ResumeNow, Skip, Unskip:
+	case ResumeNow, Skip, Unskip, Prompt:
 		return a, nil
 	}
-	return "", fmt.Errorf("watcher: parse action %q: not resume, skip or unskip", s)
+	return "", fmt.Errorf("watcher: parse action %q: not resume, skip, unskip or prompt", s)
 }
 
 // Outcome is the answer to an action.
@@ -152,6 +152,8 @@ type AskConfig struct {
 	// Notices receives what Ask waits for, and the warnings of the watcher's code when Ask
 	// acts itself; nil discards them.
 	Notices io.Writer
+	// Text is the prompt a Prompt types (CheckPrompt); unused by the other actions.
+	Text string
 }
 
 // notices is where the notices go.
@@ -222,6 +224,9 @@ var (
 func handOver(ctx context.Context, c *tmuxctl.Client, id string, a Action, pid int, cfg AskConfig) (Outcome, error) {
 	nonce := strconv.FormatInt(clock.Real.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
 	request := string(a) + " " + nonce
+	if a == Prompt {
+		request += " " + cfg.Text // "prompt NONCE TEXT": the text is the rest
+	}
 	if err := c.Request(ctx, id, request); err != nil {
 		return Outcome{}, err
 	}
@@ -300,7 +305,7 @@ func actHere(ctx context.Context, c *tmuxctl.Client, st *store.Store, id string,
 	wcfg.Store, wcfg.Server = st, st.Server
 	wcfg.Log = zerolog.New(cfg.notices()).Level(zerolog.WarnLevel)
 	w := New(c, cfg.Finder, wcfg)
-	out, err := w.do(ctx, id, a)
+	out, err := w.do(ctx, id, a, cfg.Text)
 	if err == nil && out.Pending {
 		out, err = w.follow(ctx, id, 3*wcfg.Settle)
 	}
@@ -324,13 +329,17 @@ func (w *Watcher) answer(ctx context.Context, info tmuxctl.Pane) error {
 	if name == awaitRequest {
 		return w.answerAwait(ctx, info.ID, nonce)
 	}
+	text := ""
+	if name == string(Prompt) {
+		nonce, text, _ = strings.Cut(nonce, " ")
+	}
 	if err := w.tmux.SetPaneOptions(ctx, info.ID, []string{tmuxctl.RequestOption}, []string{""}); err != nil {
 		return err
 	}
 	out := refused("unknown request %q", name)
 	a, err := parseAction(name)
 	if err == nil {
-		if out, err = w.do(ctx, info.ID, a); err != nil {
+		if out, err = w.do(ctx, info.ID, a, text); err != nil {
 			out = refused("the watcher failed: %v", err)
 		}
 	}
