@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -116,9 +119,22 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 	}
 	line.Str("socket", st.Server).Str("state", st.Path).Dur("interval_ms", cfg.Interval).
 		Dur("margin_ms", cfg.Schedule.Margin).Bool("dry_run", cfg.DryRun).Msg("watching every Claude Code pane")
+	if f.all() && clock.Real.Sleep(ctx, phase(st.Server, cfg.Interval)) != nil {
+		return nil // stopped before the first tick
+	}
 	err = w.Run(ctx, func(rows []watcher.Row) { f.tick(st.Server, rows) })
 	log.Info().Msg("stopped")
 	return err
+}
+
+// phase is how long into the interval the ticks of the server on socket come: the servers a
+// watcher finds together would otherwise be listed at the same instant every tick, their tmux
+// servers and the watcher competing for the same cores. A hash of the socket spreads them,
+// the same for a server each time it is supervised.
+func phase(socket string, interval time.Duration) time.Duration {
+	h := fnv.New64a()
+	h.Write([]byte(socket))
+	return time.Duration(h.Sum64() % uint64(max(interval, time.Millisecond)))
 }
 
 func (f *fleet) join(socket string, m *member) {
