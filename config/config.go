@@ -76,12 +76,14 @@ type Watch struct {
 
 // Config is the whole configuration: one field per table of the file.
 type Config struct {
-	Watch   Watch
-	Servers Servers
-	Policy  Policy
-	Panes   Panes
-	Notify  notify.Settings
-	Hosts   Hosts
+	Watch    Watch
+	Servers  Servers
+	Policy   Policy
+	Panes    Panes
+	Notify   notify.Settings
+	Hosts    Hosts
+	Phone    Phone
+	Accounts Accounts
 }
 
 // Limits of the validation.
@@ -119,9 +121,11 @@ func Default() Config {
 			MaxAttempts: d.MaxAttempts,
 			LogLevel:    "info",
 		},
-		Policy: defaultPolicy(),
-		Notify: notify.Default(),
-		Hosts:  Hosts{Command: "cac-tmux", Timeout: 10 * time.Second, SSH: []string{"ssh"}},
+		Policy:   defaultPolicy(),
+		Notify:   notify.Default(),
+		Hosts:    Hosts{Command: "cac-tmux", Timeout: 10 * time.Second, SSH: []string{"ssh"}},
+		Phone:    defaultPhone(),
+		Accounts: defaultAccounts(),
 	}
 }
 

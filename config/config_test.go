@@ -48,7 +48,9 @@ func TestKeys(t *testing.T) {
 		"policy.extra-usage", "policy.usage-credits", "policy.spending-cap", "policy.team", "policy.legacy",
 		"policy.unknown", "policy.max_wait", "panes.include", "panes.exclude"}
 	want = append(want, notify.Keys()...) // [notify] is the notify package's, in its order
-	want = append(want, "servers.all", "servers.sockets", "hosts.names", "hosts.command", "hosts.timeout", "hosts.ssh")
+	want = append(want, "servers.all", "servers.sockets", "hosts.names", "hosts.command", "hosts.timeout", "hosts.ssh",
+		"phone.listen", "phone.public", "phone.url", "phone.link_ttl", "phone.screen", "phone.prompts", "phone.prompt_max",
+		"accounts.dirs", "accounts.max_per_day", "accounts.auto")
 	got := Keys()
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Keys() = %q, want %q", got, want)
@@ -189,8 +191,8 @@ func TestParseErrors(t *testing.T) {
 		{"[watch]\nlog_level = \"verbose\"", `config: watch.log_level: must be one of debug, info, warn, error (cfg.toml line 2, got "verbose")`},
 		{"[watch]\nlog_level = \"INFO\"", `config: watch.log_level: must be one of debug, info, warn, error (cfg.toml line 2, got "INFO")`},
 		// tables
-		{"# c\n[wach]\n", `config: unknown table [wach] (did you mean [watch]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 2)`},
-		{"[watch.sub]", `config: unknown table [watch.sub]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 1)`},
+		{"# c\n[wach]\n", `config: unknown table [wach] (did you mean [watch]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 2)`},
+		{"[watch.sub]", `config: unknown table [watch.sub]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		{"[watch]\nmargin = \"2m\"\n[watch]\n", `config: watch must be one table: write [watch] once, with every setting under it (cfg.toml line 3)`},
 		{"[[watch]]", `config: watch must be one table: write [watch] once, with every setting under it (cfg.toml line 1)`},
 		{"[]", `config: invalid character at start of key: U+005D ']' (cfg.toml line 1)`},
@@ -204,8 +206,8 @@ func TestParseErrors(t *testing.T) {
 		{"[watch]\nwatch.margin = \"2m\"", `config: watch.watch.margin: unknown key; the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
 		{"watch.colour = 1", `config: watch.colour: unknown key; the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 1)`},
 		{"margin = \"2m\"\n[watch]", `config: margin: is outside any table; put it under [watch] or write watch.margin (cfg.toml line 1)`},
-		{"colour = 1", `config: colour: unknown key outside any table; settings go under [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 1)`},
-		{"wach.margin = \"2m\"", `config: unknown table wach in the key wach.margin (did you mean watch?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 1)`},
+		{"colour = 1", `config: colour: unknown key outside any table; settings go under [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"wach.margin = \"2m\"", `config: unknown table wach in the key wach.margin (did you mean watch?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		{"[watch]\nmargin = \"2m\"\nmargin = \"3m\"", `config: watch.margin: duplicate key; keep one (cfg.toml line 3)`},
 		{"watch.margin = \"2m\"\nwatch.margin = \"3m\"", `config: watch.margin: duplicate key; keep one (cfg.toml line 2)`},
 		{"[watch]\nmargin \"2m\"", `config: expected '=' after key (cfg.toml line 2)`},
@@ -240,8 +242,8 @@ func TestParseErrors(t *testing.T) {
 		// an integer is not a duration, even 0; the document must be a table of tables
 		{"[watch]\nmargin = 0", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got 0)`},
 		{"watch = 1", `config: watch must be one table: write [watch] once, with every setting under it (cfg.toml line 1)`},
-		{"[watch]\nmargin = \"1m\"\n[other]\nx = 1", `config: unknown table [other]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 3)`},
-		{"[watch.sub]\nx = 1", `config: unknown table [watch.sub]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 1)`},
+		{"[watch]\nmargin = \"1m\"\n[other]\nx = 1", `config: unknown table [other]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 3)`},
+		{"[watch.sub]\nx = 1", `config: unknown table [watch.sub]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		{"[watch]\nmargin = \"" + strings.Repeat("x", 100) + "\"", `config: watch.margin: must be a duration like "90s" (cfg.toml line 2, got "` + strings.Repeat("x", 56) + `...)`},
 		// a long offending text is cut
 		{"[watch]\nmessage = " + strings.Repeat("x", 100), `config: watch.message: must be a string like "continue"; unexpected character U+0078 'x' at start of value (cfg.toml line 2, got ` + strings.Repeat("x", 57) + `...)`},

@@ -21,7 +21,7 @@ func TestParseEveryMistake(t *testing.T) {
 		`config: watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 4)`,
 		`config: watch.max_attempts: must be an integer like 3, without quotes (cfg.toml line 5, got "3")`,
 		`config: watch.interval: must be at least 100ms (cfg.toml line 6, got "50ms")`,
-		`config: unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 7)`,
+		`config: unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 7)`,
 		`config: policy.weekly: must be resume, notify or never (cfg.toml line 10, got "hold")`,
 		`config: panes.include: must be an array of patterns like ["work*", "notes"] (cfg.toml line 12, got "work*")`,
 		`config: notify.desktop: must be "auto", "on" or "off" (cfg.toml line 14, got "maybe")`,

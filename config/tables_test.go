@@ -102,8 +102,8 @@ func TestParseTablesErrors(t *testing.T) {
 		{"[policy]\nmax_wait = \"-1h\"", `config: policy.max_wait: must not be negative (cfg.toml line 2, got "-1h")`},
 		{"[policy]\nmax_wait = 12", `config: policy.max_wait: must be a duration like "90s" (cfg.toml line 2, got 12)`},
 		{"[policy]\nmax_wait = \"12 hours\"", `config: policy.max_wait: must be a duration like "90s" (cfg.toml line 2, got "12 hours")`},
-		{"[polcy]\nweekly = \"notify\"", `config: unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 1)`},
-		{"[policy.weekly]", `config: unknown table [policy.weekly]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 1)`},
+		{"[polcy]\nweekly = \"notify\"", `config: unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"[policy.weekly]", `config: unknown table [policy.weekly]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		{"weekly = \"notify\"", `config: weekly: is outside any table; put it under [policy] or write policy.weekly (cfg.toml line 1)`},
 		{"policy = { weekly = \"hold\" }", `config: policy.weekly: must be resume, notify or never (cfg.toml line 1, got "hold")`},
 		{"policy = 1", `config: policy must be one table: write [policy] once, with every setting under it (cfg.toml line 1)`},
@@ -116,7 +116,7 @@ func TestParseTablesErrors(t *testing.T) {
 		{"[panes]\ninclude = [\"a[b-]\"]", `config: panes.include: "a[b-]" is not a valid pattern: see the pattern syntax: * any text, ? one character, [a-z] a class, \ quotes the next character (cfg.toml line 2, got ["a[b-]"])`},
 		{"[panes]\ninclude = [\"ok\", \"\"]", `config: panes.include: must not hold an empty pattern (it matches no session); remove it, or write "*" for every session (cfg.toml line 2, got ["ok", ""])`},
 		{"[panes]\nincluded = []", `config: panes.included: unknown key (did you mean include?); the known keys of [panes] are include, exclude (cfg.toml line 2)`},
-		{"[pane]", `config: unknown table [pane] (did you mean [panes]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts] (cfg.toml line 1)`},
+		{"[pane]", `config: unknown table [pane] (did you mean [panes]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		// every mistake, by line whatever the table, and as written on one line
 		{"[panes]\ninclude = [\"ok\"]\n[policy]\nweekly = \"x\"\n[watch]\nmargin = \"soon\"", `config: policy.weekly: must be resume, notify or never (cfg.toml line 4, got "x")` + "\n" +
 			`config: watch.margin: must be a duration like "90s" (cfg.toml line 6, got "soon")`},

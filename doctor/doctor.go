@@ -14,9 +14,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
@@ -25,7 +27,7 @@ import (
 
 // Check is one finding: what was looked at, what was found and, when it is a problem, the fix.
 type Check struct {
-	Name   string `json:"check"` // "tmux", "server", "panes", "records", "config", "zones", "state", "watcher"
+	Name   string `json:"check"` // "tmux", "server", "panes", "records", "config", "zones", "state", "watcher", "phone", "accounts"
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
@@ -97,6 +99,18 @@ type Env struct {
 	loadLocation func(string) (*time.Location, error)
 	// WatchCommand is the command line that starts a watcher of this server, for the fixes.
 	WatchCommand string
+	// Clock is the one clock (whether an account is limited now); nil is clock.Real.
+	Clock clock.Clock
+	// HTTP asks the phone's endpoint through the user's tunnel; nil is http.DefaultClient.
+	HTTP *http.Client
+}
+
+// now is the time on e's clock.
+func (e Env) now() time.Time {
+	if e.Clock == nil {
+		return clock.Real.Now()
+	}
+	return e.Clock.Now()
 }
 
 // Run checks everything, in the order of Report.Checks.
@@ -117,6 +131,12 @@ func Run(ctx context.Context, e Env) Report {
 	r.add(checkDir("state", "the state directory", e.StateDir, e.DirErr, "XDG_STATE_HOME"))
 	r.add(checkDir("lock", "the lock directory", e.LockDir, e.DirErr, "XDG_RUNTIME_DIR"))
 	r.add(checkWatcher(ctx, e))
+	if c, on := checkPhone(ctx, e, cfg.Phone); on {
+		r.add(c)
+	}
+	if c, on := checkAccounts(e, cfg.Accounts); on {
+		r.add(c)
+	}
 	r.OK = true
 	for _, c := range r.Checks {
 		r.OK = r.OK && c.OK

@@ -74,6 +74,25 @@ type Event struct {
 	Note string
 	// At is when it happened; zero means when Send is called.
 	At time.Time
+	// Actions are the buttons the notification offers (package phone makes them): only the
+	// ntfy channel (url) shows them, the first maxActions of them; the hook and the desktop
+	// leave them out. Their URLs and bodies hold single-use tokens: never logged.
+	Actions []Action
+}
+
+// Action is a button of a notification. ntfy shows it as an "http" action (a tap POSTs Body
+// to URL, then clears the notification) or, with View, as a "view" action (a tap opens URL in
+// the phone's browser). Label, URL and Body must be printable text without a double quote or a
+// backslash (an action with one is left out: ntfyActions).
+type Action struct {
+	// Label is the button's text: "Resume now".
+	Label string
+	// URL is what a tap reaches: an absolute http or https URL.
+	URL string
+	// Body is what a tap POSTs; unused with View.
+	Body string
+	// View makes the button open URL instead of POSTing Body to it.
+	View bool
 }
 
 // presentation is how each event is shown: its title's verb, ntfy's priority (1 min to 5

@@ -2,7 +2,8 @@
 // limit, resumed, held, failed, hit its limit again, or its wait was skipped (EventKind).
 // Three channels, each optional and each with its own events (Settings): a hook program run
 // with the event in CAC_* environment variables, a desktop notification (notify-send or
-// osascript), and an HTTP POST to an ntfy-compatible URL.
+// osascript), and an HTTP POST to an ntfy-compatible URL, which also carries the event's
+// buttons (Event.Actions: package phone's signed links) as ntfy action buttons.
 //
 // Send never blocks: each channel has its own worker and a queue of 32 events (a full queue
 // drops the event and says so once), so a slow or hanging channel delays neither the caller
@@ -59,7 +60,10 @@ type Notifier struct {
 	clk     clock.Clock
 	timeout time.Duration
 	workers []*worker
-	wg      sync.WaitGroup
+	// url is the ntfy channel whether or not a worker delivers events to it: Say posts to
+	// it. nil without notify.url.
+	url *ntfy
+	wg  sync.WaitGroup
 	// ctx ends when Close's deadline passes: deliveries in flight stop, queued ones are
 	// dropped. closing is closed by Close: a retry goes at once.
 	ctx     context.Context
@@ -89,7 +93,8 @@ func New(s Settings, log zerolog.Logger, clk clock.Clock) (*Notifier, error) {
 		n.add(&hook{path: path, args: s.Command[1:]}, s.CommandEvents)
 	}
 	if s.URL != "" {
-		n.add(newNtfy(s), s.URLEvents)
+		n.url = newNtfy(s)
+		n.add(n.url, s.URLEvents)
 	}
 	if s.Desktop == DesktopOn || s.Desktop == DesktopAuto {
 		if path, err := exec.LookPath(desktopProgram()); err == nil {
@@ -221,7 +226,13 @@ func (n *Notifier) deliver(ch channel, e Event) {
 
 // attempt runs one delivery, cut when the timeout passes on the clock.
 func (n *Notifier) attempt(ch channel, e Event) error {
-	ctx, cancel := context.WithCancel(n.ctx)
+	return n.bounded(n.ctx, func(ctx context.Context) error { return ch.deliver(ctx, e) })
+}
+
+// bounded runs do with a context of parent that ends when the timeout passes on the clock;
+// an error then says so.
+func (n *Notifier) bounded(parent context.Context, do func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	t := n.clk.NewTimer(n.timeout)
 	defer t.Stop()
@@ -236,11 +247,35 @@ func (n *Notifier) attempt(ch channel, e Event) error {
 		case <-stop:
 		}
 	}()
-	err := ch.deliver(ctx, e)
+	err := do(ctx)
 	if err != nil && timedOut.Load() {
 		return fmt.Errorf("timed out after %s: %w", n.timeout, err)
 	}
 	return err
+}
+
+// Say posts a message that is no pane's event (the outcome of an action asked from the
+// phone, a pane's screen: package phone) to the url channel, whatever its url_events: at
+// once, not queued and not rate-limited (each answers a tap of the user's own), once, cut
+// at the timeout, when ctx ends or when Close's deadline passes. The title and the body are
+// never logged. It returns an error without notify.url, after Close, or when the POST fails.
+func (n *Notifier) Say(ctx context.Context, title, body string) error {
+	if n == nil || n.url == nil {
+		return errors.New("notify: say: no url channel (set notify.url)")
+	}
+	n.mu.Lock()
+	closed := n.closed
+	n.mu.Unlock()
+	if closed {
+		return errors.New("notify: say: the notifier is closed")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(n.ctx, cancel)()
+	if err := n.bounded(ctx, func(ctx context.Context) error { return n.url.say(ctx, title, body) }); err != nil {
+		return fmt.Errorf("notify: say: %w", err)
+	}
+	return nil
 }
 
 // pause waits before a retry: retryPause on the clock, cut short by Close.

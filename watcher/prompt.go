@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
 )
 
@@ -18,22 +18,16 @@ import (
 // Prompt types a prompt: the text literally, then Enter once the input box shows exactly it.
 const Prompt Action = "prompt"
 
-// MaxPrompt is the longest prompt accepted, in characters, whatever a setting says.
-const MaxPrompt = 4000
-
-// CheckPrompt says what is wrong with text as a prompt, "" when nothing: 1 to MaxPrompt
-// characters, not only blanks, and no control character (a newline would submit what
-// precedes it at once; an escape would be read as keys).
+// CheckPrompt says what is wrong with text as a prompt, "" when nothing: the rule of the
+// resume message (config.CheckMessage: not blank, one line, no control character — a newline
+// would submit what precedes it at once, an escape would be read as keys), and at most
+// config.MaxPrompt characters.
 func CheckPrompt(text string) string {
-	switch n := utf8.RuneCountInString(text); {
-	case strings.TrimSpace(text) == "":
-		return "the prompt is empty"
-	case n > MaxPrompt:
-		return fmt.Sprintf("the prompt is %d characters long; at most %d are typed", n, MaxPrompt)
-	case !utf8.ValidString(text):
-		return "the prompt is not valid UTF-8"
-	case strings.ContainsFunc(text, unicode.IsControl):
-		return "the prompt holds a control character (a newline, a tab or an escape); type it on one line"
+	if msg := config.CheckMessage(text); msg != "" {
+		return "the prompt " + msg
+	}
+	if n := utf8.RuneCountInString(text); n > config.MaxPrompt {
+		return fmt.Sprintf("the prompt is %d characters long; at most %d are typed", n, config.MaxPrompt)
 	}
 	return ""
 }

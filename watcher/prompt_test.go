@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -51,10 +52,10 @@ func TestUnitPromptRefusals(t *testing.T) {
 		{"menu", "go on", "", func(p *fakePane) { p.draw(menuStopSecond()) }},
 		{"copy mode", "go on", "copy mode", func(p *fakePane) { p.info.InMode = true }},
 		{"another process", "go on", "no longer in the foreground", func(p *fakePane) { p.claude = proc.Identity{PID: 7, Start: "ticks:7"} }},
-		{"newline", "first\nsecond", "control character", func(*fakePane) {}},
-		{"escape", "a\x1b[31mred", "control character", func(*fakePane) {}},
-		{"blank", "   ", "empty", func(*fakePane) {}},
-		{"too long", strings.Repeat("x", watcher.MaxPrompt+1), "at most 4000", func(*fakePane) {}},
+		{"newline", "first\nsecond", "one line", func(*fakePane) {}},
+		{"escape", "a\x1b[31mred", "control characters", func(*fakePane) {}},
+		{"blank", "   ", "blank", func(*fakePane) {}},
+		{"too long", strings.Repeat("x", config.MaxPrompt+1), "at most 4000", func(*fakePane) {}},
 		{"vim normal", "go on", "vim mode", func(p *fakePane) { p.vim = "normal" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

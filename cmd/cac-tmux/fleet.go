@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/phone"
 	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -27,6 +28,7 @@ type fleet struct {
 	o      *watchOptions
 	log    zerolog.Logger
 	onRows func([]watcher.Row) // the live table, nil without one
+	signer *phone.Signer       // signs the phone's buttons; nil without [phone]
 
 	mu      sync.Mutex
 	members map[string]*member // by socket
@@ -34,10 +36,11 @@ type fleet struct {
 
 // member is one server's watcher.
 type member struct {
-	label string // the server as people name it: "default", "work" or a socket path
-	tmux  *tmuxctl.Client
-	w     *watcher.Watcher
-	rows  []watcher.Row
+	socket string
+	label  string // the server as people name it: "default", "work" or a socket path
+	tmux   *tmuxctl.Client
+	w      *watcher.Watcher
+	rows   []watcher.Row
 }
 
 // all says whether the fleet supervises every server of the user.
@@ -95,7 +98,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 	}
 	cfg := watcher.ConfigFrom(l.Config)
 	f.mu.Lock()
-	cfg.DryRun, cfg.Notify = o.dryRun || o.once, o.cfg.Notify // the notifier of the last reload
+	cfg.DryRun, cfg.Notify = o.dryRun || o.once, f.notifierFor(ctx, st.Server, o.cfg.Notify) // the notifier of the last reload
 	f.mu.Unlock()
 	cfg.Store, cfg.Server, cfg.PID, cfg.Log = st, st.Server, os.Getpid(), log
 	if !o.once && o.transport == "control" {
@@ -103,7 +106,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 		defer tmux.Close()
 	}
 	w := watcher.New(tmux, newFinder(), cfg)
-	f.join(st.Server, &member{label: label, tmux: tmux, w: w})
+	f.join(st.Server, &member{socket: st.Server, label: label, tmux: tmux, w: w})
 	if o.once { // it stays a member: the table printed at the end shows every server's rows
 		_, err := w.Tick(ctx)
 		f.tick(st.Server, w.Rows())
@@ -197,6 +200,10 @@ func (f *fleet) reload(ctx context.Context) {
 	if l.Config.Servers.All != f.all() || !slices.Equal(l.Config.Servers.Sockets, o.loaded.Config.Servers.Sockets) {
 		f.log.Warn().Msg("a change of [servers] takes effect when the watcher restarts")
 	}
+	if l.Config.Phone != o.loaded.Config.Phone || l.Config.Accounts.Auto != o.loaded.Config.Accounts.Auto ||
+		!slices.Equal(l.Config.Accounts.Dirs, o.loaded.Config.Accounts.Dirs) || l.Config.Accounts.MaxPerDay != o.loaded.Config.Accounts.MaxPerDay {
+		f.log.Warn().Msg("a change of [phone] or [accounts] takes effect for the watcher when it restarts")
+	}
 	n, err := o.notify.start(l.Config.Notify)
 	if err != nil {
 		f.log.Error().Err(err).Msg("notifications not reloaded; the previous ones go on")
@@ -221,7 +228,7 @@ func (f *fleet) reload(ctx context.Context) {
 		}
 		cfg := watcher.ConfigFrom(ml.Config)
 		if n != nil {
-			cfg.Notify = n
+			cfg.Notify = f.notifierFor(ctx, m.socket, n)
 		}
 		m.w.Reconfigure(cfg)
 	}

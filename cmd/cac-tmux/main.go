@@ -144,7 +144,7 @@ func run(args []string, std stdio) int {
 
 // modulePackages are the names of cac-tmux's packages the binary is built from (a test keeps
 // the list whole).
-var modulePackages = []string{"clock", "config", "demo", "detector", "doctor", "hosts", "notify", "popup", "proc",
+var modulePackages = []string{"accounts", "clock", "config", "demo", "detector", "doctor", "hosts", "notify", "phone", "popup", "proc",
 	"records", "scheduler", "servers", "service", "simclaude", "store", "table", "tmuxctl", "watcher"}
 
 // forPeople is the text of err, the error of command c, as run prints it.
@@ -249,6 +249,7 @@ func newRoot(std stdio) *cobra.Command {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	root.AddCommand(newService(std))
+	root.AddCommand(newSwitch(std))
 	for _, c := range append(root.Commands(), root) {
 		if c.HasSubCommands() {
 			c.Args, c.RunE, c.SuggestionsMinimumDistance = needCommand, needCommand, 2

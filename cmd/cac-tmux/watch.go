@@ -161,6 +161,11 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	if o.once {
 		return watchOnce(ctx, f, std)
 	}
+	if p := o.loaded.Config.Phone; phoneOn(p) && !o.dryRun {
+		if err := startPhone(ctx, f, p, o.notify); err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+	}
 	if live {
 		name := serverName(o.tmux)
 		if all {

@@ -23,9 +23,17 @@ type recorder struct {
 	limitType  string
 }
 
-// newRecorder starts the records of this process; nil when --records is off.
-func newRecorder(on bool, limitType string) (*recorder, error) {
-	if !on {
+// simSession starts the session ids the simulator makes: --resume of one of them keeps
+// records even without --records, since its transcript is a simulated one (a real Claude
+// Code session id is a random UUID).
+const simSession = "5e551011-"
+
+// newRecorder starts the records of this process; nil when --records is off. With --resume
+// ID it continues that session: its transcript must exist in the project directory of the
+// working directory (Claude Code says "No conversation found" otherwise), and its rows go
+// on there.
+func newRecorder(on bool, limitType, resume string) (*recorder, error) {
+	if !on && !strings.HasPrefix(resume, simSession) {
 		return nil, nil
 	}
 	dir := os.Getenv("CLAUDE_CONFIG_DIR")
@@ -41,7 +49,10 @@ func newRecorder(on bool, limitType string) (*recorder, error) {
 		return nil, fmt.Errorf("simclaude: --records: %w", err)
 	}
 	pid, now := os.Getpid(), clock.Real.Now()
-	r := &recorder{session: fmt.Sprintf("5e551011-%04x-4000-8000-%012x", pid&0xffff, now.UnixNano()&0xffffffffffff), limitType: limitType}
+	r := &recorder{session: fmt.Sprintf("%s%04x-4000-8000-%012x", simSession, pid&0xffff, now.UnixNano()&0xffffffffffff), limitType: limitType}
+	if resume != "" {
+		r.session = resume
+	}
 	r.entry = filepath.Join(dir, "sessions", fmt.Sprint(pid)+".json")
 	enc := strings.Map(func(c rune) rune {
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
@@ -50,12 +61,70 @@ func newRecorder(on bool, limitType string) (*recorder, error) {
 		return '-'
 	}, cwd)
 	r.transcript = filepath.Join(dir, "projects", enc, r.session+".jsonl")
+	if _, err := os.Stat(r.transcript); resume != "" && err != nil {
+		return nil, fmt.Errorf("simclaude: --resume: No conversation found with session ID: %s", resume)
+	}
 	entry := map[string]any{"pid": pid, "sessionId": r.session, "cwd": cwd, "startedAt": now.UnixMilli(), "procStart": start,
 		"version": "2.1.330", "kind": "interactive", "entrypoint": "cli", "status": "idle", "updatedAt": now.UnixMilli()}
 	if err := r.write(r.entry, entry, false); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// history draws the rows of the transcript as a reopened conversation shows them: each
+// prompt ("❯ text"), each reply ("● text") and each usage-limit stop in its gutter, as Claude
+// Code redraws them after --resume. Other rows are not drawn.
+func (r *recorder) history() []string {
+	b, err := os.ReadFile(r.transcript)
+	if err != nil {
+		return nil
+	}
+	var rows []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		var x struct {
+			Type        string `json:"type"`
+			IsAPIError  bool   `json:"isApiErrorMessage"`
+			QuotaLimits *struct {
+				ResetsAt int64 `json:"resetsAt"`
+			} `json:"quotaLimits"`
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &x) != nil {
+			continue
+		}
+		switch text := contentText(x.Message.Content); {
+		case x.Type == "user" && text != "":
+			rows = append(rows, "", "❯ "+text)
+		case x.Type == "assistant" && x.IsAPIError && x.QuotaLimits != nil:
+			at := time.Unix(x.QuotaLimits.ResetsAt, 0).UTC()
+			rows = append(rows, "  ⎿ "+nbsp+"You've hit your session limit · resets "+clockText(at)+" (UTC)")
+		case x.Type == "assistant" && text != "":
+			rows = append(rows, "", "● "+text)
+		}
+	}
+	return rows
+}
+
+// contentText is the text of a row's content: a string, or its text blocks joined.
+func contentText(c json.RawMessage) string {
+	var s string
+	if json.Unmarshal(c, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type, Text string
+	}
+	json.Unmarshal(c, &blocks)
+	var texts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, " ")
 }
 
 // procStart is field 22 of /proc/self/stat, the process's start in clock ticks.

@@ -25,7 +25,7 @@ type chunk struct {
 // timers are the session's own events: the spinner, the native auto-continue firing, the
 // limit hit by an idle session, the exit; a nil channel never fires.
 type timers struct {
-	tick, fire, hit, exit <-chan time.Time
+	tick, fire, hit, exit, turn <-chan time.Time
 }
 
 // after is a channel that receives once, d from now on the one clock.
@@ -94,6 +94,9 @@ func (f *fake) session() error {
 			}
 			fmt.Fprintf(f.log, "%s\t%s\n", c.at.Format(time.RFC3339Nano), strconv.Quote(string(c.b)))
 			f.handle(c.b)
+			if f.busy && f.turn > 0 && t.turn == nil { // a turn began: it ends --turn later
+				t.turn = after(f.turn)
+			}
 			if f.drawDelay > 0 { // draw what the input changed a moment later
 				redraw = after(f.drawDelay)
 				continue
@@ -115,6 +118,12 @@ func (f *fake) session() error {
 			f.rec.prompt("keep going")
 			f.rec.limit(f.reset)
 			f.setState("limit-hit")
+		case <-t.turn:
+			t.turn = nil
+			f.busy = false
+			f.add("● Done.", "", "✻ Worked for "+f.turn.String())
+			f.rec.reply("Done.")
+			f.setState("turn-done")
 		case <-t.exit:
 			f.setState("exit")
 			return nil

@@ -55,8 +55,18 @@
 // each reply, and a usage-limit row whose quotaLimits.resetsAt is --reset (--next-reset for a
 // stop again) to the second, rateLimitType --limit-type.
 //
+// --resume ID reopens the conversation of session ID as `claude --resume ID` does: the
+// header, then its prompts, replies and stops from the transcript (with records), then an
+// empty prompt; it behaves as idle from there (state reopened first), whatever --scenario
+// says. With records, its transcript must be in the project directory of the working
+// directory under $CLAUDE_CONFIG_DIR ("No conversation found with session ID: ID" and exit
+// otherwise), and the new rows are appended to it; an id the simulator made (5e551011-…)
+// keeps records without --records, since `claude --resume ID` is all a switch of accounts
+// starts.
+//
 // --add "row\nrow" adds rows after the scenario's own (a quoted message, tool output).
-// --exit-after DURATION exits (state exit) leaving the last screen in the pane. --spinner
+// --exit-after DURATION exits (state exit) leaving the last screen in the pane. --turn
+// DURATION ends a turn that a prompt started that long after, idle again (turn-done). --spinner
 // makes idle sessions run a turn and animates the working spinner every 100 ms. --name
 // replaces "fakeclaude" in the banner.
 package simclaude
@@ -84,6 +94,7 @@ type fake struct {
 	again                      int    // prompts that still hit the limit; -1: until limitUntil
 	limitUntil, fireAt, hitAt  time.Time
 	exitAfter                  time.Duration
+	turn                       time.Duration // how long a turn runs (--turn), 0 for ever
 	spinner                    bool
 	log                        io.Writer
 	width, height, frame       int
@@ -123,7 +134,7 @@ func banner(name string) []string {
 type flags struct {
 	logPath, pidPath, reset, until, fire, hit, zone, rows, stop, draft, next, add, name string
 	records                                                                             bool
-	limitType                                                                           string
+	limitType, resume                                                                   string
 }
 
 // Run runs the simulated Claude Code with a command line (without the program name) on the
@@ -150,10 +161,12 @@ func Run(args []string) error {
 	fs.StringVar(&f.scenario, "scenario", "plain", strings.Join(scenarios, ", "))
 	fs.StringVar(&f.vim, "vim", "", "vim mode: normal, insert or stuck (default off)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "exit after this long (0: never)")
+	fs.DurationVar(&f.turn, "turn", 0, "a turn that a prompt starts ends this long after (0: it runs for ever)")
 	fs.DurationVar(&f.drawDelay, "draw-delay", 0, "draw the screen this long after an input changed it (0: at once)")
 	fs.BoolVar(&f.spinner, "spinner", false, "animate the working spinner every 100ms; idle runs a turn")
 	fs.BoolVar(&fl.records, "records", false, "keep Claude Code's records (registry entry, transcript rows) under $CLAUDE_CONFIG_DIR")
 	fs.StringVar(&fl.limitType, "limit-type", "five_hour", "--records: the usage-limit rows' rateLimitType")
+	fs.StringVar(&fl.resume, "resume", "", "reopen the conversation of this session id, as claude --resume: its rows drawn, then idle")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("simclaude: command line: %w", err)
 	}
@@ -210,10 +223,13 @@ func (f *fake) configure(fl flags) error {
 			return fmt.Errorf("simclaude: write pid file: %w", err)
 		}
 	}
-	if f.rec, err = newRecorder(fl.records, fl.limitType); err != nil {
+	if f.rec, err = newRecorder(fl.records, fl.limitType, fl.resume); err != nil {
 		return err
 	}
 	f.header = banner(fl.name)
+	if fl.resume != "" {
+		f.scenario = "reopened"
+	}
 	if err := f.setup(strings.Split(fl.rows, ","), fl.draft); err != nil {
 		return err
 	}
@@ -274,6 +290,12 @@ func (f *fake) setup(rows []string, draft string) error {
 	stop := []string{"❯ hello", f.stopRow}
 	armed := "● Usage limit reached · continuing automatically at " + f.resetAt + " · esc to cancel"
 	switch f.scenario {
+	case "reopened": // --resume: the conversation as it was, and an empty prompt
+		f.limited = false
+		if f.rec != nil {
+			f.transcript = append(f.transcript, f.rec.history()...)
+		}
+		return nil
 	case "plain":
 	case "draft":
 		f.draft = []byte(draft)

@@ -1,6 +1,9 @@
 package simclaude
 
 import (
+	"io"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,4 +67,51 @@ func TestParseLine(t *testing.T) {
 			t.Errorf("ParseLine(%q) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// TestResume: --resume ID reopens a simulated session: it draws the conversation from the
+// transcript (the prompt and the old stop), behaves as idle, and appends to the same
+// transcript; an unknown session is refused as Claude Code refuses it; a session id the
+// simulator did not make keeps no records without --records.
+func TestResume(t *testing.T) {
+	dir, work := t.TempDir(), t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", dir)
+	t.Chdir(work)
+	first, err := newRecorder(true, "five_hour", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := time.Date(2026, 11, 26, 19, 30, 0, 0, time.UTC)
+	first.prompt("hello")
+	first.limit(reset)
+	first.close()
+
+	if _, err := newRecorder(false, "five_hour", simSession+"0000-4000-8000-000000000000"); err == nil ||
+		!strings.Contains(err.Error(), "No conversation found with session ID") {
+		t.Errorf("--resume of an unknown session = %v, want No conversation found", err)
+	}
+	if r, err := newRecorder(false, "five_hour", "0b7c1e2a-real-uuid"); r != nil || err != nil {
+		t.Errorf("--resume of a session the simulator did not make, without --records = %v, %v; want no records", r, err)
+	}
+
+	f := &fake{log: io.Discard, width: 120, height: 40, out: io.Discard}
+	fl := flags{rows: "Stop", stop: "You've hit your session limit", name: "fakeclaude", limitType: "five_hour", resume: first.session}
+	if err := f.configure(fl); err != nil {
+		t.Fatal(err)
+	}
+	screen := strings.Join(f.screen(), "\n")
+	if f.scenario != "reopened" || f.limited || f.rec.transcript != first.transcript ||
+		!strings.Contains(screen, "❯ hello\n") || !strings.Contains(screen, "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)") ||
+		!strings.Contains(screen, "❯\u00a0\n") {
+		t.Fatalf("reopened session %s: scenario %s, limited %v, transcript %s; screen\n%s", first.session, f.scenario, f.limited, f.rec.transcript, screen)
+	}
+	f.draft = []byte("go on")
+	f.submit()
+	b, err := os.ReadFile(first.transcript)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if err != nil || len(lines) != 4 || !strings.Contains(lines[2], `"content":"go on"`) || !strings.Contains(lines[3], `"Got it"`) ||
+		!strings.Contains(lines[3], first.session) {
+		t.Errorf("the transcript after a prompt in the reopened session:\n%s", b)
+	}
+	f.rec.close()
 }

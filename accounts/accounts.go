@@ -1,0 +1,100 @@
+// Package accounts moves a stopped Claude Code session to another Claude Code account, for
+// `cac-tmux switch` (issue 25). An account is one Claude Code config directory (the
+// process's CLAUDE_CONFIG_DIR, else ~/.claude; docs/claude-code.md, Claude Code's records).
+// The package knows the accounts the user configured ([accounts] dirs, Expand, Resolve),
+// tells from each account's own transcripts whether it is limited and until when (Look,
+// Pick), copies a session's transcript into another account (CopySession), works out the
+// command that starts the same Claude Code again (Program), and makes the switch itself
+// (Switch): the choice of the account, the skip handed to the pane, the gates, the copy, the
+// record and the respawn.
+//
+// It only reads Claude Code's records, and writes only the copy of one session's transcript
+// into the target account, beside what is there: it never overwrites another transcript of
+// that session and never removes anything. Switch reaches tmux, the processes and the watcher
+// only through what its Config gives it, and stops a process only by respawning its pane,
+// after every gate; the command wires it and says what came of it.
+package accounts
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Account is one configured account.
+type Account struct {
+	// Name is the directory as configured ("~/.claude-work"): what people are shown.
+	Name string
+	// Dir is the config directory, "~" expanded and cleaned.
+	Dir string
+}
+
+// Expand turns the configured directories (config.Accounts.Dirs) into accounts: "~" and a
+// leading "~/" stand for home. Each must be absolute afterwards.
+func Expand(dirs []string, home string) ([]Account, error) {
+	var out []Account
+	for _, d := range dirs {
+		dir := d
+		if d == "~" || strings.HasPrefix(d, "~/") {
+			if !filepath.IsAbs(home) {
+				return nil, fmt.Errorf("accounts: expand %s: HOME is not an absolute path", d)
+			}
+			dir = filepath.Join(home, strings.TrimPrefix(d, "~"))
+		}
+		if !filepath.IsAbs(dir) {
+			return nil, fmt.Errorf("accounts: expand %s: not an absolute path", d)
+		}
+		out = append(out, Account{Name: d, Dir: filepath.Clean(dir)})
+	}
+	return out, nil
+}
+
+// ErrUnknown is a --to that names no configured account.
+var ErrUnknown = errors.New("no such account")
+
+// Resolve finds the account that to names: its directory as configured or expanded, its
+// 1-based position in the list, or the base name of its directory (".claude-work", or
+// "claude-work" without the dot), which must then name one account only.
+func Resolve(accts []Account, to, home string) (Account, error) {
+	if n, err := strconv.Atoi(to); err == nil {
+		if n < 1 || n > len(accts) {
+			return Account{}, fmt.Errorf("accounts: account %d: %w (there are %d)", n, ErrUnknown, len(accts))
+		}
+		return accts[n-1], nil
+	}
+	if e, err := Expand([]string{to}, home); err == nil {
+		for _, a := range accts {
+			if Same(a.Dir, e[0].Dir) {
+				return a, nil
+			}
+		}
+	}
+	var found []Account
+	for _, a := range accts {
+		base := filepath.Base(a.Dir)
+		if base == to || strings.TrimPrefix(base, ".") == to {
+			found = append(found, a)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return Account{}, fmt.Errorf("accounts: account %q: %w", to, ErrUnknown)
+	}
+	return Account{}, fmt.Errorf("accounts: account %q: %w: it is the name of %d directories; give the whole path", to, ErrUnknown, len(found))
+}
+
+// Same reports whether two config directories are one: the same path once cleaned, or the
+// same directory on disk (a symlink to it, a second mount).
+func Same(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}

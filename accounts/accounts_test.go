@@ -1,0 +1,47 @@
+package accounts
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestExpand(t *testing.T) {
+	got, err := Expand([]string{"~/.claude", "/srv/claude-work/", "~"}, "/home/me")
+	want := []Account{{"~/.claude", "/home/me/.claude"}, {"/srv/claude-work/", "/srv/claude-work"}, {"~", "/home/me"}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Expand = %v, %v; want %v", got, err, want)
+	}
+	for _, tc := range []struct {
+		dir, home, want string
+	}{
+		{"claude", "/home/me", "not an absolute path"},
+		{"~/.claude", "", "HOME is not an absolute path"},
+		{"~other/.claude", "/home/me", "not an absolute path"},
+	} {
+		if _, err := Expand([]string{tc.dir}, tc.home); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Expand(%q, home %q) = %v, want an error saying %q", tc.dir, tc.home, err, tc.want)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	accts, err := Expand([]string{"~/.claude", "~/.claude-work", "/srv/a/claude-x", "/srv/b/claude-x"}, "/home/me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []string{"2", "~/.claude-work", "/home/me/.claude-work", "/home/me/.claude-work/", ".claude-work", "claude-work"} {
+		if a, err := Resolve(accts, to, "/home/me"); err != nil || a != accts[1] {
+			t.Errorf("Resolve(%q) = %v, %v; want %v", to, a, err, accts[1])
+		}
+	}
+	if a, err := Resolve(accts, "claude", "/home/me"); err != nil || a != accts[0] {
+		t.Errorf("Resolve(claude) = %v, %v; want %v", a, err, accts[0])
+	}
+	for _, to := range []string{"0", "5", "claude-x", "/home/me/.claude-other", "other"} {
+		if a, err := Resolve(accts, to, "/home/me"); !errors.Is(err, ErrUnknown) {
+			t.Errorf("Resolve(%q) = %v, %v; want ErrUnknown", to, a, err)
+		}
+	}
+}
