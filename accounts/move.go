@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -86,26 +87,42 @@ func (sw *switching) moveSkipped(ctx context.Context, dst Headroom) (respawned b
 	if err := sw.switches.Add(store.Switch{Session: sw.entry.SessionID, From: sw.from, To: dst.Dir, At: now}, now); err != nil {
 		return false, err
 	}
-	if err := sw.Tmux.RespawnPane(ctx, sw.pane.ID, respawn(sw.entry.Cwd, dst.Dir, sw.env.Home, program, sw.entry.SessionID)); err != nil {
+	if err := sw.Tmux.RespawnPane(ctx, sw.pane.ID, respawn(sw.entry.Cwd, dst.Dir, sw.env.Home, program, sw.entry.SessionID, sw.message())); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
-// respawn is what the pane runs instead: program --resume session in the directory cwd with
-// the config directory dst, and the user's shell after it, as before. The words reach the
+// respawn is what the pane runs instead: program --resume session message in the directory
+// cwd with the config directory dst, and the user's shell after it, as before. The message is
+// Claude Code's first prompt (`claude -r ID "query"`, its CLI reference): the session goes on
+// where it stopped at once, on the other account, without a key typed into the pane; ""
+// leaves it waiting at its prompt. The words reach the
 // shell as positional parameters, never inside its script. For the default account
 // ($HOME/.claude) CLAUDE_CONFIG_DIR is unset rather than set to it: with it set, Claude Code
 // reads its global config from $CLAUDE_CONFIG_DIR/.claude.json instead of $HOME/.claude.json
 // (docs/claude-code.md), and would not find that account's.
-func respawn(cwd, dst, home string, program []string, session string) tmuxctl.Respawn {
+func respawn(cwd, dst, home string, program []string, session, message string) tmuxctl.Respawn {
 	script := `"$@"; exec "${SHELL:-/bin/sh}"`
 	env := []string{"CLAUDE_CONFIG_DIR=" + dst}
 	if home != "" && Same(dst, (records.Env{Home: home}).Dir()) {
 		script, env = "unset CLAUDE_CONFIG_DIR; "+script, nil
 	}
 	argv := append([]string{"/bin/sh", "-c", script, "sh"}, program...)
-	return tmuxctl.Respawn{Dir: cwd, Env: env, Argv: append(argv, "--resume", session)}
+	argv = append(argv, "--resume", session)
+	if message != "" {
+		argv = append(argv, message)
+	}
+	return tmuxctl.Respawn{Dir: cwd, Env: env, Argv: argv}
+}
+
+// message is the new Claude Code's first prompt: the pane's @cac_message when it is a valid
+// message (config.CheckMessage, as the watcher types it), else Config.Message.
+func (sw *switching) message() string {
+	if m := sw.pane.Message; m != "" && config.CheckMessage(m) == "" {
+		return m
+	}
+	return sw.Message
 }
 
 // startWithin bounds the wait for the new Claude Code after the respawn.

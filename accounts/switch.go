@@ -59,6 +59,10 @@ type Config struct {
 	// accounts.max_per_day, the bound of switches of one session within 24 hours.
 	Accounts  []Account
 	MaxPerDay int
+	// Message is the first prompt the session is started with on the other account
+	// (watch.message; a pane's own @cac_message goes first): it goes on where it stopped. ""
+	// starts it at its prompt.
+	Message string
 	// Started, when set, is told the outcome the moment the new Claude Code runs, before the
 	// pane's published state is renewed (which may wait on a running watcher): the command
 	// says so at once.

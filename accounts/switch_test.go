@@ -182,10 +182,11 @@ func (w *switchWorld) untouched(t *testing.T) {
 }
 
 // TestSwitchMoves: the session goes to the free account b, after the skip; the pane is
-// respawned with the same program resuming it there; Started hears of it before the pane's
-// published state is renewed (an unskip, refused).
+// respawned with the same program resuming it there with the message, so that it goes on;
+// Started hears of it before the pane's published state is renewed (an unskip, refused).
 func TestSwitchMoves(t *testing.T) {
 	w := newSwitchWorld(t)
+	w.cfg.Message = "continue"
 	got, err := w.switchTo("")
 	if err != nil {
 		t.Fatalf("Switch: %v", err)
@@ -196,7 +197,7 @@ func TestSwitchMoves(t *testing.T) {
 	if !slices.Equal(w.asked, []string{"skip", "unskip"}) || len(w.started) != 1 || w.started[0] != got {
 		t.Errorf("asked %q, started %+v; want a skip, then the renewing unskip, and Started told once", w.asked, w.started)
 	}
-	want := []string{"/bin/sh", "-c", `"$@"; exec "${SHELL:-/bin/sh}"`, "sh", "/opt/claude/versions/2.1.332", "--resume", "s-1"}
+	want := []string{"/bin/sh", "-c", `"$@"; exec "${SHELL:-/bin/sh}"`, "sh", "/opt/claude/versions/2.1.332", "--resume", "s-1", "continue"}
 	if len(w.tmux.respawned) != 1 || !slices.Equal(w.tmux.respawned[0].Argv, want) || w.tmux.respawned[0].Dir != w.work ||
 		!slices.Equal(w.tmux.respawned[0].Env, []string{"CLAUDE_CONFIG_DIR=" + w.b}) {
 		t.Errorf("respawned %+v, want %q in %s with b", w.tmux.respawned, want, w.work)
@@ -255,18 +256,19 @@ func TestSwitchRefusals(t *testing.T) {
 	}
 }
 
-// TestSwitchRespawn: the pane runs the program with --resume through a shell that gets every
-// word as a positional parameter, then the user's shell; the default account is reached by
-// unsetting CLAUDE_CONFIG_DIR, any other by setting it.
+// TestSwitchRespawn: the pane runs the program with --resume and the message (its first
+// prompt, none when "") through a shell that gets every word as a positional parameter, then
+// the user's shell; the default account is reached by unsetting CLAUDE_CONFIG_DIR, any other
+// by setting it.
 func TestSwitchRespawn(t *testing.T) {
 	t.Parallel()
 	script := `"$@"; exec "${SHELL:-/bin/sh}"`
-	r := respawn("/w d", "/h/.claude-work", "/h", []string{"/usr/bin/node", "/l/cli.js"}, "s1")
-	want := []string{"/bin/sh", "-c", script, "sh", "/usr/bin/node", "/l/cli.js", "--resume", "s1"}
+	r := respawn("/w d", "/h/.claude-work", "/h", []string{"/usr/bin/node", "/l/cli.js"}, "s1", "go on; $(rm -rf ~)")
+	want := []string{"/bin/sh", "-c", script, "sh", "/usr/bin/node", "/l/cli.js", "--resume", "s1", "go on; $(rm -rf ~)"}
 	if r.Dir != "/w d" || !slices.Equal(r.Env, []string{"CLAUDE_CONFIG_DIR=/h/.claude-work"}) || !slices.Equal(r.Argv, want) {
 		t.Errorf("respawn to another account = %+v, want %q with CLAUDE_CONFIG_DIR set", r, want)
 	}
-	r = respawn("/w", "/h/.claude/", "/h", []string{"/bin/claude"}, "s1")
+	r = respawn("/w", "/h/.claude/", "/h", []string{"/bin/claude"}, "s1", "")
 	want = []string{"/bin/sh", "-c", "unset CLAUDE_CONFIG_DIR; " + script, "sh", "/bin/claude", "--resume", "s1"}
 	if r.Env != nil || !slices.Equal(r.Argv, want) {
 		t.Errorf("respawn to the default account = %+v, want %q and no CLAUDE_CONFIG_DIR", r, want)
@@ -287,6 +289,19 @@ func TestUntil(t *testing.T) {
 	} {
 		if got := until(tc.t, at.Add(-time.Hour)); got != tc.want {
 			t.Errorf("until(%s) = %q, want %q", tc.t, got, tc.want)
+		}
+	}
+}
+
+// TestSwitchMessage: the new Claude Code's first prompt is the pane's own @cac_message when it
+// is a valid message, else the configured one (as the watcher types them).
+func TestSwitchMessage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ pane, want string }{{"", "continue"}, {"go on", "go on"}, {"two\x7flines", "continue"}, {"   ", "continue"}} {
+		sw := &switching{Config: Config{Message: "continue"}}
+		sw.pane.Message = tc.pane
+		if got := sw.message(); got != tc.want {
+			t.Errorf("message with @cac_message %q = %q, want %q", tc.pane, got, tc.want)
 		}
 	}
 }

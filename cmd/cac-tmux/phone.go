@@ -71,8 +71,8 @@ func (f *fleet) notifierFor(ctx context.Context, socket string, n watcher.Notifi
 			n = linked{links: links, next: n}
 		}
 	}
-	if a := f.o.loaded.Config.Accounts; a.Auto && !f.o.dryRun && !f.o.once {
-		n = autoSwitch(ctx, socket, n, a, f.log)
+	if c := f.o.loaded.Config; c.Accounts.Auto && !f.o.dryRun && !f.o.once {
+		n = autoSwitch(ctx, socket, n, c, f.log)
 	}
 	return n
 }

@@ -90,11 +90,11 @@ func runSwitch(ctx context.Context, tmux *tmuxctl.Client, target, to string, std
 	if err != nil {
 		return err
 	}
-	accts, perDay, err := switchSettings(ctx, tmux)
+	accts, c, err := switchSettings(ctx, tmux)
 	if err != nil {
 		return err
 	}
-	cfg := switchConfig(tmux, accts, perDay, std.err)
+	cfg := switchConfig(tmux, accts, c, std.err)
 	cfg.Started = func(s accounts.Switched) {
 		fmt.Fprintf(std.out, "switched %s (%s) to %s: claude --resume %s runs (pid %d)\n",
 			s.Pane.ID, s.Pane.Target(), s.Account.Name, s.Session, s.PID)
@@ -106,23 +106,24 @@ func runSwitch(ctx context.Context, tmux *tmuxctl.Client, target, to string, std
 	return err
 }
 
-// switchConfig is what a switch on the server of tmux needs: the command's and the watcher's
-// ([accounts] auto) alike.
-func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, perDay int, notices io.Writer) accounts.Config {
+// switchConfig is what a switch on the server of tmux needs, with the settings c: the
+// command's and the watcher's ([accounts] auto) alike. The session goes on with the resume
+// message on its new account.
+func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, c config.Config, notices io.Writer) accounts.Config {
 	return accounts.Config{Tmux: tmux, Finder: newFinder(), Ask: askSwitch(tmux), Clock: clock.Real, Getenv: os.Getenv,
-		Notices: notices, Accounts: accts, MaxPerDay: perDay}
+		Notices: notices, Accounts: accts, MaxPerDay: c.Accounts.MaxPerDay, Message: c.Watch.Message}
 }
 
 // autoSwitch is n with [accounts] auto: the watcher of the server on socket switches each
 // session that stops to a free account by itself (accounts.Auto), as `cac-tmux switch` would.
-func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, a config.Accounts, log zerolog.Logger) watcher.Notifier {
-	accts, err := accounts.Expand(a.Dirs, os.Getenv("HOME"))
+func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config.Config, log zerolog.Logger) watcher.Notifier {
+	accts, err := accounts.Expand(c.Accounts.Dirs, os.Getenv("HOME"))
 	if err != nil { // config checked the dirs; HOME is what is left
 		log.Error().Err(err).Msg("sessions that stop are not switched to another account")
 		return n
 	}
 	tmux := &tmuxctl.Client{SocketPath: socket}
-	cfg := switchConfig(tmux, accts, a.MaxPerDay, io.Discard)
+	cfg := switchConfig(tmux, accts, c, io.Discard)
 	return &accounts.Auto{Next: n, Ctx: ctx, Log: log, Switch: func(ctx context.Context, pane string) (accounts.Switched, error) {
 		return accounts.Switch(ctx, cfg, accounts.Request{Pane: pane, Target: pane})
 	}}
@@ -140,20 +141,21 @@ func askSwitch(tmux *tmuxctl.Client) func(context.Context, string, bool, io.Writ
 	}
 }
 
-// switchSettings reads [accounts]: the accounts and max_per_day. No accounts to switch
-// between is a configuration error, and nothing is done (opt-in).
-func switchSettings(ctx context.Context, tmux *tmuxctl.Client) ([]accounts.Account, int, error) {
+// switchSettings reads the settings (the file and the tmux options) and the accounts of
+// [accounts]. No accounts to switch between is a configuration error, and nothing is done
+// (opt-in).
+func switchSettings(ctx context.Context, tmux *tmuxctl.Client) ([]accounts.Account, config.Config, error) {
 	path := config.Path(os.Getenv)
 	l, err := loadSettings(ctx, tmux, path, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("switch: %w", err)
+		return nil, config.Config{}, fmt.Errorf("switch: %w", err)
 	}
 	if len(l.Config.Accounts.Dirs) < 2 {
-		return nil, 0, usageErrorf(`switch: no accounts to switch between: set [accounts] dirs = ["~/.claude", "~/.claude-work"] (the Claude Code config directories of your accounts) in %s; nothing was done`, path)
+		return nil, config.Config{}, usageErrorf(`switch: no accounts to switch between: set [accounts] dirs = ["~/.claude", "~/.claude-work"] (the Claude Code config directories of your accounts) in %s; nothing was done`, path)
 	}
 	accts, err := accounts.Expand(l.Config.Accounts.Dirs, os.Getenv("HOME"))
 	if err != nil {
-		return nil, 0, usageErrorf("switch: accounts.dirs: %v", strings.TrimPrefix(err.Error(), "accounts: "))
+		return nil, config.Config{}, usageErrorf("switch: accounts.dirs: %v", strings.TrimPrefix(err.Error(), "accounts: "))
 	}
-	return accts, l.Config.Accounts.MaxPerDay, nil
+	return accts, l.Config, nil
 }

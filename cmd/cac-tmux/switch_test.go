@@ -189,9 +189,9 @@ func TestSwitch(t *testing.T) {
 	})
 	env := readText(t, "/proc/"+strconv.Itoa(moved.PID)+"/environ")
 	argv := readText(t, "/proc/"+strconv.Itoa(moved.PID)+"/cmdline")
-	if !strings.Contains(env, "\x00CLAUDE_CONFIG_DIR="+e.b+"\x00") || !strings.HasSuffix(argv, "\x00--resume\x00"+entry.SessionID+"\x00") ||
+	if !strings.Contains(env, "\x00CLAUDE_CONFIG_DIR="+e.b+"\x00") || !strings.HasSuffix(argv, "\x00--resume\x00"+entry.SessionID+"\x00continue\x00") ||
 		moved.Cwd != entry.Cwd {
-		t.Errorf("the new claude (pid %d) runs %q in %s, CLAUDE_CONFIG_DIR=b %v; want --resume %s in %s",
+		t.Errorf("the new claude (pid %d) runs %q in %s, CLAUDE_CONFIG_DIR=b %v; want --resume %s continue in %s",
 			moved.PID, argv, moved.Cwd, strings.Contains(env, "CLAUDE_CONFIG_DIR="+e.b+"\x00"), entry.SessionID, entry.Cwd)
 	}
 	tmuxtest.WaitFor(t, 10*time.Second, "the old claude to end", func() bool { return syscall.Kill(entry.PID, 0) != nil })
@@ -201,14 +201,17 @@ func TestSwitch(t *testing.T) {
 		t.Errorf("pane %s still reads skipped after the switch", pane)
 	}
 
-	// It goes on in b: a prompt gets a reply, recorded in b's transcript.
+	// It goes on in b by itself, with the resume message as its first prompt (no key typed),
+	// recorded in b's transcript; and a prompt typed there gets a reply too.
+	e.s.WaitScreen(t, pane, "● Got it: continue")
 	e.s.Tmux(t, "send-keys", "-t", pane, "-l", "--", "carry on")
 	e.s.WaitScreen(t, pane, "❯\u00a0carry on")
 	e.s.Tmux(t, "send-keys", "-t", pane, "Enter")
 	e.s.WaitScreen(t, pane, "● Got it: carry on")
 	rows, err := records.ReadTail(dst, entry.SessionID)
-	if n := len(rows); err != nil || n < 2 || rows[n-2].Kind != records.RowUser || rows[n-2].Prompt != records.Digest("carry on") || rows[n-1].Kind != records.RowAssistant {
-		t.Errorf("b's transcript ends in %+v, %v; want the prompt and its reply", rows, err)
+	if n := len(rows); err != nil || n < 4 || rows[n-4].Kind != records.RowUser || rows[n-4].Prompt != records.Digest("continue") ||
+		rows[n-2].Kind != records.RowUser || rows[n-2].Prompt != records.Digest("carry on") || rows[n-1].Kind != records.RowAssistant {
+		t.Errorf("b's transcript ends in %+v, %v; want the message and its reply, then the prompt and its reply", rows, err)
 	}
 	var all []store.Switch
 	if err := json.Unmarshal([]byte(readText(t, filepath.Join(e.dir, "state", "cac-tmux", "switches.json"))), &all); err != nil ||
@@ -355,8 +358,9 @@ func TestSwitchWithWatcher(t *testing.T) {
 }
 
 // With [accounts] auto the watcher switches a session that stops to the free account by
-// itself, as `cac-tmux switch` does: the transcript copied into b, claude --resume there, the
-// old process gone, nothing typed into it. The switch is recorded once: the stop the new
+// itself, as `cac-tmux switch` does: the transcript copied into b, claude --resume there with
+// the message, so that it goes on (the watcher then sees it run), the old process gone,
+// nothing typed into it. The switch is recorded once: the stop the new
 // process redraws is not switched again.
 func TestSwitchAuto(t *testing.T) {
 	t.Parallel()
@@ -374,6 +378,10 @@ func TestSwitchAuto(t *testing.T) {
 	if ins, _, _ := inputs(t, e.log); len(ins) > 0 {
 		t.Errorf("the old Claude Code received %q", ins)
 	}
+	e.s.WaitScreen(t, pane, "● Got it: continue") // it went on in b, with the message
+	tmuxtest.WaitFor(t, 10*time.Second, "the watcher to see it run", func() bool {
+		return strings.TrimSpace(e.s.Tmux(t, "display-message", "-p", "-t", pane, "#{@cac_state}")) == ""
+	})
 	b, err := os.ReadFile(filepath.Join(e.dir, "state", "cac-tmux", "switches.json"))
 	if err != nil || strings.Count(string(b), entry.SessionID) != 1 {
 		t.Errorf("the switches recorded (%v): %s; want this session's once", err, b)

@@ -84,8 +84,15 @@ func (f *fake) session() error {
 	defer signal.Stop(sigs)
 	t := f.timers()
 	var redraw <-chan time.Time
-	f.draw()
 	f.setState(f.scenario)
+	if f.first != "" {
+		f.draft = []byte(f.first)
+		f.submit()
+		if f.busy && f.turn > 0 {
+			t.turn = after(f.turn)
+		}
+	}
+	f.draw()
 	for {
 		select {
 		case c, ok := <-input:

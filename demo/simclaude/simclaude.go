@@ -64,6 +64,9 @@
 // keeps records without --records, since `claude --resume ID` is all a switch of accounts
 // starts.
 //
+// A prompt argument (`claude "query"`, `claude --resume ID "query"`) is submitted at the start,
+// as if typed and entered (its state logged), without a read of the terminal.
+//
 // --add "row\nrow" adds rows after the scenario's own (a quoted message, tool output).
 // --exit-after DURATION exits (state exit) leaving the last screen in the pane. --turn
 // DURATION ends a turn that a prompt started that long after, idle again (turn-done). --spinner
@@ -95,6 +98,7 @@ type fake struct {
 	limitUntil, fireAt, hitAt  time.Time
 	exitAfter                  time.Duration
 	turn                       time.Duration // how long a turn runs (--turn), 0 for ever
+	first                      string        // the prompt argument: submitted at the start
 	spinner                    bool
 	log                        io.Writer
 	width, height, frame       int
@@ -170,9 +174,10 @@ func Run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("simclaude: command line: %w", err)
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("simclaude: command line: unexpected argument %q", fs.Arg(0))
+	if fs.NArg() > 1 {
+		return fmt.Errorf("simclaude: command line: unexpected argument %q", fs.Arg(1))
 	}
+	f.first = fs.Arg(0)
 	if err := f.configure(fl); err != nil {
 		return err
 	}
