@@ -127,6 +127,10 @@ func TestChangesBetweenFullListings(t *testing.T) {
 	wd.waitTarget(a.pane, "other:7.0", watcher.Waiting)
 
 	// The watcher's control client dropped: what changes meanwhile is seen, on a new client.
+	// The change is a window moved, not a session renamed: tmux 3.2a to 3.6b crash when a
+	// session is renamed (or created, closed, or its current window or pane changes) while a
+	// control client attaches or exits (control-notify.c writes to a client whose
+	// control_state is not there; 3.7 checks it), which is the instant the watcher redials.
 	wd.quiet()
 	clients := wd.s.Tmux(t, "list-clients", "-F", "#{client_control_mode} #{client_name}")
 	for _, l := range strings.Split(strings.TrimSpace(clients), "\n") {
@@ -134,10 +138,10 @@ func TestChangesBetweenFullListings(t *testing.T) {
 			wd.s.Tmux(t, "detach-client", "-t", name)
 		}
 	}
-	wd.s.Tmux(t, "rename-session", "-t", "other", "again")
+	wd.s.Tmux(t, "move-window", "-d", "-s", "other:0", "-t", "other:5")
 	d := wd.claude(false)
 	wd.waitState(d.pane, watcher.Waiting)
-	wd.waitTarget(b.pane, "again:0.1", watcher.Waiting)
+	wd.waitTarget(b.pane, "other:5.1", watcher.Waiting)
 	tmuxtest.WaitFor(t, patience, "a new control client", func() bool {
 		out := wd.s.Tmux(t, "list-clients", "-F", "#{client_control_mode}")
 		return strings.Contains(out, "1") && wd.tmux.Connected()
