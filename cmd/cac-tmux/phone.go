@@ -19,7 +19,7 @@ import (
 // (phone.Handler), and carries each out as the commands do (phoneActor: watcher.Ask, the gates
 // of `cac-tmux resume`), reporting the outcome to the same ntfy topic.
 
-// phoneOn says whether [phone] is configured: listen and url set (config checks the rest).
+// phoneOn says whether [phone] is on: listen set (config requires url and notify.url with it).
 func phoneOn(p config.Phone) bool { return p.Listen != "" }
 
 // startPhone serves the phone's endpoint until ctx ends, for the servers of f, and sets the
