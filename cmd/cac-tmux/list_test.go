@@ -70,8 +70,11 @@ func TestListStaleState(t *testing.T) {
 	t.Parallel()
 	s := tmuxtest.Start(t, 120, 30)
 	pane, _ := startClaude(t, s, "--reset", time.Now().Add(3*time.Hour).UTC().Format(time.RFC3339))
-	reset := time.Now().Add(2 * time.Hour).UTC().Truncate(time.Minute)
-	due := reset.Add(time.Hour) // an hour after the reset: a countdown to it reads 3h…
+	// Due 2h59m30s from now, an hour after the reset: a countdown to it reads 2h59m for the
+	// next 30 s whether it is cut or rounded to the minute (a due instant cut to the minute
+	// left as little as a second of it: CI on 3.5a read 2h58m).
+	due := time.Now().Add(2*time.Hour + 59*time.Minute + 30*time.Second).UTC().Truncate(time.Second)
+	reset := due.Add(-time.Hour)
 	o := tmuxctl.Options{State: "waiting", Reset: reset.Format(time.RFC3339), Due: due.Format(time.RFC3339), Kind: "session", Zone: "UTC"}
 	if err := s.Client.SetPaneOptions(context.Background(), pane, tmuxctl.OptionNames, o.Values()); err != nil {
 		t.Fatal(err)
