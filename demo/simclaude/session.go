@@ -85,12 +85,10 @@ func (f *fake) session() error {
 	t := f.timers()
 	var redraw <-chan time.Time
 	f.setState(f.scenario)
-	if f.first != "" {
+	if f.first != "" { // the prompt argument, as if typed and entered
 		f.draft = []byte(f.first)
 		f.submit()
-		if f.busy && f.turn > 0 {
-			t.turn = after(f.turn)
-		}
+		t.turnBegan(f)
 	}
 	f.draw()
 	for {
@@ -101,9 +99,7 @@ func (f *fake) session() error {
 			}
 			fmt.Fprintf(f.log, "%s\t%s\n", c.at.Format(time.RFC3339Nano), strconv.Quote(string(c.b)))
 			f.handle(c.b)
-			if f.busy && f.turn > 0 && t.turn == nil { // a turn began: it ends --turn later
-				t.turn = after(f.turn)
-			}
+			t.turnBegan(f)
 			if f.drawDelay > 0 { // draw what the input changed a moment later
 				redraw = after(f.drawDelay)
 				continue
@@ -120,23 +116,40 @@ func (f *fake) session() error {
 		case <-t.fire:
 			f.fired()
 		case <-t.hit:
-			f.busy, f.limited = false, true
-			f.add("❯ keep going", f.stopRow, hint)
-			f.rec.prompt("keep going")
-			f.rec.limit(f.reset)
-			f.setState("limit-hit")
+			f.limitHit()
 		case <-t.turn:
 			t.turn = nil
-			f.busy = false
-			f.add("● Done.", "", "✻ Worked for "+f.turn.String())
-			f.rec.reply("Done.")
-			f.setState("turn-done")
+			f.turnDone()
 		case <-t.exit:
 			f.setState("exit")
 			return nil
 		}
 		f.draw()
 	}
+}
+
+// turnBegan arms the end of a turn that has just begun (--turn): it ends that long after.
+func (t *timers) turnBegan(f *fake) {
+	if f.busy && f.turn > 0 && t.turn == nil {
+		t.turn = after(f.turn)
+	}
+}
+
+// limitHit is an idle session hitting its limit at --limit-at.
+func (f *fake) limitHit() {
+	f.busy, f.limited = false, true
+	f.add("❯ keep going", f.stopRow, hint)
+	f.rec.prompt("keep going")
+	f.rec.limit(f.reset)
+	f.setState("limit-hit")
+}
+
+// turnDone ends the running turn (--turn): a reply, and idle again.
+func (f *fake) turnDone() {
+	f.busy = false
+	f.add("● Done.", "", "✻ Worked for "+f.turn.String())
+	f.rec.reply("Done.")
+	f.setState("turn-done")
 }
 
 // fired is Claude Code's own auto-continue firing, unless something cancelled it.
