@@ -2,7 +2,6 @@ package notify_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
+	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/notify"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
@@ -44,22 +44,7 @@ const patience = 10 * time.Second
 var start = time.Date(2026, 11, 20, 22, 0, 0, 0, time.UTC)
 
 // logBuf collects the JSON log lines of a Notifier; safe for its workers.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type logBuf struct{ syncbuf.Buffer }
 
 // count is how many log lines contain every one of subs.
 func (l *logBuf) count(subs ...string) int {

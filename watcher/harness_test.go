@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -62,7 +63,7 @@ type world struct {
 	offset atomic.Int64
 	w      *watcher.Watcher
 	tmux   *tmuxctl.Client // the watcher's
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 	mu     sync.Mutex
 	rows   []watcher.Row
 	stop   func()
@@ -90,7 +91,7 @@ func (h hookTmux) SendLiteral(ctx context.Context, pane, text string) error {
 // watcher's clock so that the reset (a whole minute) is lead ahead.
 func newWorld(t *testing.T, lead time.Duration) *world {
 	t.Parallel()
-	wd := &world{t: t, s: tmuxtest.Start(t, 120, 40), logs: &syncBuffer{}}
+	wd := &world{t: t, s: tmuxtest.Start(t, 120, 40), logs: &syncbuf.Buffer{}}
 	now := time.Now()
 	wd.reset = now.Truncate(time.Minute).Add(2 * time.Minute).UTC()
 	wd.offset.Store(int64(wd.reset.Sub(now.Add(lead))))
@@ -289,22 +290,4 @@ func (f *fake) reached(s string) {
 		}
 		return false
 	})
-}
-
-// syncBuffer is a log sink the watcher goroutine writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

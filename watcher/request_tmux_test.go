@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -26,7 +27,7 @@ type asker struct {
 	server string // the socket, as the locks name it
 	pane   string
 	cfg    watcher.AskConfig
-	notes  *syncBuffer // Ask writes its notices while the test reads them
+	notes  *syncbuf.Buffer // Ask writes its notices while the test reads them
 }
 
 func newAsker(t *testing.T) *asker {
@@ -36,7 +37,7 @@ func newAsker(t *testing.T) *asker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := &syncBuffer{}
+	notes := &syncbuf.Buffer{}
 	cfg := watcher.AskConfig{Getenv: envIn(t.TempDir()), Finder: claudeIn{}, Notices: notes,
 		Settings: func(context.Context) (watcher.Config, error) {
 			return watcher.Config{}, errors.New("no watcher's settings are read while a watcher runs")

@@ -15,7 +15,6 @@
 package sshtest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,9 +24,9 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -48,7 +47,7 @@ type Server struct {
 	Port   int    // the loopback port it listens on
 	User   string // the user it lets in: the current one
 	Config string // the ssh client configuration: Host and Dead, the key, the known host key
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 }
 
 // Args are the ssh arguments that read the client configuration (hosts.Options.SSHArgs).
@@ -79,7 +78,7 @@ func Start(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	s := &Server{Dir: dir, User: u.Username, Config: filepath.Join(dir, "ssh_config"), log: &syncBuffer{}}
+	s := &Server{Dir: dir, User: u.Username, Config: filepath.Join(dir, "ssh_config"), log: &syncbuf.Buffer{}}
 	s.keys(t)
 	privsepDir(t)
 	for attempt := 1; ; attempt++ {
@@ -150,24 +149,6 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// syncBuffer is a bytes.Buffer that sshd's output goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // quote makes s one word for sh.
