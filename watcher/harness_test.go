@@ -56,11 +56,18 @@ var testSchedule = scheduler.Config{
 // in this process. The watcher's clock runs ahead of the real one by an offset, so that a
 // reset printed to the minute ("resets 7:31pm") lies a few seconds ahead of the watcher's now
 // without the test waiting for a real minute to pass. The fakes run on real time.
+//
+// The lead is the time from the watcher's first look to the reset, whatever the setup took: the
+// clock stands still at lead before the reset from start until the watcher's first tick has
+// ended (on a loaded machine, starting the fakes and the watcher's first tick took over two
+// seconds, and a test of a two-second lead found the reset already passed).
 type world struct {
 	t      *testing.T
 	s      *tmuxtest.Server
 	reset  time.Time // the printed reset, on the watcher's clock: a whole minute
+	lead   time.Duration
 	offset atomic.Int64
+	held   atomic.Bool // the clock stands at reset - lead (start, until the first tick ends)
 	w      *watcher.Watcher
 	tmux   *tmuxctl.Client // the watcher's
 	logs   *syncbuf.Buffer
@@ -91,7 +98,7 @@ func (h hookTmux) SendLiteral(ctx context.Context, pane, text string) error {
 // watcher's clock so that the reset (a whole minute) is lead ahead.
 func newWorld(t *testing.T, lead time.Duration) *world {
 	t.Parallel()
-	wd := &world{t: t, s: tmuxtest.Start(t, 120, 40), logs: &syncbuf.Buffer{}}
+	wd := &world{t: t, s: tmuxtest.Start(t, 120, 40), logs: &syncbuf.Buffer{}, lead: lead}
 	now := time.Now()
 	wd.reset = now.Truncate(time.Minute).Add(2 * time.Minute).UTC()
 	wd.offset.Store(int64(wd.reset.Sub(now.Add(lead))))
@@ -99,7 +106,23 @@ func newWorld(t *testing.T, lead time.Duration) *world {
 }
 
 // now is the watcher's clock.
-func (wd *world) now() time.Time { return time.Now().Add(time.Duration(wd.offset.Load())) }
+func (wd *world) now() time.Time {
+	if wd.held.Load() {
+		return wd.reset.Add(-wd.lead)
+	}
+	return time.Now().Add(time.Duration(wd.offset.Load()))
+}
+
+// hold stops the watcher's clock at lead before the reset.
+func (wd *world) hold() { wd.held.Store(true) }
+
+// release lets the watcher's clock run on from where hold stopped it.
+func (wd *world) release() {
+	if wd.held.Load() {
+		wd.offset.Store(int64(wd.reset.Add(-wd.lead).Sub(time.Now())))
+		wd.held.Store(false)
+	}
+}
 
 // Now, NewTimer and Sleep make the world the watcher's clock.Clock: real time, ahead by the
 // offset.
@@ -173,9 +196,11 @@ func (wd *world) start(mod func(*watcher.Config)) {
 	wd.w = watcher.New(hookTmux{wd.tmux, wd}, &proc.Finder{}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	wd.hold()
 	go func() {
 		defer close(done)
 		wd.w.Run(ctx, func(rows []watcher.Row) {
+			wd.release() // after the first tick
 			wd.mu.Lock()
 			wd.rows = rows
 			wd.mu.Unlock()
