@@ -65,10 +65,10 @@ func capabilities(k tmuxctl.Capabilities) string {
 			"), every command a process"
 	}
 	// pane_last_output_time (3.8) was measured no cheaper than window activity
-	// (bench/changecost), so it is named, not used.
+	// (bench/changecost), so it is named, not used; wait-for -E is used where control mode is.
 	change := "changes seen by window activity"
-	if k.LastOutput {
-		change += " (pane_last_output_time exists; not used: no cheaper)"
+	if k.OutputSignal && k.Control == nil {
+		change = "output signalled by wait-for -E (a second control client; an idle tick lists nothing)"
 	}
 	return fmt.Sprintf("%s, output %s, %s", control, k.Escaping, change)
 }

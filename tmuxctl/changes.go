@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/cac-tmux/cac-tmux/clock"
 )
 
 // What changes without a pane's output, and what tmux 3.3a tells a control client of it.
@@ -67,6 +69,14 @@ type Mark struct {
 	Conn     uint64 // the control connection the listing went over (numbered from 1)
 	Changes  uint64 // the change notifications it had read before the listing
 	requests string // requestsOption when it listed
+	quiet    uint64 // the output signal's wait armed before the listing (activity.go); 0: none
+	from     int64  // the Unix second the listing began, on the real clock, as tmux stamps activity
+	skipped  bool   // a call since listed nothing, the signal saying no pane had printed
+}
+
+// seen reports whether m went with k's listings and tmux has notified k of no change since.
+func (m Mark) seen(k *ControlClient) bool {
+	return m.Conn == k.id && m.Changes == k.changes.Load()
 }
 
 // Request hands a request to the running watcher: it sets the pane's RequestOption to value,
@@ -74,11 +84,6 @@ type Mark struct {
 func (c *Client) Request(ctx context.Context, pane, value string) error {
 	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, RequestOption, arg(value), ";", "set-option", "-g", requestsOption, arg(value))
 	return err
-}
-
-// mark is the Mark of a listing made over k now, which read requests.
-func (k *ControlClient) mark(requests string) Mark {
-	return Mark{Conn: k.id, Changes: k.changes.Load(), requests: requests}
 }
 
 // changedFilter is the filter (list-panes -f) of a listing of what changed: the panes whose
@@ -89,9 +94,23 @@ func changedFilter(since time.Time) string {
 	return "#{>=:#{window_activity}," + strconv.FormatInt(since.Unix(), 10) + "}"
 }
 
+// requests reads requestsOption over k.
+func (k *ControlClient) requests(ctx context.Context) (string, error) {
+	blocks, err := k.run(ctx, []string{"display-message", "-p", freeText(requestsOption)})
+	if err != nil {
+		return "", err
+	}
+	f, err := splitFields(strings.Join(blocks, ""), 1, "display-message")
+	if err != nil {
+		return "", err
+	}
+	return f[0], nil
+}
+
 // listing runs a listing over k, followed in the same command line by a read of
 // requestsOption, and returns its output and the option's value.
 func (k *ControlClient) listing(ctx context.Context, args ...string) (out, requests string, err error) {
+	k.listings.Add(1)
 	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", freeText(requestsOption)))
 	if err != nil {
 		return "", "", err
@@ -111,7 +130,9 @@ func (k *ControlClient) listing(ctx context.Context, args ...string) (out, reque
 // s.Since is set, tmux has sent none of the notifications of a change (see changeNotices)
 // since, before or while this listing ran, and no request was handed over since (Request), it
 // lists only the panes of windows with activity at or after s.Since, and full is false; every
-// other pane is as that listing showed it, but for what tmux does not notify (above).
+// other pane is as that listing showed it, but for what tmux does not notify (above). Where
+// tmux signals output (tmux 3.8, activity.go) and no pane has printed since that listing, it
+// lists nothing at all: it reads the requests only, and returns since again.
 // Otherwise — the zero Mark, another connection or none (exec), a change notified, a new
 // request — it lists every pane and full is true. The Mark returned goes with this listing; it
 // is the zero Mark when the listing did not go over a control connection.
@@ -121,27 +142,28 @@ func (k *ControlClient) listing(ctx context.Context, args ...string) (out, reque
 // request set by hand (without Request) is seen at the next full listing.
 func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes []Pane, full bool, mark Mark, err error) {
 	var k *ControlClient
+	var a *activity
 	if c.conn != nil {
-		k = c.conn.control(ctx)
+		if k = c.conn.control(ctx); k != nil {
+			a = c.conn.activity(ctx, k)
+		}
 	}
-	if k != nil && since != (Mark{}) && !s.Since.IsZero() && k.mark(since.requests) == since {
-		out, requests, err := k.listing(ctx, "list-panes", "-a", "-f", changedFilter(s.Since), "-F", paneFormat(s))
-		switch {
-		case err == nil && k.mark(requests) == since:
-			panes, err := parsePanes(out)
-			return panes, false, since, err
-		case err != nil && !errors.Is(err, errNotSent):
-			return nil, false, Mark{}, err
+	if k != nil && since != (Mark{}) && !s.Since.IsZero() && since.seen(k) {
+		panes, mark, err := listChanged(ctx, k, a, s, since)
+		if mark != (Mark{}) || (err != nil && !errors.Is(err, errNotSent)) {
+			return panes, false, mark, err
 		}
 		// A change was notified or a request made while it ran, or the connection was
 		// found closed: all of it.
 	}
 	if k != nil && k.Err() == nil {
-		changes := k.changes.Load() // before the listing: a change notified meanwhile lists all again next time
+		quiet := a.armed(ctx)
+		mark := Mark{Conn: k.id, Changes: k.changes.Load(), quiet: quiet, from: clock.Real.Now().Unix()}
 		out, requests, err := k.listing(ctx, "list-panes", "-a", "-F", paneFormat(s))
 		if err == nil {
+			mark.requests = requests
 			panes, err = parsePanes(out)
-			return panes, true, Mark{Conn: k.id, Changes: changes, requests: requests}, err
+			return panes, true, mark, err
 		}
 		if !errors.Is(err, errNotSent) {
 			return nil, false, Mark{}, err
@@ -149,6 +171,40 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 	}
 	panes, err = c.ListPanes(ctx, s) // by exec: no control connection is up
 	return panes, true, Mark{}, err
+}
+
+// listChanged is ListChanges after a listing that saw what k sees: nothing when no pane has
+// printed since (a, the output signal, may be nil), else the panes of windows with activity
+// since, both with the Mark to pass next. The zero Mark says to list every pane: a change was
+// notified or a request handed over meanwhile, or (an error wrapping errNotSent) the
+// connection was found closed.
+func listChanged(ctx context.Context, k *ControlClient, a *activity, s Search, since Mark) ([]Pane, Mark, error) {
+	if a.quiet(since.quiet) {
+		requests, err := k.requests(ctx)
+		if err != nil {
+			return nil, Mark{}, err
+		}
+		if since.seen(k) && requests == since.requests && a.quiet(since.quiet) {
+			since.skipped = true
+			return nil, since, nil
+		}
+	}
+	mark := since
+	mark.quiet, mark.from, mark.skipped = a.armed(ctx), clock.Real.Now().Unix(), false
+	if since.skipped && since.from < s.Since.Unix() {
+		// Calls were skipped since the last listing: the output that fired the signal may be
+		// older than the skipped call the caller searches from.
+		s.Since = time.Unix(since.from, 0)
+	}
+	out, requests, err := k.listing(ctx, "list-panes", "-a", "-f", changedFilter(s.Since), "-F", paneFormat(s))
+	if err != nil {
+		return nil, Mark{}, err
+	}
+	if !since.seen(k) || requests != since.requests {
+		return nil, Mark{}, nil
+	}
+	panes, err := parsePanes(out)
+	return panes, mark, err
 }
 
 // Screen is one pane's screen from Captures: the text Capture returns, or why there is none

@@ -77,8 +77,9 @@ type ControlClient struct {
 	stdin  *os.File
 	stderr bytes.Buffer // the tmux client's stderr, read after it exits
 
-	id      uint64        // unique among the connections of this process
-	changes atomic.Uint64 // notifications of a change to the listing read so far (see changeNotice)
+	id       uint64        // unique among the connections of this process
+	changes  atomic.Uint64 // notifications of a change to the listing read so far (see changeNotice)
+	listings atomic.Uint64 // listings sent (listing), for tests: a tick that lists nothing sends none
 
 	events  chan event    // blocks and framing faults, from read
 	closing chan struct{} // closed by Close: read stops delivering
@@ -108,10 +109,7 @@ type event struct {
 // attach. With no session on the server it returns an *Error wrapping ErrNoSession, with no
 // server one wrapping ErrNoServer. ctx, bounded by c.Timeout, limits the handshake only.
 func (c *Client) Dial(ctx context.Context) (*ControlClient, error) {
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := c.timeout()
 	ctx, cancel := withTimeout(ctx, c.clock(), timeout)
 	defer cancel()
 	args := []string{"-N", "-C", "attach-session", "-f", controlFlags}
@@ -383,10 +381,7 @@ func (k *ControlClient) run(ctx context.Context, args []string) ([]string, error
 	if err != nil {
 		return nil, &Error{Args: args, ExitCode: -1, Err: err}
 	}
-	timeout := k.client.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := k.client.timeout()
 	ctx, cancel := withTimeout(ctx, k.client.clock(), timeout)
 	defer cancel()
 
@@ -634,8 +629,9 @@ type Transport struct {
 	// Client.Clock.
 	Redial time.Duration
 	// Log, when not nil, is told when a connection comes up ("up", nil), when tmux drops it
-	// ("down", why), when a dial fails ("dial", why) and when Transport gives control mode up on
-	// this server ("refused", why). Calls come from Run, one at a time.
+	// ("down", why), when a dial fails ("dial", why), when Transport gives control mode up on
+	// this server ("refused", why) and when the output signal of tmux 3.8 is made or cannot be
+	// ("signal", nil or why; activity.go). Calls come from Run and ListChanges, one at a time.
 	Log func(event string, err error)
 
 	mu       sync.Mutex
@@ -644,6 +640,12 @@ type Transport struct {
 	failures int   // dials failed in a row
 	refused  error // why control mode is not used on this server
 	closed   bool
+
+	// The output signal (activity.go) of connection k: act, made at actDial for the
+	// connection numbered actFor (the one connection it was tried for, made or not).
+	act     *activity
+	actFor  uint64
+	actDial time.Time
 }
 
 // DefaultRedial is Transport's least time between two dials.
@@ -682,6 +684,10 @@ func (n *Transport) control(ctx context.Context) *ControlClient {
 		}
 		n.k.Close()
 		n.k = nil
+		if n.act != nil {
+			n.act.close() // it goes with the connection that is gone
+			n.act = nil
+		}
 		n.log("down", err)
 	}
 	now := n.Client.clock().Now()
@@ -765,6 +771,10 @@ func (n *Transport) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.closed = true
+	if n.act != nil {
+		n.act.close()
+		n.act = nil
+	}
 	if n.k == nil {
 		return nil
 	}

@@ -24,3 +24,31 @@ func ParsePaused(out string) ([]Pane, error) { return parsePaused(out) }
 func ParseUserOptions(out, prefix string) ([]UserOption, error) {
 	return parseUserOptions(out, prefix)
 }
+
+// Listings is how many listings ListChanges has sent over c's control connection up now: a
+// tick with nothing to list (activity.go) sends none.
+func (c *Client) Listings() uint64 {
+	c.conn.mu.Lock()
+	defer c.conn.mu.Unlock()
+	if c.conn.k == nil {
+		return 0
+	}
+	return c.conn.k.listings.Load()
+}
+
+// Signalled reports whether the output signal of tmux 3.8 is up for c's connection.
+func (c *Client) Signalled() bool {
+	c.conn.mu.Lock()
+	defer c.conn.mu.Unlock()
+	return c.conn.act != nil && !c.conn.act.broken()
+}
+
+// SignalClient is the pid of the output signal's tmux client, 0 when there is none.
+func (c *Client) SignalClient() int {
+	c.conn.mu.Lock()
+	defer c.conn.mu.Unlock()
+	if c.conn.act == nil {
+		return 0
+	}
+	return c.conn.act.k.cmd.Process.Pid
+}

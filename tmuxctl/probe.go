@@ -23,6 +23,9 @@ type Capabilities struct {
 	Control error
 	// LastOutput: #{pane_last_output_time} (tmux 3.8), the last output of each pane.
 	LastOutput bool
+	// OutputSignal: wait-for -E pane-activity (tmux 3.8), which the watcher waits on over a
+	// second control client so that a tick with no output lists nothing (activity.go).
+	OutputSignal bool
 }
 
 // Probe asks the server what it can do (a few display-message and list-panes calls).
@@ -52,5 +55,14 @@ func (c *Client) Probe(ctx context.Context) (Capabilities, error) {
 		return k, err
 	}
 	k.LastOutput = strings.Contains(all, "\npane_last_output_time=") || strings.HasPrefix(all, "pane_last_output_time=")
+	_, err = c.exec(ctx, "wait-for", "-E", "-l", activityEvent)
+	switch {
+	case err == nil:
+		k.OutputSignal = true
+	case errors.As(err, &te) && te.ExitCode == 1:
+		// tmux before 3.8: "unknown flag -E".
+	default:
+		return k, err
+	}
 	return k, nil
 }

@@ -146,6 +146,14 @@ func classify(stderr string) error {
 // DefaultTimeout bounds one tmux call when the Client sets none.
 const DefaultTimeout = 5 * time.Second
 
+// timeout is the Client's Timeout, DefaultTimeout when zero.
+func (c *Client) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return c.Timeout
+}
+
 // Client runs tmux against one server.
 type Client struct {
 	// SocketName is tmux's -L; SocketPath is -S (it wins when both are set). With neither,
@@ -217,10 +225,7 @@ func (c *Client) Run(ctx context.Context, args ...string) (string, error) {
 
 // exec runs one tmux command as its own process.
 func (c *Client) exec(ctx context.Context, args ...string) (string, error) {
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := c.timeout()
 	ctx, cancel := withTimeout(ctx, c.clock(), timeout)
 	defer cancel()
 	argv := c.argv(args...)

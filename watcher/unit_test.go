@@ -796,3 +796,26 @@ func TestUnitPartOfAFrameEndsNoWait(t *testing.T) {
 		t.Errorf("state after the whole frame = %s, want running", got)
 	}
 }
+
+// A supervised session that ends between two looks without output (its window shows no
+// activity, so a listing of changes does not list it; on tmux 3.8 a tick with no output lists
+// nothing) is forgotten at its next look with its options cleared: `list` and the popup never
+// show the shell left in the pane as waiting.
+func TestUnitSessionEndedQuietlyLeavesNoOptions(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	if p.info.Options.State != string(watcher.Waiting) {
+		t.Fatalf("options after the first look = %+v, want waiting", p.info.Options)
+	}
+	p.claude = proc.Identity{} // the process ended; the screen stays as it was
+	r.at(2 * time.Minute)      // a revisit of the stopped pane
+	if got := r.state("%1"); got != "" {
+		t.Errorf("row of the ended session = %s, want none", got)
+	}
+	if p.info.Options != (tmuxctl.Options{}) {
+		t.Errorf("options of the ended session = %+v, want none", p.info.Options)
+	}
+	r.at(time.Hour)
+	r.wantKeys(p)
+}

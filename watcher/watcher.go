@@ -547,15 +547,7 @@ func (w *Watcher) visitAs(ctx context.Context, info tmuxctl.Pane, id identity, f
 	}
 	p := w.panes[info.ID]
 	if !id.ok {
-		if p != nil {
-			w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("claude no longer runs in the pane")
-			delete(w.panes, info.ID)
-		}
-		if info.Options != (tmuxctl.Options{}) && !w.cfg.DryRun {
-			// Left by an earlier watcher or session: nothing is supervised here now.
-			return w.tmux.SetPaneOptions(ctx, info.ID, tmuxctl.OptionNames, tmuxctl.Options{}.Values())
-		}
-		return nil
+		return w.notClaude(ctx, info)
 	}
 	if p != nil {
 		p.info = info
@@ -568,10 +560,7 @@ func (w *Watcher) visitAs(ctx context.Context, info tmuxctl.Pane, id identity, f
 	// A look: confirm the process first, so a pane id reused by a new claude starts afresh.
 	if !fresh {
 		if id, _ = w.identify(ctx, info); !id.ok {
-			if p != nil {
-				delete(w.panes, info.ID)
-			}
-			return nil
+			return w.notClaude(ctx, info)
 		}
 	}
 	if p == nil || p.Identity != id.Identity || p.unknown != id.unknown {
@@ -599,6 +588,29 @@ func (w *Watcher) visitAs(ctx context.Context, info tmuxctl.Pane, id identity, f
 		}
 	}
 	return w.look(ctx, p, now)
+}
+
+// notClaude forgets a pane where Claude Code does not run, and clears the options that say it is
+// supervised: this watcher's, from a look before, or an earlier watcher's or session's. (A
+// session that ended between two looks used to be forgotten with its options left, which
+// `list` and the popup then showed as waiting until some output listed the pane again; on
+// tmux 3.8, where a tick with no output lists nothing, that could be for good.)
+func (w *Watcher) notClaude(ctx context.Context, info tmuxctl.Pane) error {
+	supervised := w.panes[info.ID] != nil
+	if supervised {
+		w.cfg.Log.Info().Str("pane", info.ID).Str("target", info.Target()).Msg("claude no longer runs in the pane")
+		delete(w.panes, info.ID)
+	}
+	// info may be a row listed before this watcher set the options: a pane it supervised is
+	// cleared whatever the row says.
+	if (!supervised && info.Options == (tmuxctl.Options{})) || w.cfg.DryRun {
+		return nil
+	}
+	err := w.tmux.SetPaneOptions(ctx, info.ID, tmuxctl.OptionNames, tmuxctl.Options{}.Values())
+	if errors.Is(err, tmuxctl.ErrNoTarget) {
+		return nil // closed since: nothing to clear
+	}
+	return err
 }
 
 // look captures a pane, runs the detector and moves its state machine.
