@@ -2,6 +2,7 @@ package tmuxctl_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,6 +60,10 @@ func TestOutputSignal(t *testing.T) {
 		if got := s.Client.Listings() - before; got != 0 {
 			t.Errorf("%s: %d listings sent, want none", what, got)
 		}
+	}
+	// The signal's client is named for Request to wake it.
+	if got := s.Tmux(t, "show-options", "-gv", "@cac_signal"); got != fmt.Sprintf("client-%d\n", s.Client.SignalClient()) {
+		t.Errorf("@cac_signal = %q, want the signal's client, client-%d", got, s.Client.SignalClient())
 	}
 	// The listing that arms the signal, then nothing printed: no listing at all.
 	l.list(quiet(t))

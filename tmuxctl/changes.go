@@ -80,10 +80,23 @@ func (m Mark) seen(k *ControlClient) bool {
 }
 
 // Request hands a request to the running watcher: it sets the pane's RequestOption to value,
-// and requestsOption to value too, in one tmux call. value should be unique (a nonce).
+// and requestsOption to value too, in one tmux call. value should be unique (a nonce). Where
+// the watcher waits for output (tmux 3.8, activity.go) and reads nothing until a pane prints,
+// it then wakes the watcher's wait (wait-for -E -w, the client named in signalOption): the
+// watcher lists, and reads the request, at its next tick. A wake that finds no wait is no
+// error: a wait not in place is sent again, before a listing that reads the request.
 func (c *Client) Request(ctx context.Context, pane, value string) error {
-	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, RequestOption, arg(value), ";", "set-option", "-g", requestsOption, arg(value))
-	return err
+	out, err := c.Run(ctx, "set-option", "-p", "-t", pane, RequestOption, arg(value), ";", "set-option", "-g", requestsOption, arg(value),
+		";", "display-message", "-p", freeText(signalOption))
+	if err != nil {
+		return err
+	}
+	f, err := splitFields(out, 1, "display-message")
+	if err != nil || f[0] == "" {
+		return nil // no signal to wake (before tmux 3.8, or none published)
+	}
+	_, _ = c.Run(ctx, "wait-for", "-E", "-w", f[0], activityEvent)
+	return nil
 }
 
 // changedFilter is the filter (list-panes -f) of a listing of what changed: the panes whose
@@ -92,19 +105,6 @@ func (c *Client) Request(ctx context.Context, pane, value string) error {
 // 10-digit Unix times, which both are until the year 2286.
 func changedFilter(since time.Time) string {
 	return "#{>=:#{window_activity}," + strconv.FormatInt(since.Unix(), 10) + "}"
-}
-
-// requests reads requestsOption over k.
-func (k *ControlClient) requests(ctx context.Context) (string, error) {
-	blocks, err := k.run(ctx, []string{"display-message", "-p", freeText(requestsOption)})
-	if err != nil {
-		return "", err
-	}
-	f, err := splitFields(strings.Join(blocks, ""), 1, "display-message")
-	if err != nil {
-		return "", err
-	}
-	return f[0], nil
 }
 
 // listing runs a listing over k, followed in the same command line by a read of
@@ -131,8 +131,8 @@ func (k *ControlClient) listing(ctx context.Context, args ...string) (out, reque
 // since, before or while this listing ran, and no request was handed over since (Request), it
 // lists only the panes of windows with activity at or after s.Since, and full is false; every
 // other pane is as that listing showed it, but for what tmux does not notify (above). Where
-// tmux signals output (tmux 3.8, activity.go) and no pane has printed since that listing, it
-// lists nothing at all: it reads the requests only, and returns since again.
+// tmux signals output (tmux 3.8, activity.go) and no pane has printed and no request was
+// handed over since that listing, it sends tmux nothing at all, and returns since again.
 // Otherwise — the zero Mark, another connection or none (exec), a change notified, a new
 // request — it lists every pane and full is true. The Mark returned goes with this listing; it
 // is the zero Mark when the listing did not go over a control connection.
@@ -180,14 +180,9 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 // connection was found closed.
 func listChanged(ctx context.Context, k *ControlClient, a *activity, s Search, since Mark) ([]Pane, Mark, error) {
 	if a.quiet(since.quiet) {
-		requests, err := k.requests(ctx)
-		if err != nil {
-			return nil, Mark{}, err
-		}
-		if since.seen(k) && requests == since.requests && a.quiet(since.quiet) {
-			since.skipped = true
-			return nil, since, nil
-		}
+		// Nothing printed and no request handed over (Request wakes the wait): nothing to ask.
+		since.skipped = true
+		return nil, since, nil
 	}
 	mark := since
 	mark.quiet, mark.from, mark.skipped = a.armed(ctx), clock.Real.Now().Unix(), false

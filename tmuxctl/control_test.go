@@ -589,18 +589,18 @@ func TestConn(t *testing.T) {
 		t.Fatalf("first Run: %q, %v, connected %v", got, err, n.Connected())
 	}
 	s.Tmux(t, "detach-client", "-s", "main")
-	tmuxtest.WaitFor(t, 3*time.Second, "the drop", func() bool { return !n.Connected() })
+	tmuxtest.WaitFor(t, 10*time.Second, "the drop", func() bool { return !n.Connected() })
 	// Dropped: the next Run redials (or uses exec); either way it answers.
 	if got, err := n.Run(ctx, "display-message", "-p", "b"); got != "b\n" || err != nil {
 		t.Errorf("Run after a drop: %q, %v", got, err)
 	}
-	tmuxtest.WaitFor(t, 3*time.Second, "a redial", func() bool {
+	tmuxtest.WaitFor(t, 10*time.Second, "a redial", func() bool {
 		n.Run(ctx, "display-message", "-p", "c")
 		return n.Connected()
 	})
 	// No session: no connection, exec answers, with exec's errors.
 	s.Tmux(t, "kill-session", "-t", "main")
-	tmuxtest.WaitFor(t, 3*time.Second, "the drop", func() bool { return !n.Connected() })
+	tmuxtest.WaitFor(t, 10*time.Second, "the drop", func() bool { return !n.Connected() })
 	if _, err := n.Run(ctx, "set-option", "-p", "-t", "%0", "@x", "1"); !errors.Is(err, tmuxctl.ErrNoTarget) {
 		t.Errorf("Run without sessions: %v, want exec's ErrNoTarget", err)
 	}

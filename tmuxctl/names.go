@@ -38,3 +38,7 @@ const (
 // WatcherOption is the global user option a running watcher sets to its pid, so that
 // readers of what it published can tell whether it is live.
 const WatcherOption = "@cac_watcher"
+
+// signalOption is the global user option that names the tmux client of the watcher's output
+// signal (tmux 3.8, activity.go), for Request to wake it.
+const signalOption = "@cac_signal"

@@ -83,7 +83,8 @@ func (wd *world) quiet() {
 
 func TestChangesBetweenFullListings(t *testing.T) {
 	wd := newWorld(t, time.Minute) // the reset is a minute away: nothing is resumed here
-	limitAt := time.Now().Add(tmuxtest.Scale(3 * time.Second))
+	// The limit comes after the first full listing, however slow the start.
+	limitAt := time.Now().Add(tmuxtest.Scale(10 * time.Second))
 	a := wd.claude(false, "--scenario", "idle", "--limit-at", limitAt.Format(time.RFC3339Nano))
 	wd.start(func(c *watcher.Config) { c.Resync = time.Hour })
 	wd.waitTarget(a.pane, "main:1.0", watcher.Running)

@@ -225,7 +225,7 @@ func TestSafetyVimMode(t *testing.T) {
 				writeFile(t, filepath.Join(cfg, ".claude.json"), `{"numStartups":5,"editorMode":"vim"}`)
 			}
 			f := wd.claudeIn([]string{"CLAUDE_CONFIG_DIR=" + cfg}, false, append([]string{"--vim"}, strings.Fields(tc.vim)...)...)
-			wd.start(nil)
+			wd.start(slowDrawing)
 			if tc.held == "" {
 				f.reached("resumed")
 			} else {
@@ -237,12 +237,17 @@ func TestSafetyVimMode(t *testing.T) {
 	}
 }
 
+// slowDrawing gives a fake that draws 400 ms late (--draw-delay) room to be seen within
+// Settle on a loaded machine: 600 ms left about 200 ms for the fake's wake-up, tmux and the
+// watcher's look. The pause (150 ms) stays shorter than the delay.
+func slowDrawing(c *watcher.Config) { c.Settle = 2 * time.Second }
+
 // Claude Code can take longer than the pause to draw the message: the look before Enter waits
 // for it.
 func TestSafetySlowDrawingStillResumes(t *testing.T) {
 	wd := newWorld(t, 2*time.Second)
 	f := wd.claude(false, "--draw-delay", "400ms") // more than the pause, less than Settle
-	wd.start(nil)
+	wd.start(slowDrawing)
 	f.reached("resumed")
 	f.wantInputs(resumeKeys)
 }

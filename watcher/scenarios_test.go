@@ -117,7 +117,9 @@ func TestMenuWithStopLastPressesOnlyItsDigit(t *testing.T) {
 }
 
 func TestAutoContinueArmedGetsNoKey(t *testing.T) {
-	wd := newWorld(t, 2*time.Second)
+	// Auto-continue fires on real time, 11.5 s from here: the watcher's first look must come
+	// before it, however slow the start (3.5 s was too little on a loaded machine).
+	wd := newWorld(t, 10*time.Second)
 	fire := wd.real(wd.reset).Add(1500 * time.Millisecond)
 	f := wd.claude(false, "--scenario", "armed", "--fire-at", fire.Format(time.RFC3339Nano))
 	wd.start(nil)
@@ -145,8 +147,10 @@ func TestAutoContinueStoppedIsTakenOver(t *testing.T) {
 }
 
 func TestClaudeExitedToShellGetsNoKey(t *testing.T) {
-	wd := newWorld(t, 3*time.Second)
-	f := wd.claude(true, "--exit-after", "1s") // sh -c 'claude …; exec sh'
+	// The fake exits 5 s after it starts: the watcher's first look must come before that,
+	// however slow the start (a second was too little on a loaded machine).
+	wd := newWorld(t, 8*time.Second)
+	f := wd.claude(true, "--exit-after", "5s") // sh -c 'claude …; exec sh'
 	wd.start(nil)
 	wd.waitState(f.pane, watcher.Waiting) // seen through the wrapper shell
 	f.reached("exit")

@@ -128,7 +128,9 @@ func matches(line map[string]any, fields map[string]string) bool {
 // waitLog waits for a log line with every given field.
 func (w *watchProc) waitLog(t *testing.T, timeout time.Duration, fields map[string]string) {
 	t.Helper()
-	tmuxtest.WaitFor(t, timeout, fmt.Sprintf("a watcher log line with %v", fields), func() bool { return w.count(t, fields) > 0 })
+	// At least 30 s: starting cac-tmux and its first tick took 7 s in CI; a passing test
+	// never waits that long.
+	tmuxtest.WaitFor(t, max(timeout, 30*time.Second), fmt.Sprintf("a watcher log line with %v", fields), func() bool { return w.count(t, fields) > 0 })
 }
 
 // loggedAt waits for the watcher's first log line with fields and returns its time.
@@ -224,7 +226,7 @@ func TestFaultKill9DuringWait(t *testing.T) {
 // at once, once.
 func TestFaultStartedAfterDue(t *testing.T) {
 	t.Parallel()
-	reset := nextReset(10 * time.Second)
+	reset := nextReset(20 * time.Second) // w1 sees the wait and is killed before the due instant
 	s := tmuxtest.Start(t, 120, 30)
 	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
 	w1 := startWatch(t, s.Socket)

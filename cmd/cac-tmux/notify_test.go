@@ -49,7 +49,7 @@ func TestWatchNotifiesAHookAndAnEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	reset := nextReset(5 * time.Second)
+	reset := nextReset(20 * time.Second) // the first event must be the wait, not a resume
 	s := tmuxtest.Start(t, 120, 30)
 	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
 	w := startWatch(t, s.Socket, "--config", conf)

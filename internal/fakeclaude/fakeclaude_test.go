@@ -290,7 +290,7 @@ func TestArmedCancelledByAnyKey(t *testing.T) {
 
 func TestArmedFires(t *testing.T) {
 	t.Parallel()
-	f := start(t, "--scenario", "armed", "--fire-at", time.Now().Add(5*time.Second).Format(time.RFC3339Nano))
+	f := start(t, "--scenario", "armed", "--fire-at", time.Now().Add(15*time.Second).Format(time.RFC3339Nano)) // armed seen first, however slow the start
 	f.verdict(t, "native armed", func(v detector.Verdict) bool { return v.Native == detector.NativeArmed })
 	f.waitState(t, "native-fired")
 	f.verdict(t, "native fired", func(v detector.Verdict) bool {
