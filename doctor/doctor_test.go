@@ -306,3 +306,23 @@ PROBLEM watcher: no watcher
 		t.Errorf("Write(all well) = %q", b.String())
 	}
 }
+
+// TestCapabilities: the server line names the change signal the watcher uses: wait-for -E
+// where the server has it and control mode is used (a second control client), else window
+// activity, naming pane_last_output_time where it exists but is not used.
+func TestCapabilities(t *testing.T) {
+	refused := fmt.Errorf("%w: exit-unattached is on", tmuxctl.ErrRefused)
+	for _, tc := range []struct {
+		k    tmuxctl.Capabilities
+		want string
+	}{
+		{tmuxctl.Capabilities{}, "control mode, output raw, changes seen by window activity"},
+		{tmuxctl.Capabilities{LastOutput: true, OutputSignal: true}, "control mode, output raw, output signalled by wait-for -E (a second control client; a tick with no output sends tmux nothing)"},
+		{tmuxctl.Capabilities{LastOutput: true, OutputSignal: true, Control: refused},
+			"no control mode (exit-unattached is on), every command a process, output raw, changes seen by window activity (pane_last_output_time exists; not used: no cheaper)"},
+	} {
+		if got := capabilities(tc.k); got != tc.want {
+			t.Errorf("capabilities(%+v) =\n %q, want\n %q", tc.k, got, tc.want)
+		}
+	}
+}
