@@ -157,6 +157,8 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 		// found closed: all of it.
 	}
 	if k != nil && k.Err() == nil {
+		// Armed, and the changes read, before the listing: output after it fires the wait, a
+		// change notified meanwhile lists all again next time.
 		quiet := a.armed(ctx)
 		mark := Mark{Conn: k.id, Changes: k.changes.Load(), quiet: quiet, from: clock.Real.Now().Unix()}
 		out, requests, err := k.listing(ctx, "list-panes", "-a", "-F", paneFormat(s))
