@@ -2,6 +2,7 @@ package tmuxctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -221,8 +222,11 @@ func (n *Transport) activity(ctx context.Context, k *ControlClient) *activity {
 	first := n.actFor != k.id
 	n.actFor, n.actDial = k.id, now
 	if first {
-		if _, err := k.Run(ctx, "wait-for", "-E", "-l", activityEvent); err != nil {
-			n.log("signal", fmt.Errorf("%w: no wait-for -E on this server: %w", ErrRefused, err))
+		if ok, err := outputSignal(ctx, k.Run); !ok {
+			if err == nil {
+				err = errors.New("tmux has no wait-for -E")
+			}
+			n.log("signal", fmt.Errorf("%w: no output signal on this server: %w", ErrRefused, err))
 			return nil
 		}
 	}
@@ -239,6 +243,21 @@ func (n *Transport) activity(ctx context.Context, k *ControlClient) *activity {
 	n.act = newActivity(w, k.id)
 	n.log("signal", nil)
 	return n.act
+}
+
+// outputSignal asks the server, through run, whether its wait-for has -E (tmux 3.8): false
+// with a nil error when tmux refuses the flag (before 3.8: "unknown flag -E"), an error when
+// it could not be asked. Probe and Transport both ask it so.
+func outputSignal(ctx context.Context, run func(context.Context, ...string) (string, error)) (bool, error) {
+	_, err := run(ctx, "wait-for", "-E", "-l", activityEvent)
+	var te *Error
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &te) && te.ExitCode == 1:
+		return false, nil
+	}
+	return false, err
 }
 
 // publish checks that the signal's client w changes nothing when the user detaches

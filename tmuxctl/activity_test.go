@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -86,18 +85,12 @@ func TestOutputSignal(t *testing.T) {
 	skipped("after the output was listed", 2)
 
 	// A request is no output, but it is listed (every pane, once).
-	if err := s.Client.Request(context.Background(), "%0", "resume 1"); err != nil {
-		t.Fatal(err)
-	}
-	panes, full, mark, err := s.Client.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(t)}, l.mark)
-	if err != nil || !full || len(panes) != 2 || panes[0].Request != "resume 1" {
-		t.Errorf("after a request: %+v, full %v, %v; want both panes, full, %%0's request", panes, full, err)
-	}
-	l.mark = mark
+	l.request("%0", "resume 1", 2)
 	skipped("after the request was listed", 2)
 
 	// A change tmux notifies is listed in full.
 	s.Tmux(t, "new-window", "-d", "-t", "main:2", "cat")
+	var full bool
 	tmuxtest.WaitFor(t, 5*time.Second, "a full listing after new-window", func() bool {
 		ids, full = l.list(quiet(t))
 		return full

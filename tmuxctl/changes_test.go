@@ -37,6 +37,20 @@ func (l *lister) list(since time.Time) (ids []string, full bool) {
 	return ids, full
 }
 
+// request hands over a request on pane, the first pane listed, and checks that the next
+// listing lists every pane (n), in full, with the request on pane.
+func (l *lister) request(pane, value string, n int) {
+	l.t.Helper()
+	if err := l.c.Request(context.Background(), pane, value); err != nil {
+		l.t.Fatal(err)
+	}
+	panes, full, mark, err := l.c.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(l.t)}, l.mark)
+	if err != nil || !full || len(panes) != n || panes[0].ID != pane || panes[0].Request != value {
+		l.t.Errorf("after a request on %s: %+v, full %v, %v; want %d panes, full, %s's request", pane, panes, full, err, n, pane)
+	}
+	l.mark = mark
+}
+
 // quiet is a Since after every activity so far: the next whole second, once it has come.
 func quiet(t *testing.T) time.Time {
 	t.Helper()
@@ -81,14 +95,7 @@ func TestListChanges(t *testing.T) {
 	}
 	// A request handed over (Request) is no output: the next listing lists every pane, the
 	// request among them, the one after it what changed again.
-	if err := s.Client.Request(context.Background(), "%0", "resume 1"); err != nil {
-		t.Fatal(err)
-	}
-	panes, all, mark, err := s.Client.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(t)}, l.mark)
-	if err != nil || !all || len(panes) != 2 || panes[0].Request != "resume 1" {
-		t.Errorf("after a request on %%0: %+v, full %v, %v; want both panes, full, %%0's request", panes, all, err)
-	}
-	l.mark = mark
+	l.request("%0", "resume 1", 2)
 	s.Tmux(t, "set-option", "-p", "-u", "-t", "%0", tmuxctl.RequestOption)
 	if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
 		t.Errorf("after the request was withdrawn: %v, full %v; want nothing, not full", ids, full)

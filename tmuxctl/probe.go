@@ -55,14 +55,6 @@ func (c *Client) Probe(ctx context.Context) (Capabilities, error) {
 		return k, err
 	}
 	k.LastOutput = strings.Contains(all, "\npane_last_output_time=") || strings.HasPrefix(all, "pane_last_output_time=")
-	_, err = c.exec(ctx, "wait-for", "-E", "-l", activityEvent)
-	switch {
-	case err == nil:
-		k.OutputSignal = true
-	case errors.As(err, &te) && te.ExitCode == 1:
-		// tmux before 3.8: "unknown flag -E".
-	default:
-		return k, err
-	}
-	return k, nil
+	k.OutputSignal, err = outputSignal(ctx, c.exec)
+	return k, err
 }
