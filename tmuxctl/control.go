@@ -156,9 +156,8 @@ func (k *ControlClient) start(argv, args []string) error {
 	k.stdin = inW
 	k.cmd = exec.Command(argv[0], argv[1:]...)
 	k.cmd.Stdin, k.cmd.Stdout, k.cmd.Stderr = inR, outW, &k.stderr
-	// Its own process group: a ^C meant for the program using it must not end the
-	// connection under its feet; Close ends it, and so does this process's exit (stdin EOF).
-	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Close ends it, and so does this process's end (controlAttr).
+	k.cmd.SysProcAttr = controlAttr()
 	err = k.cmd.Start()
 	inR.Close()
 	outW.Close()

@@ -890,3 +890,35 @@ func controlsAsQuestionMarks(s string) string {
 	}
 	return string(b)
 }
+
+// TestControlDiesWithProcess: the tmux client of a process killed with a command in flight
+// leaves the server. tmux (3.2a to next-3.8 alike) ends a control client whose stdin closed
+// only once its pending output is written, and output to a reader that is gone is never
+// written: without the kernel ending the client with its parent, a watcher killed by
+// SIGKILL left a control client on the server until the server exited.
+func TestControlDiesWithProcess(t *testing.T) {
+	if socket := os.Getenv("CAC_TMUXCTL_DIE"); socket != "" {
+		k, err := (&tmuxctl.Client{SocketPath: socket}).Dial(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("dialed")
+		for range 50 {
+			k.Send("list-keys")
+		}
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	s := tmuxtest.Start(t, 100, 30)
+	for range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestControlDiesWithProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "CAC_TMUXCTL_DIE="+s.Socket)
+		out, _ := cmd.Output()
+		if !strings.Contains(string(out), "dialed") || cmd.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("the helper process did not dial and die: %s %q", cmd.ProcessState, out)
+		}
+		tmuxtest.WaitFor(t, 10*time.Second, "the dead process's control client to leave", func() bool {
+			return s.Tmux(t, "list-clients", "-F", "#{client_control_mode}") == ""
+		})
+	}
+}

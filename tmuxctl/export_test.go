@@ -52,3 +52,10 @@ func (c *Client) SignalClient() int {
 	}
 	return c.conn.act.k.cmd.Process.Pid
 }
+
+// Send writes line to the control client's stdin as it is, with no wait for a reply: a test
+// of what tmux does with a command in flight when this process dies.
+func (k *ControlClient) Send(line string) error {
+	_, err := k.stdin.Write([]byte(line + "\n"))
+	return err
+}

@@ -206,9 +206,10 @@ func TestFaultKill9DuringWait(t *testing.T) {
 	w1.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
 	tmuxtest.WaitFor(t, 5*time.Second, "the wait in the state file", func() bool { return stateOf(t, s.Socket)[pane].State == "waiting" })
 	w1.kill(syscall.SIGKILL)
-	// Its control-mode client (a child in its own process group) sees stdin close and goes:
-	// the server notices at its next loop, which took over 5 s once with the tmux matrix
-	// running two versions side by side on 2 cores (3.5a, CI).
+	// Its control-mode client (a child in its own process group) dies with it, so the server
+	// drops it, at its next loop: that took over 5 s once with the tmux matrix running two
+	// versions side by side on 2 cores (3.5a, CI). Before, the client stayed for good when a
+	// reply was in flight at the kill (3.6b, CI; TestControlDiesWithProcess).
 	tmuxtest.WaitFor(t, 20*time.Second, "the killed watcher's control client to go", func() bool {
 		return s.Tmux(t, "list-clients", "-F", "#{client_control_mode}") == ""
 	})
