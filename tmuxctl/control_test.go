@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -908,6 +909,9 @@ func TestControlDiesWithProcess(t *testing.T) {
 		}
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
+	}
+	if runtime.GOOS != "linux" && runtime.GOOS != "freebsd" {
+		t.Skip("no Pdeathsig on " + runtime.GOOS + ": the client stays, as docs/how-it-works.md says")
 	}
 	s := tmuxtest.Start(t, 100, 30)
 	for range 3 {
