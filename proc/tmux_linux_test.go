@@ -3,7 +3,6 @@
 package proc
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,7 +31,7 @@ func TestTmuxTitledRuntime(t *testing.T) {
 		if !strings.Contains(founds[i].How, "titled itself") {
 			t.Errorf("%s: How = %q, want the title", src.name, founds[i].How)
 		}
-		if env, err := src.f.Env(context.Background(), founds[i].Identity); err != nil || env != want {
+		if env, err := src.f.Env(toolCtx(t), founds[i].Identity); err != nil || env != want {
 			t.Errorf("%s: Env = %+v, %v, want %+v", src.name, env, err, want)
 		}
 	}

@@ -68,6 +68,17 @@ func needLsof(t testing.TB) {
 	}
 }
 
+// toolCtx bounds one look at the process table in these tests, ps and lsof included, at 30 s
+// (CAC_TEST_SLOW stretches it): the product's 5 s (toolTimeout, when the context has none) is
+// a watcher's patience with one run, and ps took longer than that on 2 cores running three
+// versions of the tmux matrix at once. What these tests check is what a look finds, not how
+// fast.
+func toolCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), tmuxtest.Scale(30*time.Second))
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // waitFound polls Find on every source until each finds Claude Code in the pane, and returns
 // what each found.
 func waitFound(t *testing.T, pane int) []Found {
@@ -75,7 +86,7 @@ func waitFound(t *testing.T, pane int) []Found {
 	founds := make([]Found, len(finders))
 	for i, src := range finders {
 		tmuxtest.WaitFor(t, 5*time.Second, src.name+" finds claude in pane pid "+strconv.Itoa(pane), func() bool {
-			f, ok, err := src.f.Find(context.Background(), pane)
+			f, ok, err := src.f.Find(toolCtx(t), pane)
 			if err != nil {
 				t.Fatalf("%s: Find(%d): %v", src.name, pane, err)
 			}
@@ -97,7 +108,7 @@ func waitFound(t *testing.T, pane int) []Found {
 func killAndWait(t *testing.T, founds []Found) {
 	t.Helper()
 	for i, src := range finders {
-		alive, err := src.f.alive(context.Background(), founds[i].Identity)
+		alive, err := src.f.alive(toolCtx(t), founds[i].Identity)
 		if err != nil || !alive {
 			t.Errorf("%s: alive(%+v) = %v, %v, want true", src.name, founds[i].Identity, alive, err)
 		}
@@ -107,7 +118,7 @@ func killAndWait(t *testing.T, founds []Found) {
 	}
 	for i, src := range finders {
 		tmuxtest.WaitFor(t, 5*time.Second, src.name+" sees pid "+strconv.Itoa(founds[i].PID)+" dead", func() bool {
-			alive, err := src.f.alive(context.Background(), founds[i].Identity)
+			alive, err := src.f.alive(toolCtx(t), founds[i].Identity)
 			if err != nil {
 				t.Fatalf("%s: alive(%+v): %v", src.name, founds[i].Identity, err)
 			}
@@ -120,7 +131,7 @@ func wantNotClaude(t *testing.T, pane int) {
 	t.Helper()
 	for _, src := range finders {
 		tmuxtest.WaitFor(t, 5*time.Second, src.name+" sees no claude in pane pid "+strconv.Itoa(pane), func() bool {
-			f, ok, err := src.f.Find(context.Background(), pane)
+			f, ok, err := src.f.Find(toolCtx(t), pane)
 			if err != nil {
 				t.Fatalf("%s: Find(%d): %v", src.name, pane, err)
 			}
@@ -140,7 +151,7 @@ func TestTmux(t *testing.T) {
 	shPane := panePID(t, s, "main:0")
 	t.Run("shell alone", func(t *testing.T) {
 		for _, src := range finders {
-			f, ok, err := src.f.Find(context.Background(), shPane)
+			f, ok, err := src.f.Find(toolCtx(t), shPane)
 			if err != nil || ok {
 				t.Errorf("%s: Find(%d) (sh) = %+v, %v, %v, want not claude", src.name, shPane, f, ok, err)
 			}
@@ -222,10 +233,10 @@ func TestTmuxNamesAreNotClaude(t *testing.T) {
 		t.Helper()
 		waitForeground(t, name, pane, wantComm)
 		for _, src := range finders {
-			if got, ok, err := src.f.Find(context.Background(), pane); err != nil || ok {
+			if got, ok, err := src.f.Find(toolCtx(t), pane); err != nil || ok {
 				t.Errorf("%s: %s: Find = %+v, %v, %v, want not Claude Code", name, src.name, got, ok, err)
 			}
-			why, err := src.f.explain(context.Background(), pane)
+			why, err := src.f.explain(toolCtx(t), pane)
 			if err != nil || len(why) == 0 || !strings.Contains(strings.Join(why, "|"), "not Claude Code") {
 				t.Errorf("%s: %s: explain = %q, %v", name, src.name, why, err)
 			}
@@ -336,23 +347,23 @@ func TestTmuxEnv(t *testing.T) {
 	pane := newWindow(t, s, "env", "CLAUDE_CONFIG_DIR="+want.ConfigDir, "HOME="+want.Home, claude, "600")
 	founds := waitFound(t, pane)
 	for i, src := range finders {
-		if env, err := src.f.Env(context.Background(), founds[i].Identity); err != nil || env != want {
+		if env, err := src.f.Env(toolCtx(t), founds[i].Identity); err != nil || env != want {
 			t.Errorf("%s: Env(%+v) = %+v, %v, want %+v", src.name, founds[i].Identity, env, err, want)
 		}
 	}
 	pane = newWindow(t, s, "env", "HOME="+want.Home, "X=a HOME=/elsewhere", claude, "601")
 	founds = waitFound(t, pane)
-	if env, err := finders[0].f.Env(context.Background(), founds[0].Identity); err != nil || env.Home != want.Home {
+	if env, err := finders[0].f.Env(toolCtx(t), founds[0].Identity); err != nil || env.Home != want.Home {
 		t.Errorf("proc: Env = %+v, %v, want HOME %s", env, err, want.Home)
 	}
-	if env, err := finders[1].f.Env(context.Background(), founds[1].Identity); err == nil {
+	if env, err := finders[1].f.Env(toolCtx(t), founds[1].Identity); err == nil {
 		t.Errorf("noproc: Env with a value holding \" HOME=\" = %+v, want an error", env)
 	} else {
 		t.Logf("noproc: %v", err)
 	}
 	killAndWait(t, founds)
 	for i, src := range finders {
-		if env, err := src.f.Env(context.Background(), founds[i].Identity); err == nil {
+		if env, err := src.f.Env(toolCtx(t), founds[i].Identity); err == nil {
 			t.Errorf("%s: Env of a killed process = %+v, want an error", src.name, env)
 		}
 	}
