@@ -18,8 +18,10 @@ import (
 // Without a server, or with any failure, there is nothing to offer and nothing is said: a
 // completion prints no error.
 
-// completeTimeout bounds the questions a completion asks tmux: a shell waits for it.
-const completeTimeout = 3 * time.Second
+// completeTimeout bounds the questions a completion asks tmux: a shell waits for it. What is
+// not asked in time is not said: a stopped pane not looked at is described as running. (A
+// variable for the tests only, which wait longer on a loaded machine: TestMain.)
+var completeTimeout = 3 * time.Second
 
 // paneDirective is what the shell is told with the panes offered: no file names, and the
 // order given (paused panes first).

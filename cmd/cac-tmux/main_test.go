@@ -28,6 +28,9 @@ import (
 var bins struct{ cac, claude, hook string }
 
 func TestMain(m *testing.M) {
+	// What completions offer is tested, not how fast: the panes were described as running
+	// once the 3 s ran out on 2 cores running three versions of the tmux matrix at once.
+	completeTimeout = tmuxtest.Scale(30 * time.Second)
 	tmuxtest.MainBuilding(m, func(dir string) error {
 		bins.cac, bins.claude, bins.hook = filepath.Join(dir, "cac-tmux"), filepath.Join(dir, "claude"), filepath.Join(dir, "hookrecorder")
 		if err := tmuxtest.GoBuild(bins.cac, "."); err != nil || runtime.GOOS != "linux" {
