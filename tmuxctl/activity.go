@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 )
 
 // Output, signalled (tmux 3.8). A listing of what changed (ListChanges) still costs the server
@@ -57,6 +59,7 @@ const (
 type activity struct {
 	k       *ControlClient
 	conn    uint64        // the id of the main connection it goes with
+	name    string        // k's client name, published in signalOption
 	replied chan struct{} // a value when a wait-for's reply is read (a wait armed)
 
 	mu    sync.Mutex
@@ -67,10 +70,10 @@ type activity struct {
 // activityEvent is the wait-for -E event that fires on any pane's output (tmux 3.8).
 const activityEvent = "pane-activity"
 
-// newActivity starts the signal on w, a connection that runs nothing else, for the main
-// connection numbered conn.
-func newActivity(w *ControlClient, conn uint64) *activity {
-	a := &activity{k: w, conn: conn, replied: make(chan struct{}, 1)}
+// newActivity starts the signal on w, a connection that runs nothing else and is named name
+// in signalOption, for the main connection numbered conn.
+func newActivity(w *ControlClient, conn uint64, name string) *activity {
+	a := &activity{k: w, conn: conn, name: name, replied: make(chan struct{}, 1)}
 	go a.watch()
 	return a
 }
@@ -231,8 +234,9 @@ func (n *Transport) activity(ctx context.Context, k *ControlClient) *activity {
 		}
 	}
 	w, err := n.Client.Dial(ctx)
+	var name string
 	if err == nil {
-		if err = publish(ctx, k, w); err != nil {
+		if name, err = publish(ctx, k, w); err != nil {
 			w.Close()
 		}
 	}
@@ -240,7 +244,7 @@ func (n *Transport) activity(ctx context.Context, k *ControlClient) *activity {
 		n.log("signal", fmt.Errorf("the output signal's client: %w", err))
 		return nil
 	}
-	n.act = newActivity(w, k.id)
+	n.act = newActivity(w, k.id, name)
 	n.log("signal", nil)
 	return n.act
 }
@@ -262,19 +266,31 @@ func outputSignal(ctx context.Context, run func(context.Context, ...string) (str
 
 // publish checks that the signal's client w changes nothing when the user detaches
 // (keepsAlive: it may have attached to another session than k), and names it in signalOption
-// over k, for Request to wake.
-func publish(ctx context.Context, k, w *ControlClient) error {
+// over k, for Request to wake. It returns that name.
+func publish(ctx context.Context, k, w *ControlClient) (string, error) {
 	if err := keepsAlive(ctx, w.Run); err != nil {
-		return err
+		return "", err
 	}
 	out, err := w.Run(ctx, "display-message", "-p", freeText("client_name"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	f, err := splitFields(out, 1, "display-message")
 	if err != nil {
-		return err
+		return "", err
 	}
 	_, err = k.Run(ctx, "set-option", "-g", signalOption, arg(f[0]))
+	return f[0], err
+}
+
+// withdraw unsets signalOption over k while it names the signal's client name, when the
+// signal ends for good: a Request after this process would wake nothing, or a client of
+// another program that tmux named alike (client-PID, the pid used again). A name with
+// characters a format would read is left: control clients are named client-PID.
+func withdraw(ctx context.Context, k *ControlClient, name string) error {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		return nil
+	}
+	_, err := k.Run(ctx, "if-shell", "-F", "#{==:#{"+signalOption+"},"+name+"}", "set-option -gu "+signalOption)
 	return err
 }

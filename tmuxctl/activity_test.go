@@ -98,6 +98,34 @@ func TestOutputSignal(t *testing.T) {
 	if len(ids) != 3 {
 		t.Errorf("after new-window: %v, want 3 panes", ids)
 	}
+
+	// Closed, the connection withdraws the name it published.
+	if err := s.Client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Tmux(t, "show-options", "-gqv", "@cac_signal"); got != "" {
+		t.Errorf("@cac_signal = %q after Close, want it unset", got)
+	}
+}
+
+// TestOutputSignalWithdrawnOnlyIfOurs: a Transport closing leaves @cac_signal alone when it
+// names another client than its signal's (another watcher's since, or set by hand).
+func TestOutputSignalWithdrawnOnlyIfOurs(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	s.Connect(t)
+	l := &lister{t: t, c: s.Client}
+	l.list(time.Time{})
+	if !s.Client.Signalled() {
+		t.Skip("no wait-for -E on this tmux (3.8 and later): no name is published")
+	}
+	s.Tmux(t, "set-option", "-g", "@cac_signal", "client-1")
+	if err := s.Client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Tmux(t, "show-options", "-gqv", "@cac_signal"); got != "client-1\n" {
+		t.Errorf("@cac_signal = %q after Close, want client-1 left", got)
+	}
 }
 
 // TestOutputSignalLost: the signal's own tmux client killed, output is still listed (by a

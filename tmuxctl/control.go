@@ -770,13 +770,18 @@ func (n *Transport) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.closed = true
+	var name string
 	if n.act != nil {
+		name = n.act.name
 		n.act.close()
 		n.act = nil
 	}
 	if n.k == nil {
 		return nil
 	}
+	ctx, cancel := withTimeout(context.Background(), n.Client.clock(), n.Client.timeout())
+	defer cancel()
+	_ = withdraw(ctx, n.k, name) // best effort: a name left names a client that is gone
 	err := n.k.Close()
 	n.k = nil
 	return err
