@@ -124,9 +124,11 @@ func TestQuotedLimitLineGetsNoKey(t *testing.T) {
 				c.typeText(t, "say it")
 				c.key(t, "Enter")
 			}
+			// Ended: the turn's summary (✻) below the line, and no "esc to interrupt": ✻ is
+			// also one of the spinner's frames ("✻ Thinking…") while the turn runs.
 			screen := c.wait(t, time.Minute, "the quoting turn's end", func(s string) bool {
 				i := strings.LastIndex(s, line)
-				return i >= 0 && strings.Contains(s[i:], "✻") && inputLine(s) == ""
+				return i >= 0 && strings.Contains(s[i:], "✻") && !strings.Contains(s, "esc to interrupt") && inputLine(s) == ""
 			})
 			t.Logf("the quoted line %q on screen:\n%s", line, screen)
 			n := len(m.requests(t))
