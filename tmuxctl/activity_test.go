@@ -100,30 +100,41 @@ func TestOutputSignal(t *testing.T) {
 	}
 
 	// Closed, the connection withdraws the name it published.
+	if got := signalAfterClose(t, s); got != "" {
+		t.Errorf("@cac_signal = %q after Close, want it unset", got)
+	}
+}
+
+// signalServer starts a server with one pane, connected, listed once in full, and skips the
+// test, saying why, where the server has no output signal (before tmux 3.8).
+func signalServer(t *testing.T, why string) (*tmuxtest.Server, *lister) {
+	t.Helper()
+	s := tmuxtest.Start(t, 100, 30, "cat")
+	s.Connect(t)
+	l := &lister{t: t, c: s.Client}
+	l.list(time.Time{})
+	if !s.Client.Signalled() {
+		t.Skip("no wait-for -E on this tmux (3.8 and later): " + why)
+	}
+	return s, l
+}
+
+// signalAfterClose closes s's connection and returns @cac_signal as tmux has it then.
+func signalAfterClose(t *testing.T, s *tmuxtest.Server) string {
+	t.Helper()
 	if err := s.Client.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Tmux(t, "show-options", "-gqv", "@cac_signal"); got != "" {
-		t.Errorf("@cac_signal = %q after Close, want it unset", got)
-	}
+	return s.Tmux(t, "show-options", "-gqv", "@cac_signal")
 }
 
 // TestOutputSignalWithdrawnOnlyIfOurs: a Transport closing leaves @cac_signal alone when it
 // names another client than its signal's (another watcher's since, or set by hand).
 func TestOutputSignalWithdrawnOnlyIfOurs(t *testing.T) {
 	t.Parallel()
-	s := tmuxtest.Start(t, 100, 30, "cat")
-	s.Connect(t)
-	l := &lister{t: t, c: s.Client}
-	l.list(time.Time{})
-	if !s.Client.Signalled() {
-		t.Skip("no wait-for -E on this tmux (3.8 and later): no name is published")
-	}
+	s, _ := signalServer(t, "no name is published")
 	s.Tmux(t, "set-option", "-g", "@cac_signal", "client-1")
-	if err := s.Client.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := s.Tmux(t, "show-options", "-gqv", "@cac_signal"); got != "client-1\n" {
+	if got := signalAfterClose(t, s); got != "client-1\n" {
 		t.Errorf("@cac_signal = %q after Close, want client-1 left", got)
 	}
 }
@@ -132,13 +143,7 @@ func TestOutputSignalWithdrawnOnlyIfOurs(t *testing.T) {
 // listing each call meanwhile), and the signal comes back while the main connection lives.
 func TestOutputSignalLost(t *testing.T) {
 	t.Parallel()
-	s := tmuxtest.Start(t, 100, 30, "cat")
-	s.Connect(t)
-	l := &lister{t: t, c: s.Client}
-	l.list(time.Time{})
-	if !s.Client.Signalled() {
-		t.Skip("no wait-for -E on this tmux (3.8 and later): TestOutputSignal checks that every call lists")
-	}
+	s, l := signalServer(t, "TestOutputSignal checks that every call lists")
 	pid := s.Client.SignalClient()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
