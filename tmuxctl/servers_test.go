@@ -1,11 +1,11 @@
 package tmuxctl_test
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -27,12 +27,7 @@ func TestServers(t *testing.T) {
 	a := tmuxtest.StartAt(t, filepath.Join(dir, "a"), 80, 24)
 	b := tmuxtest.StartAt(t, filepath.Join(dir, "b"), 80, 24)
 	elsewhere := tmuxtest.Start(t, 80, 24)
-	l, err := net.Listen("unix", filepath.Join(dir, "stale"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.(*net.UnixListener).SetUnlinkOnClose(false)
-	l.Close()
+	staleSocket(t, filepath.Join(dir, "stale"))
 	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +61,26 @@ func TestServers(t *testing.T) {
 		if clients := strings.TrimSpace(s.Tmux(t, "list-clients")); clients != "" {
 			t.Errorf("%s: clients after Servers: %q", s.Socket, clients)
 		}
+	}
+}
+
+// staleSocket leaves a socket file at path that nobody listens on, as a server that died
+// leaves its own. The socket is bound and never listens: a listener closed at once was still
+// reached once on a loaded machine (a child being forked by a parallel test held a copy of it),
+// and a socket that never listened refuses every connect whoever holds it.
+func staleSocket(t *testing.T, path string) {
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		t.Fatal(err)
 	}
 }
 
