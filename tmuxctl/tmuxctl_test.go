@@ -227,10 +227,13 @@ func testRealServer(t *testing.T, control bool) {
 		t.Errorf("ListPanes(search limited to another command) = %+v, %v; want Match -1", panes, err)
 	}
 	// The other pane's login shell runs its profile (Debian root's calls mesg) before it is
-	// the pane's command: wait for it.
+	// the pane's command: wait for it. tmux reads pane_current_command afresh at each use in
+	// the format, so a listing made as the profile's last command exits can filter on it and
+	// report sh (seen once in CI): wait until the filter also searched both.
 	tmuxtest.WaitFor(t, 10*time.Second, "sh in both panes", func() bool {
 		panes, err = c.ListPanes(ctx, tmuxctl.Search{Pattern: "resets 4pm", Commands: "^(sh|bash)$"})
-		return err == nil && len(panes) == 2 && panes[0].Command == "sh" && panes[1].Command == "sh"
+		return err == nil && len(panes) == 2 && panes[0].Command == "sh" && panes[1].Command == "sh" &&
+			panes[0].Match != -1 && panes[1].Match != -1
 	})
 	if err != nil || panes[0].Match < 1 || panes[1].Match != 0 {
 		t.Errorf("ListPanes(search limited to sh) = %+v, %v; want a match in %s, none in %s", panes, err, main.ID, other.ID)
