@@ -2,6 +2,7 @@ package tmuxctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -93,24 +94,42 @@ func (c *Client) display(ctx context.Context, target string, names ...string) ([
 	for i, n := range names {
 		formats[i] = freeText(n)
 	}
-	formats = append(formats, "#{pid}") // never empty: see rowEnd
+	formats = append(formats, lastCheck("pid")) // empty when cut short: see rowEnd
 	args := []string{"display-message", "-p"}
 	if target != "" {
 		args = append(args, "-t", target)
 	}
-	out, err := c.Run(ctx, append(args, strings.Join(formats, sep))...)
-	if err != nil {
-		return nil, err
+	args = append(args, strings.Join(formats, sep))
+	for try := 1; ; try++ {
+		out, err := c.Run(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		f, err := splitFields(out, len(formats), "display-message")
+		if err != nil {
+			return nil, err
+		}
+		if f[len(names)] != "" {
+			return f[:len(names)], nil
+		}
+		if try > 1 {
+			return nil, fmt.Errorf("tmuxctl: display-message: %w: %q", errCutShort, out)
+		}
 	}
-	f, err := splitFields(out, len(formats), "display-message")
-	if err != nil {
-		return nil, err
-	}
-	if f[len(names)] == "" {
-		return nil, fmt.Errorf("tmuxctl: display-message: cut short (tmux's time limit on a format?): %q", out)
-	}
-	return f[:len(names)], nil
 }
+
+// errCutShort is a row that tmux cut short. tmux 3.7 and later stop expanding the nested
+// parts of a format once it has taken 100 ms (FORMAT_TIME_LIMIT, a loaded server), while the
+// plain variables around them still expand: a search's pattern comes out empty (so it matches
+// line 1), a substitution is skipped (free text comes out unescaped), a condition's value
+// empty, and on next-3.8 options as unset.
+var errCutShort = errors.New("cut short by tmux's time limit on a format (a loaded server)")
+
+// lastCheck is the format of variable name expanded through a condition, for the last field
+// of a row: tmux skips that nested expansion once its time limit was reached anywhere before
+// it, so the field is empty exactly when the row was cut short (3.7c, next-3.8; earlier
+// versions have no limit).
+func lastCheck(name string) string { return "#{?" + name + ",#{" + name + "},}" }
 
 // splitFields reads the one row of a command's output that should hold n fields.
 func splitFields(out string, n int, command string) ([]string, error) {

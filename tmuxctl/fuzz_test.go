@@ -11,10 +11,15 @@ import (
 )
 
 // fieldName is the tmux variable a paneFields entry expands ("pane_id", "@cac_state", …), with
-// its modifiers ("s/…/…/:") dropped; "%MATCH%" for the pre-filter's placeholder.
+// its modifiers ("s/…/…/:") dropped, the name a lastCheck tests; "%MATCH%" for the
+// pre-filter's placeholder.
 func fieldName(f string) string {
 	if f == "%MATCH%" {
 		return f
+	}
+	if c, ok := strings.CutPrefix(f, "#{?"); ok {
+		name, _, _ := strings.Cut(c, ",")
+		return name
 	}
 	name := strings.TrimSuffix(strings.TrimPrefix(f, "#{"), "}")
 	if i := strings.LastIndexByte(name, ':'); i >= 0 {

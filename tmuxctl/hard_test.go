@@ -406,3 +406,35 @@ func TestMessageKeepsControlCharacters(t *testing.T) {
 		}
 	})
 }
+
+// TestCutShort: a row that tmux cuts short at its time limit on a format (tmux 3.7 and later,
+// 100 ms; here a search whose regular expression backtracks for about a second over a
+// screen of "a") is never read. Cut short, a search's pattern comes out empty and matches line
+// 1 of any screen, and free text comes out unescaped (a note's backslash read as an escape):
+// ListPanes fails with "cut short", after its second try, rather than report either. A server
+// with no limit searches in full, finds nothing and reads the note as set.
+func TestCutShort(t *testing.T) {
+	t.Parallel()
+	eachTransport(t, testCutShort)
+}
+
+func testCutShort(t *testing.T, control bool) {
+	t.Parallel()
+	s := start(t, control, 80, 24, `awk 'BEGIN { for (i = 0; i < 20; i++) { s = ""; for (j = 0; j < 30; j++) s = s "a"; print s } }'; exec cat`)
+	s.WaitScreen(t, "main:0.0", strings.Repeat("a", 30)+"\n")
+	const note = `x\by` // a backslash, which freeText doubles
+	s.Tmux(t, "set-option", "-p", "-t", "%0", "@cac_note", note)
+	s.Client.Timeout = time.Minute
+	ctx := context.Background()
+	panes, err := s.Client.ListPanes(ctx, tmuxctl.Search{Pattern: `(a*)(a*)\1\2b`})
+	switch {
+	case err != nil && !strings.Contains(err.Error(), "cut short"):
+		t.Fatalf("ListPanes(a slow search) error = %v, want none or cut short", err)
+	case err == nil && (len(panes) != 1 || panes[0].Match != 0 || panes[0].Options.Note != note):
+		t.Fatalf("ListPanes(a slow search) = %+v, want one pane, no match and note %q", panes, note)
+	}
+	t.Logf("ListPanes(a slow search): %d panes, %v", len(panes), err)
+	if _, err := s.Client.PaneInfo(ctx, "%0"); err != nil {
+		t.Errorf("PaneInfo(%%0) = %v, want no error (no search, not cut short)", err)
+	}
+}

@@ -135,16 +135,21 @@ var paneFields = append([]paneField{
 	text(freeText("pane_title"), func(p *Pane) *string { return &p.Title }),
 	rowEnd)...)
 
-// rowEnd ends every row: the pane ID again. tmux 3.8 stops expanding a format that has taken
-// 100 ms (FORMAT_TIME_LIMIT, a loaded server) and every field after that point comes out
-// empty, a flag as "" that would read as off, an option as unset: a row whose end is not its
-// start was cut short, and is not read.
-var rowEnd = paneField{"#{pane_id}", "the row's end", func(p *Pane, v string) error {
+// rowEnd ends every row: the pane ID again, through lastCheck, so that a row tmux cut short
+// at its time limit on a format (errCutShort) is not read: its search would read as a match,
+// its free text unescaped, and on next-3.8 a flag as off and an option as unset.
+var rowEnd = paneField{lastCheck("pane_id"), "the row's end", func(p *Pane, v string) error {
 	if v != p.ID {
-		return errors.New("cut short (tmux's time limit on a format?)")
+		return errCutShort
 	}
 	return nil
 }}
+
+// cutShort says whether a row that ends with rowEnd (every row parseRows reads) was cut short:
+// that field is empty, so the row ends with the separator, printed raw or escaped (3.4, 3.5).
+// It is asked before the row is split, since a row cut short may not split (its free text
+// unescaped).
+func cutShort(row string) bool { return strings.HasSuffix(row, sep) || strings.HasSuffix(row, `\037`) }
 
 func text(format string, at func(*Pane) *string) paneField {
 	return paneField{format, format, func(p *Pane, v string) error { *at(p) = v; return nil }}
@@ -205,22 +210,32 @@ func paneFormat(s Search) string {
 // ListPanes lists every pane on the server once (`list-panes -a`), deduplicated by pane ID:
 // a window linked into several sessions is listed once per session.
 func (c *Client) ListPanes(ctx context.Context, s Search) ([]Pane, error) {
-	out, err := c.Run(ctx, "list-panes", "-a", "-F", paneFormat(s))
-	if err != nil {
-		return nil, err
+	return c.listRows(ctx, paneFields, true, "list-panes", "-a", "-F", paneFormat(s))
+}
+
+// listRows runs a list-panes command line whose format is fields and parses its rows, as
+// parseRows does. A listing that tmux cut short (errCutShort) is made once more: the limit is
+// per row, reached only while the server is loaded, and the watcher's listing would otherwise
+// fail for the whole tick.
+func (c *Client) listRows(ctx context.Context, fields []paneField, dedupe bool, args ...string) ([]Pane, error) {
+	for try := 1; ; try++ {
+		out, err := c.Run(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		panes, err := parseRows(out, fields, dedupe)
+		if try == 1 && errors.Is(err, errCutShort) {
+			continue
+		}
+		return panes, err
 	}
-	return parsePanes(out)
 }
 
 // PaneInfo returns the listing row of one pane (without a search), or an error wrapping
 // ErrNoTarget when the pane is gone. It lists the pane's window (`list-panes -t %N`): tmux
 // 3.3a's display-message prints empty fields for a missing pane instead of failing.
 func (c *Client) PaneInfo(ctx context.Context, pane string) (Pane, error) {
-	out, err := c.Run(ctx, "list-panes", "-t", pane, "-F", paneFormat(Search{}))
-	if err != nil {
-		return Pane{}, err
-	}
-	ps, err := parsePanes(out)
+	ps, err := c.listRows(ctx, paneFields, true, "list-panes", "-t", pane, "-F", paneFormat(Search{}))
 	if err != nil {
 		return Pane{}, err
 	}
@@ -246,6 +261,9 @@ func parseRows(out string, fields []paneField, dedupe bool) ([]Pane, error) {
 	for n, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if line == "" {
 			continue
+		}
+		if cutShort(line) {
+			return nil, fmt.Errorf("tmuxctl: list-panes row %d: %w: %q", n+1, errCutShort, line)
 		}
 		f, err := splitRow(line)
 		if err != nil {
@@ -301,11 +319,7 @@ func pausedFormat() string {
 // Options.State, Options.Due and Watcher; the other fields are zero. It is what `cac-tmux status`
 // asks on every status-interval of every client, so it asks for nothing more.
 func (c *Client) PausedPanes(ctx context.Context) ([]Pane, error) {
-	out, err := c.Run(ctx, "list-panes", "-a", "-f", pausedFilter, "-F", pausedFormat())
-	if err != nil {
-		return nil, err
-	}
-	return parsePaused(out)
+	return c.listRows(ctx, pausedFields, true, "list-panes", "-a", "-f", pausedFilter, "-F", pausedFormat())
 }
 
 // parsePaused parses PausedPanes output, like parsePanes.

@@ -29,11 +29,7 @@ func (c *Client) FindPane(ctx context.Context, target string) (Pane, error) {
 	if err != nil {
 		return Pane{}, err
 	}
-	out, err := c.Run(ctx, "list-panes", "-a", "-F", paneFormat(Search{}))
-	if err != nil {
-		return Pane{}, err
-	}
-	rows, err := parseRows(out, paneFields, false)
+	rows, err := c.listRows(ctx, paneFields, false, "list-panes", "-a", "-F", paneFormat(Search{}))
 	if err != nil {
 		return Pane{}, err
 	}
