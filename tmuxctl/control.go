@@ -49,7 +49,9 @@ var (
 	// ErrClosed: the control connection is over (tmux dropped it: server killed, the
 	// attached session closed, the client detached; or Close). The reason follows in the text.
 	ErrClosed = errors.New("tmux control connection closed")
-	// ErrNoSession: Dial found a server without a session to attach to.
+	// ErrNoSession: the server has no session: Dial found none to attach to, or a command
+	// without a target found no current one (a server being killed ends its sessions before
+	// it exits, and one kept with exit-empty off has none).
 	ErrNoSession = errors.New("no tmux session to attach to")
 	// ErrFraming: a reply was framed wrongly, most likely because output forged the end of
 	// its block; its text cannot be trusted. The connection stays in step.

@@ -378,6 +378,10 @@ func TestControlDialErrors(t *testing.T) {
 	if !errors.Is(err, tmuxctl.ErrNoSession) || !errors.As(err, &e) || !strings.Contains(e.Stderr, "no sessions") {
 		t.Errorf("Dial without sessions: %v, want ErrNoSession", err)
 	}
+	// A listing finds no current target either (a killed server's sessions end first).
+	if _, err := s.Client.ListPanes(context.Background(), tmuxctl.Search{}); !errors.Is(err, tmuxctl.ErrNoSession) {
+		t.Errorf("ListPanes without sessions: %v, want ErrNoSession", err)
+	}
 
 	dir := t.TempDir()
 	c := &tmuxctl.Client{SocketPath: filepath.Join(dir, "none")}

@@ -311,14 +311,14 @@ func FuzzParsePanesRow(f *testing.F) {
 func FuzzClassify(f *testing.F) {
 	for _, s := range []string{"", "no server running on /tmp/cx1/s\n", "error connecting to /tmp/x/s (No such file or directory)\n",
 		"server exited unexpectedly\n", "can't find pane: %999\n", "can't find window: 7\n", "can't find session: x\n",
-		"can't find client: /dev/pts/9\n", "no current client\n", "no client\n", "unknown command: foo\n",
+		"can't find client: /dev/pts/9\n", "no current client\n", "no client\n", "no current target\n", "unknown command: foo\n",
 		"can't find pane: no server running", "\x00\xff", "ambiguous-target"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, stderr string) {
 		err := classify(stderr)
 		switch err {
-		case nil, ErrNoServer, ErrNoTarget, ErrNoClient:
+		case nil, ErrNoServer, ErrNoTarget, ErrNoClient, ErrNoSession:
 		default:
 			t.Fatalf("classify(%q) = %v, not a sentinel", stderr, err)
 		}

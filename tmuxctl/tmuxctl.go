@@ -36,7 +36,7 @@ var (
 )
 
 // Error is a failed tmux call: its arguments (after the binary and socket flags), exit status
-// and stderr. It wraps ErrNoServer, ErrNoTarget or ErrNoClient when stderr says so.
+// and stderr. It wraps ErrNoServer, ErrNoTarget, ErrNoClient or ErrNoSession when stderr says so.
 //
 // Error() names the tmux command and its target and gives tmux's stderr; Args keeps every
 // argument (the long -F formats among them) for a debug log, and Verbose prints them all.
@@ -139,6 +139,8 @@ func classify(stderr string) error {
 		return ErrNoTarget
 	case strings.Contains(stderr, "no current client"), strings.Contains(stderr, "no client"):
 		return ErrNoClient
+	case strings.Contains(stderr, "no current target"):
+		return ErrNoSession
 	}
 	return nil
 }

@@ -700,25 +700,28 @@ func TestStopDuringTickIsNoFailure(t *testing.T) {
 	}
 }
 
-// A listing cut short because the control client went away (kill-server under it) is not a
-// failure: the next tick lists again and finds the server gone, with one warning.
-func TestUnitListingCutByControlDropIsNoFailure(t *testing.T) {
-	var logs bytes.Buffer
-	r := newRig(t, func(c *watcher.Config) { c.Log = zerolog.New(&logs) })
-	r.tmux.onList = func() error {
-		r.tmux.onList = nil
-		return &tmuxctl.Error{Args: []string{"list-panes"}, Err: fmt.Errorf("%w: %%exit", tmuxctl.ErrClosed)}
-	}
-	next, err := r.w.Tick(context.Background())
-	if err != nil || !next.Equal(t0.Add(watcher.Defaults.Interval)) {
-		t.Errorf("Tick = %v, %v; want no error and the next tick", next, err)
-	}
-	r.tmux.down = true
-	if _, err := r.w.Tick(context.Background()); !errors.Is(err, tmuxctl.ErrNoServer) {
-		t.Errorf("Tick with the server gone = %v, want ErrNoServer", err)
-	}
-	if n := strings.Count(logs.String(), `"level":"warn"`); n != 1 || strings.Contains(logs.String(), `"level":"error"`) {
-		t.Errorf("logs = %s; want one warning and no error", logs.String())
+// A listing cut short because the control client went away (kill-server under it), or that
+// found the server without a session (kill-server ends them before the server exits), is not
+// a failure: the next tick lists again and finds the server gone, with one warning.
+func TestUnitListingCutByServerEndIsNoFailure(t *testing.T) {
+	for _, cut := range []error{fmt.Errorf("%w: %%exit", tmuxctl.ErrClosed), tmuxctl.ErrNoSession} {
+		var logs bytes.Buffer
+		r := newRig(t, func(c *watcher.Config) { c.Log = zerolog.New(&logs) })
+		r.tmux.onList = func() error {
+			r.tmux.onList = nil
+			return &tmuxctl.Error{Args: []string{"list-panes"}, Err: cut}
+		}
+		next, err := r.w.Tick(context.Background())
+		if err != nil || !next.Equal(t0.Add(watcher.Defaults.Interval)) {
+			t.Errorf("%v: Tick = %v, %v; want no error and the next tick", cut, next, err)
+		}
+		r.tmux.down = true
+		if _, err := r.w.Tick(context.Background()); !errors.Is(err, tmuxctl.ErrNoServer) {
+			t.Errorf("%v: Tick with the server gone = %v, want ErrNoServer", cut, err)
+		}
+		if n := strings.Count(logs.String(), `"level":"warn"`); n != 1 || strings.Contains(logs.String(), `"level":"error"`) {
+			t.Errorf("%v: logs = %s; want one warning and no error", cut, logs.String())
+		}
 	}
 }
 

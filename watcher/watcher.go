@@ -401,6 +401,11 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		// whether the server is gone.
 		w.cfg.Log.Debug().Err(err).Msg("listing cut short by the control client's end; listing again next tick")
 		return next, nil
+	case errors.Is(err, tmuxctl.ErrNoSession):
+		// The server has no session: it is being killed (the next tick finds it gone) or kept
+		// empty, and has no pane to supervise either way.
+		w.cfg.Log.Debug().Err(err).Msg("the server has no session; listing again next tick")
+		return next, nil
 	case err != nil:
 		return next, err
 	}
