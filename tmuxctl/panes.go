@@ -136,8 +136,8 @@ var paneFields = append([]paneField{
 	rowEnd)...)
 
 // rowEnd ends every row: the pane ID again, through lastCheck, so that a row tmux cut short
-// at its time limit on a format (errCutShort) is not read: its search would read as a match,
-// its free text unescaped, and on next-3.8 a flag as off and an option as unset.
+// at its time limit on a format (errCutShort) is not read: its search could read as a match
+// and its free text unescaped. (A plain #{pane_id} here still expanded in a row cut short.)
 var rowEnd = paneField{lastCheck("pane_id"), "the row's end", func(p *Pane, v string) error {
 	if v != p.ID {
 		return errCutShort
