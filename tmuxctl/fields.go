@@ -100,7 +100,7 @@ func (c *Client) display(ctx context.Context, target string, names ...string) ([
 		args = append(args, "-t", target)
 	}
 	args = append(args, strings.Join(formats, sep))
-	for try := 1; ; try++ {
+	return onceMore(func() ([]string, error) {
 		out, err := c.Run(ctx, args...)
 		if err != nil {
 			return nil, err
@@ -109,13 +109,11 @@ func (c *Client) display(ctx context.Context, target string, names ...string) ([
 		if err != nil {
 			return nil, err
 		}
-		if f[len(names)] != "" {
-			return f[:len(names)], nil
-		}
-		if try > 1 {
+		if f[len(names)] == "" {
 			return nil, fmt.Errorf("tmuxctl: display-message: %w: %q", errCutShort, out)
 		}
-	}
+		return f[:len(names)], nil
+	})
 }
 
 // errCutShort is a row that tmux cut short. tmux 3.7 and later stop expanding the nested
@@ -130,6 +128,17 @@ var errCutShort = errors.New("cut short by tmux's time limit on a format (a load
 // it, so the field is empty exactly when the row was cut short (3.7c, next-3.8; earlier
 // versions have no limit).
 func lastCheck(name string) string { return "#{?" + name + ",#{" + name + "},}" }
+
+// onceMore runs ask, and once more when tmux cut its output short (errCutShort): the limit is
+// per format, reached only while the server is loaded, and a watcher's listing would
+// otherwise fail for the whole tick.
+func onceMore[T any](ask func() (T, error)) (T, error) {
+	v, err := ask()
+	if errors.Is(err, errCutShort) {
+		return ask()
+	}
+	return v, err
+}
 
 // splitFields reads the one row of a command's output that should hold n fields.
 func splitFields(out string, n int, command string) ([]string, error) {

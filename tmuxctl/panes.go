@@ -214,21 +214,15 @@ func (c *Client) ListPanes(ctx context.Context, s Search) ([]Pane, error) {
 }
 
 // listRows runs a list-panes command line whose format is fields and parses its rows, as
-// parseRows does. A listing that tmux cut short (errCutShort) is made once more: the limit is
-// per row, reached only while the server is loaded, and the watcher's listing would otherwise
-// fail for the whole tick.
+// parseRows does, once more if tmux cut it short (onceMore).
 func (c *Client) listRows(ctx context.Context, fields []paneField, dedupe bool, args ...string) ([]Pane, error) {
-	for try := 1; ; try++ {
+	return onceMore(func() ([]Pane, error) {
 		out, err := c.Run(ctx, args...)
 		if err != nil {
 			return nil, err
 		}
-		panes, err := parseRows(out, fields, dedupe)
-		if try == 1 && errors.Is(err, errCutShort) {
-			continue
-		}
-		return panes, err
-	}
+		return parseRows(out, fields, dedupe)
+	})
 }
 
 // PaneInfo returns the listing row of one pane (without a search), or an error wrapping
