@@ -420,11 +420,17 @@ func TestCutShort(t *testing.T) {
 
 func testCutShort(t *testing.T, control bool) {
 	t.Parallel()
-	s := start(t, control, 80, 24, `awk 'BEGIN { for (i = 0; i < 20; i++) { s = ""; for (j = 0; j < 30; j++) s = s "a"; print s } }'; exec cat`)
+	s := tmuxtest.Start(t, 80, 24, `awk 'BEGIN { for (i = 0; i < 20; i++) { s = ""; for (j = 0; j < 30; j++) s = s "a"; print s } }'; exec cat`)
+	// The search runs in full where tmux has no limit (about 0.5 s idle, over 5 s on a loaded
+	// CI machine): a minute for each call, set before the control client is dialed, as it
+	// keeps a copy of its Client.
+	s.Client.Timeout = time.Minute
+	if control {
+		s.Connect(t)
+	}
 	s.WaitScreen(t, "main:0.0", strings.Repeat("a", 30)+"\n")
 	const note = `x\by` // a backslash, which freeText doubles
 	s.Tmux(t, "set-option", "-p", "-t", "%0", "@cac_note", note)
-	s.Client.Timeout = time.Minute
 	ctx := context.Background()
 	panes, err := s.Client.ListPanes(ctx, tmuxctl.Search{Pattern: `(a*)(a*)\1\2b`})
 	switch {
