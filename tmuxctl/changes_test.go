@@ -160,7 +160,7 @@ func TestListChangesServerRestart(t *testing.T) {
 	l := &lister{t: t, c: s.Client}
 	l.list(time.Time{})
 	l.list(quiet(t))
-	s.Tmux(t, "kill-server")
+	s.KillServer(t)
 	if _, _, _, err := s.Client.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(t)}, l.mark); !errors.Is(err, tmuxctl.ErrNoServer) && !errors.Is(err, tmuxctl.ErrClosed) {
 		t.Fatalf("ListChanges with no server: %v, want ErrNoServer or ErrClosed", err)
 	}

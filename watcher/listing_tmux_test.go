@@ -183,15 +183,14 @@ func TestServerRestartedBetweenFullListings(t *testing.T) {
 	a := wd.claude(false)
 	wd.start(func(c *watcher.Config) { c.Resync = time.Hour })
 	wd.waitState(a.pane, watcher.Waiting)
-	wd.s.Tmux(t, "kill-server")
+	wd.s.KillServer(t)
 	log := filepath.Join(wd.s.Dir, "again.log")
 	argv := []string{"-f", filepath.Join(wd.s.Dir, "tmux.conf"), "new-session", "-d", "-s", "again", "-x", "120", "-y", "40",
 		claudeBin, "--log", log, "--reset", wd.reset.Format(time.RFC3339), "--limit-until", wd.real(wd.reset).Format(time.RFC3339Nano)}
 	argv = append(argv, tmuxctl.KeepSize("again", 120, 40)...)
-	tmuxtest.WaitFor(t, patience, "a new server on the socket", func() bool {
-		_, err := wd.s.Client.Run(context.Background(), argv...) // fails while the old one exits
-		return err == nil
-	})
+	if _, err := wd.s.Client.Run(context.Background(), argv...); err != nil {
+		t.Fatal(err)
+	}
 	// The new server numbers its panes from %0 again: the rows of the old one are gone.
 	wd.waitRow("%0", "the new server's pane waiting", func(r watcher.Row, ok bool) bool {
 		return ok && r.Target == "again:0.0" && r.State == watcher.Waiting

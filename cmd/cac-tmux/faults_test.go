@@ -336,7 +336,7 @@ func TestFaultServerRestart(t *testing.T) {
 	startClaude(t, s, "--scenario", "idle")
 	w := startWatch(t, s.Socket)
 	w.waitLog(t, 10*time.Second, map[string]string{"message": "supervising claude"})
-	s.Tmux(t, "kill-server")
+	s.KillServer(t)
 	w.waitLog(t, 10*time.Second, map[string]string{"level": "warn", "socket": s.Socket, "message": "no tmux server on " + s.Socket +
 		"; waiting for one to start there (the watcher keeps running). Another server: -L NAME or -S PATH, as tmux takes them"})
 	time.Sleep(3 * time.Second) // several polls without a server

@@ -61,7 +61,7 @@ func TestWatchAllServers(t *testing.T) {
 
 	c, cLog := start("c")
 	watching(c, 1)
-	b.Tmux(t, "kill-server")
+	b.KillServer(t)
 	all.waitLog(t, 20*time.Second, map[string]string{"message": "the tmux server is gone: its supervisor stops", "socket": b.Socket})
 	b, bLog := start("b")
 	watching(b, 2)

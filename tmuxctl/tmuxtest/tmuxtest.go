@@ -8,6 +8,7 @@ package tmuxtest
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,6 +149,24 @@ func (s *Server) NewSession(t testing.TB, name string, width, height int, comman
 	t.Helper()
 	args := []string{"new-session", "-d", "-s", name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height)}
 	s.Tmux(t, append(append(args, command...), tmuxctl.KeepSize(name, width, height)...)...)
+}
+
+// KillServer kills the server and waits until it has exited, so that a server started on the
+// socket next is a new one. tmux's kill-server returns while the server is still exiting: until
+// its last client and job are gone it accepts each connection and closes it at once, and a
+// new-session meeting it fails with "server exited unexpectedly" (measured on 3.5a with a
+// run-shell still running).
+func (s *Server) KillServer(t testing.TB) {
+	t.Helper()
+	s.Tmux(t, "kill-server")
+	WaitFor(t, 20*time.Second, "the tmux server on "+s.Socket+" to exit", func() bool {
+		c, err := net.Dial("unix", s.Socket)
+		if err != nil {
+			return true // refused, or no socket: no server
+		}
+		c.Close()
+		return false
+	})
 }
 
 // Connect makes s.Client run its commands over a control-mode connection (Client.Connect)
