@@ -346,7 +346,7 @@ func TestFaultServerRestart(t *testing.T) {
 		tmuxctl.KeepSize("main", 120, 30)...)...); err != nil {
 		t.Fatal(err)
 	}
-	reset := nextReset(10 * time.Second)
+	reset := nextReset(20 * time.Second) // the watcher finds the new server (its retries back off to 8 s) and sees the wait first
 	pane, log := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
 	w.waitLog(t, 15*time.Second, map[string]string{"message": "a tmux server runs on the socket; supervising it"})
 	w.waitLog(t, 10*time.Second, map[string]string{"pane": pane, "state": "waiting"})
@@ -416,7 +416,7 @@ func controlPIDs(t *testing.T, w *watchProc) []int {
 // A pane closed during its wait is forgotten quietly: no error, no key anywhere.
 func TestFaultPaneClosedDuringWait(t *testing.T) {
 	t.Parallel()
-	reset := nextReset(10 * time.Second)
+	reset := nextReset(20 * time.Second) // the watcher sees the wait before the due instant, on a loaded machine too
 	s := tmuxtest.Start(t, 120, 30)
 	pane, _ := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
 	_, idleLog := startClaude(t, s, "--scenario", "idle")
@@ -443,7 +443,7 @@ func TestFaultPaneClosedDuringWait(t *testing.T) {
 // neither shell receives a key.
 func TestFaultPaneRecycledByShell(t *testing.T) {
 	t.Parallel()
-	reset := nextReset(15 * time.Second)
+	reset := nextReset(20 * time.Second)
 	s := tmuxtest.Start(t, 120, 30)
 	live, _ := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
 	stored, _ := startClaude(t, s, "--reset", reset.Format(time.RFC3339))
