@@ -57,7 +57,7 @@ func startWatch(t *testing.T, socket string, args ...string) *watchProc {
 }
 
 // launch starts cmd with stdout on out and stderr on the log file f, and kills it when the
-// test ends.
+// test ends; a test that failed logs the last lines of f.
 func launch(t *testing.T, cmd *exec.Cmd, out, f *os.File) *watchProc {
 	t.Helper()
 	w := &watchProc{cmd: cmd, log: f.Name(), done: make(chan struct{})}
@@ -71,7 +71,14 @@ func launch(t *testing.T, cmd *exec.Cmd, out, f *os.File) *watchProc {
 		f.Close()
 		close(w.done)
 	}()
-	t.Cleanup(func() { w.kill(syscall.SIGKILL) })
+	t.Cleanup(func() {
+		w.kill(syscall.SIGKILL)
+		if t.Failed() { // what the watcher saw, for the failure's reader
+			b, _ := os.ReadFile(w.log)
+			lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+			t.Logf("the watcher's log %s, its last lines:\n%s", w.log, strings.Join(lines[max(0, len(lines)-40):], "\n"))
+		}
+	})
 	return w
 }
 
