@@ -210,18 +210,18 @@ func paneFormat(s Search) string {
 // ListPanes lists every pane on the server once (`list-panes -a`), deduplicated by pane ID:
 // a window linked into several sessions is listed once per session.
 func (c *Client) ListPanes(ctx context.Context, s Search) ([]Pane, error) {
-	return c.listRows(ctx, paneFields, true, "list-panes", "-a", "-F", paneFormat(s))
+	return c.listRows(ctx, parsePanes, "list-panes", "-a", "-F", paneFormat(s))
 }
 
-// listRows runs a list-panes command line whose format is fields and parses its rows, as
-// parseRows does, once more if tmux cut it short (onceMore).
-func (c *Client) listRows(ctx context.Context, fields []paneField, dedupe bool, args ...string) ([]Pane, error) {
+// listRows runs a list-panes command line and reads its rows with parse, once more if tmux
+// cut them short (onceMore).
+func (c *Client) listRows(ctx context.Context, parse func(string) ([]Pane, error), args ...string) ([]Pane, error) {
 	return onceMore(func() ([]Pane, error) {
 		out, err := c.Run(ctx, args...)
 		if err != nil {
 			return nil, err
 		}
-		return parseRows(out, fields, dedupe)
+		return parse(out)
 	})
 }
 
@@ -229,7 +229,7 @@ func (c *Client) listRows(ctx context.Context, fields []paneField, dedupe bool, 
 // ErrNoTarget when the pane is gone. It lists the pane's window (`list-panes -t %N`): tmux
 // 3.3a's display-message prints empty fields for a missing pane instead of failing.
 func (c *Client) PaneInfo(ctx context.Context, pane string) (Pane, error) {
-	ps, err := c.listRows(ctx, paneFields, true, "list-panes", "-t", pane, "-F", paneFormat(Search{}))
+	ps, err := c.listRows(ctx, parsePanes, "list-panes", "-t", pane, "-F", paneFormat(Search{}))
 	if err != nil {
 		return Pane{}, err
 	}
@@ -313,7 +313,7 @@ func pausedFormat() string {
 // Options.State, Options.Due and Watcher; the other fields are zero. It is what `cac-tmux status`
 // asks on every status-interval of every client, so it asks for nothing more.
 func (c *Client) PausedPanes(ctx context.Context) ([]Pane, error) {
-	return c.listRows(ctx, pausedFields, true, "list-panes", "-a", "-f", pausedFilter, "-F", pausedFormat())
+	return c.listRows(ctx, parsePaused, "list-panes", "-a", "-f", pausedFilter, "-F", pausedFormat())
 }
 
 // parsePaused parses PausedPanes output, like parsePanes.

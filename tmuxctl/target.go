@@ -29,7 +29,8 @@ func (c *Client) FindPane(ctx context.Context, target string) (Pane, error) {
 	if err != nil {
 		return Pane{}, err
 	}
-	rows, err := c.listRows(ctx, paneFields, false, "list-panes", "-a", "-F", paneFormat(Search{}))
+	every := func(out string) ([]Pane, error) { return parseRows(out, paneFields, false) } // a pane once per session
+	rows, err := c.listRows(ctx, every, "list-panes", "-a", "-F", paneFormat(Search{}))
 	if err != nil {
 		return Pane{}, err
 	}
