@@ -39,7 +39,7 @@ func Servers(dir string, extra []string, uid int) ([]string, error) {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			p = r
 		}
-		if !slices.Contains(live, p) && ownSocket(p, uid) && listening(p) {
+		if !slices.Contains(live, p) && ownSocket(p, uid) && Listening(p) {
 			live = append(live, p)
 		}
 	}
@@ -57,10 +57,11 @@ func ownSocket(path string, uid int) bool {
 	return ok && int(st.Uid) == uid
 }
 
-// listening says whether a tmux server listens on the socket at path: a connect succeeds.
+// Listening says whether a tmux server listens on the socket at path: a connect succeeds.
 // The connection is closed at once, before the client identifies itself: tmux drops it, and
-// no client is ever listed for it.
-func listening(path string) bool {
+// no client is ever listed for it. A server still exiting after kill-server listens until
+// its last client and job are gone.
+func Listening(path string) bool {
 	c, err := net.DialTimeout("unix", path, dialTimeout)
 	if err != nil {
 		return false

@@ -8,7 +8,6 @@ package tmuxtest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,14 +158,7 @@ func (s *Server) NewSession(t testing.TB, name string, width, height int, comman
 func (s *Server) KillServer(t testing.TB) {
 	t.Helper()
 	s.Tmux(t, "kill-server")
-	WaitFor(t, 20*time.Second, "the tmux server on "+s.Socket+" to exit", func() bool {
-		c, err := net.Dial("unix", s.Socket)
-		if err != nil {
-			return true // refused, or no socket: no server
-		}
-		c.Close()
-		return false
-	})
+	WaitFor(t, 20*time.Second, "the tmux server on "+s.Socket+" to exit", func() bool { return !tmuxctl.Listening(s.Socket) })
 }
 
 // Connect makes s.Client run its commands over a control-mode connection (Client.Connect)
