@@ -46,7 +46,7 @@ func TestKeys(t *testing.T) {
 		"watch.stagger", "watch.max_per_reset", "watch.max_attempts", "watch.log_level",
 		"policy.session", "policy.5-hour", "policy.weekly", "policy.opus", "policy.sonnet", "policy.usage",
 		"policy.extra-usage", "policy.usage-credits", "policy.spending-cap", "policy.team", "policy.legacy",
-		"policy.unknown", "policy.max_wait", "panes.include", "panes.exclude"}
+		"policy.unknown", "policy.max_wait", "policy.untouched_after", "panes.include", "panes.exclude"}
 	want = append(want, notify.Keys()...) // [notify] is the notify package's, in its order
 	want = append(want, "servers.all", "servers.sockets", "hosts.names", "hosts.command", "hosts.timeout", "hosts.ssh",
 		"phone.listen", "phone.public", "phone.url", "phone.link_ttl", "phone.screen", "phone.prompts", "phone.prompt_max",

@@ -46,6 +46,10 @@ type Policy struct {
 	// MaxWait holds a stop whose reset is further away than this, as ActionNotify does,
 	// instead of waiting for it; 0 means no limit.
 	MaxWait time.Duration
+	// UntouchedAfter lets the watcher resume by itself a stop at which a person typed (a draft,
+	// even one cleared since) once its input box has been empty and its screen unchanged this
+	// long; 0 (the default) never: such a stop waits for a resume by hand or the person's Enter.
+	UntouchedAfter time.Duration
 }
 
 // defaultPolicy resumes every kind and waits for any reset.
@@ -138,7 +142,10 @@ func policyKeys() []setting {
 	}
 	return append(keys, newKey(meta{table: "policy", name: "max_wait", want: wantDuration,
 		help: `a reset further away than this is held and notified instead of waited for; "0": no limit`},
-		durationKind, func(c *Config) *time.Duration { return &c.Policy.MaxWait }, notNegative))
+		durationKind, func(c *Config) *time.Duration { return &c.Policy.MaxWait }, notNegative),
+		newKey(meta{table: "policy", name: "untouched_after", want: wantDuration,
+			help: `once a person typed at a stopped pane, resume it by itself only after its input box has been empty and unchanged this long; "0": never, resume by hand`},
+			durationKind, func(c *Config) *time.Duration { return &c.Policy.UntouchedAfter }, notNegative))
 }
 
 // suggestKind is the kind a user probably meant by an unknown key of [policy], "" when none.

@@ -51,7 +51,7 @@ func (s *script) watched(key, state string) *script {
 	}
 	note := ""
 	if state == "held" {
-		note = "a draft is in the input box; it is left alone (resume by hand when ready)"
+		note = "a draft is in the input box; left alone until you resume by hand or send a prompt"
 	}
 	s.j.Watched(key, state, note, due)
 	return s
@@ -114,7 +114,7 @@ func TestJudgeCompleteCycle(t *testing.T) {
 		"(a) plain: seen: waiting for the reset; resume due 22:43:05",
 		"(b) menu: seen: the options menu is open, focus on row 1, Stop is row 3; resume due 22:43:05",
 		"(c) native: seen: Claude Code's own auto-continue is armed; the watcher sends nothing",
-		"(d) draft: held: a draft is in the input box; it is left alone (resume by hand when ready)",
+		"(d) draft: held: a draft is in the input box; left alone until you resume by hand or send a prompt",
 		`(a) plain: resumed: received "continue", "\r" (message, then Enter)`,
 		`(b) menu: the menu's Stop row pressed: received "3", the menu closed`,
 		"(a) plain: the watcher sees it running again",

@@ -27,7 +27,7 @@ func snapshot(n int) Snapshot {
 		r := watcher.Row{Pane: "%" + string(rune('1'+i%9)), Target: "work:" + string(rune('1'+i%9)) + ".0", State: watcher.Waiting,
 			Kind: "session", Reset: t0.Add(30 * time.Minute), Zone: "UTC", Due: t0.Add(31 * time.Minute)}
 		if i == 1 {
-			r.State, r.Note = watcher.Held, "a draft is in the input box; it is left alone (resume by hand when ready)"
+			r.State, r.Note = watcher.Held, "a draft is in the input box; left alone until you resume by hand or send a prompt"
 		}
 		rows = append(rows, r)
 	}
@@ -181,7 +181,7 @@ func filterSnapshot() Snapshot {
 	return Snapshot{Watcher: "watcher pid 4242", Rows: []watcher.Row{
 		{Pane: "%1", Target: "api:1.0", State: watcher.Waiting, Kind: "session", Reset: reset, Zone: "UTC", Due: reset.Add(time.Minute)},
 		{Pane: "%2", Target: "web:2.0", State: watcher.Held, Kind: "session", Reset: reset, Zone: "UTC",
-			Note: "a draft is in the input box; it is left alone (resume by hand when ready)"},
+			Note: "a draft is in the input box; left alone until you resume by hand or send a prompt"},
 		{Pane: "%3", Target: "api:3.0", State: watcher.Running},
 		{Pane: "%4", Target: "Docs:4.0", State: watcher.Failed, Kind: "weekly", Reset: reset, Zone: "UTC"},
 	}}

@@ -70,6 +70,9 @@ type Pane struct {
 	Above string `json:"above,omitzero"`
 	// Sticky keeps a hold until the stop changes.
 	Sticky bool `json:"sticky,omitzero"`
+	// Person is true when a person typed at the pane during this stop (a draft was seen): it
+	// is held until resumed by hand, even with its box cleared.
+	Person bool `json:"person,omitzero"`
 }
 
 // file is the state file's content.

@@ -120,6 +120,10 @@ type pane struct {
 	sticky bool
 	// manual: the user asked to resume now (cac-tmux resume): the reset does not gate it.
 	manual bool
+	// person: a person typed at the pane during this stop (a draft that is not the watcher's
+	// message was seen). Nothing is typed by itself after that, the box cleared or not, unless
+	// policy.untouched_after released it (released) after the box stayed empty and unchanged.
+	person, released bool
 
 	// Looks.
 	looks      int
@@ -127,6 +131,8 @@ type pane struct {
 	lookedReal time.Time // wall clock, to compare with tmux's window_activity
 	activity   time.Time // window_activity at the last look
 	match      int       // the pre-filter's row at the last look
+	shown      string    // digest of the screen at the last look
+	shownSince time.Time // when the screen last changed, as far as the looks tell
 
 	// recs locates Claude Code's records of the process.
 	recs session
@@ -160,7 +166,8 @@ func (p *pane) needsLook(now time.Time) bool {
 	// come after it, so that second counts as a change too.
 	changed := !p.info.WindowActivity.Equal(p.activity) || p.lookedReal.Unix() <= p.info.WindowActivity.Unix()
 	if p.state != Running {
-		return changed || now.Sub(p.lookedAt) >= revisit
+		at := p.releaseAt()
+		return changed || now.Sub(p.lookedAt) >= revisit || !at.IsZero() && !now.Before(at) && p.lookedAt.Before(at)
 	}
 	if p.info.Match == tmuxctl.Quiet {
 		return false // no activity since the last listing, which judged it already
@@ -179,7 +186,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	p.recs.judged, p.recs.id = time.Time{}, "" // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
 	p.capNote, p.armed, p.foreign = "", false, ""
-	p.manual, p.slot, p.policy, p.silent = false, time.Time{}, decision{}, false
+	p.manual, p.slot, p.policy, p.silent, p.person, p.released = false, time.Time{}, decision{}, false, false, false
 	if p.state == Failed || p.state == Skipped || p.state == Held {
 		p.state = Limited // classify decides afresh
 	}
@@ -251,6 +258,9 @@ func wholeFrame(v detector.Verdict) bool {
 func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	// The message the watcher typed, or the one Claude Code put there itself, is no draft.
 	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message || v.Prefilled
+	if v.Input.Draft != "" && !ours {
+		p.person, p.released = true, false
+	}
 	held, why := p.byPolicy()
 	switch {
 	case !v.Waitable:
@@ -262,7 +272,9 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	case p.unknown:
 		p.set(Held, "cannot confirm the claude process (neither /proc nor ps and lsof answered); nothing will be typed")
 	case v.Input.Draft != "" && !ours:
-		p.set(Held, "a draft is in the input box; it is left alone (resume by hand when ready)")
+		p.set(Held, "a draft is in the input box; left alone"+byHand)
+	case p.person && !p.manual && !p.release(now):
+		p.set(Held, p.personNote())
 	case v.Menu.Open && v.Menu.StopDigit == 0:
 		p.set(Held, "the options menu has no row with a known Stop label; nothing will be pressed")
 	case v.Menu.Open && p.armed && !p.manual:
@@ -295,6 +307,40 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 }
 
 func (p *pane) set(s State, note string) { p.state, p.note = s, note }
+
+// byHand ends the note of a stop a person is at: what ends the hold (cac-tmux resume, the
+// popup's r, the phone's Resume; a prompt the person sends).
+const byHand = " until you resume by hand or send a prompt"
+
+// release says whether policy.untouched_after lets the watcher resume a stop a person typed
+// at: its screen (the box empty, as classify checked first) unchanged that long since the
+// last change the looks saw. Once released, the stop stays so until a draft is seen again,
+// so that the watcher's own keys, which change the screen, do not hold it.
+func (p *pane) release(now time.Time) bool {
+	if at := p.releaseAt(); !p.released && !at.IsZero() && !now.Before(at) {
+		p.released = true
+	}
+	return p.released
+}
+
+// releaseAt is when policy.untouched_after releases a stop a person typed at if its screen
+// stays as it is; zero when it does not apply.
+func (p *pane) releaseAt() time.Time {
+	if !p.person || p.released || p.pol.UntouchedAfter <= 0 || p.shownSince.IsZero() {
+		return time.Time{}
+	}
+	return p.shownSince.Add(p.pol.UntouchedAfter)
+}
+
+// personNote says why a stop a person typed at is held, and when it is released if
+// policy.untouched_after allows it.
+func (p *pane) personNote() string {
+	if at := p.releaseAt(); !at.IsZero() {
+		return "a person typed here after the stop; resumed by itself once the input box has been empty and unchanged for " +
+			p.pol.UntouchedAfter.String() + " (at " + at.Format(time.TimeOnly) + "), or by hand sooner"
+	}
+	return "a person typed here after the stop; held" + byHand
+}
 
 // retry schedules the next attempt after one that showed no effect, or gives up.
 func (p *pane) retry(now time.Time, why string) {
@@ -360,7 +406,8 @@ func (p *pane) record() (r store.Pane, ok bool) {
 	}
 	r = store.Pane{PID: p.PID, Start: p.Start, State: string(p.state), Note: p.note, Stop: p.stop,
 		Appeared: p.appeared, Stopped: p.stopped, Kind: string(p.kind), Due: p.due, RetryAt: p.retryAt,
-		Attempts: p.attempts, Sent: p.sent, Typed: p.typed, PressEnter: p.pressEnter, Above: p.pre, Sticky: p.sticky}
+		Attempts: p.attempts, Sent: p.sent, Typed: p.typed, PressEnter: p.pressEnter, Above: p.pre, Sticky: p.sticky,
+		Person: p.person}
 	if p.reset.Known {
 		r.Reset, r.ResetHow, r.ResetZone, r.ResetSource = p.reset.At, p.reset.How, p.reset.Zone, string(p.source)
 	}
@@ -387,6 +434,7 @@ func (p *pane) restore(r store.Pane) error {
 	p.state, p.note, p.stop, p.appeared, p.stopped, p.kind = state, r.Note, r.Stop, r.Appeared, r.Stopped, kind
 	p.told = told{state: state, kind: kind} // told by the watcher that stored it
 	p.due, p.retryAt, p.attempts, p.sent, p.typed, p.pressEnter, p.pre, p.sticky = r.Due, r.RetryAt, r.Attempts, r.Sent, r.Typed, r.PressEnter, r.Above, r.Sticky
+	p.person = r.Person
 	if !r.Reset.IsZero() {
 		at := r.Reset
 		if loc, err := time.LoadLocation(r.ResetZone); err == nil {

@@ -183,6 +183,24 @@ func TestDraftIsHeldUntouched(t *testing.T) {
 	}
 }
 
+// The person deletes the draft: the pane stays held through its due instant, and the only
+// input the fake ever read is the person's own C-u.
+func TestClearedDraftStaysHeld(t *testing.T) {
+	wd := newWorld(t, 2*time.Second)
+	f := wd.claude(false, "--scenario", "draft", "--draft", "half-written idea")
+	wd.start(nil)
+	wd.waitState(f.pane, watcher.Held)
+	wd.s.Tmux(t, "send-keys", "-t", f.pane, "C-u")
+	wd.waitRow(f.pane, "the note of a person at the pane", func(r watcher.Row, ok bool) bool {
+		return ok && strings.Contains(r.Note, "a person typed here")
+	})
+	wd.waitUntil(wd.reset.Add(testSchedule.Margin + 3*time.Second))
+	f.wantInputs([]string{"\x15"})
+	if r, _ := wd.row(f.pane); r.State != watcher.Held {
+		t.Errorf("state after the due instant = %s, want held", r.State)
+	}
+}
+
 func TestQuotedMessageGetsNoKey(t *testing.T) {
 	wd := newWorld(t, time.Second)
 	stop := "You've hit your session limit · resets " + clockText(wd.reset) + " (UTC)"

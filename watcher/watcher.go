@@ -670,6 +670,9 @@ func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (text string
 func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detector.Verdict {
 	v := detector.Detect(screen, detector.Facts{Now: now, Appeared: appeared, Zone: w.cfg.Zone})
 	p.lookedAt, p.activity, p.match = now, p.info.WindowActivity, p.info.Match
+	if d := digest(screen); d != p.shown {
+		p.shown, p.shownSince = d, now
+	}
 	p.looks++
 	return v
 }

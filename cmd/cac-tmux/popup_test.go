@@ -87,7 +87,7 @@ func TestPopupSizesAndJump(t *testing.T) {
 				a.inner.Tmux(t, "set-option", "-p", "-t", pane, "@cac_note", note)
 			}
 		}
-		publish(held, "held", "a draft is in the input box; it is left alone (resume by hand when ready)")
+		publish(held, "held", "a draft is in the input box; left alone until you resume by hand or send a prompt")
 		publish(waiting, "waiting", "")
 		a.inner.Tmux(t, "set-option", "-p", "-t", waiting, "@cac_due", reset.Add(time.Minute).Format(time.RFC3339))
 		screen := a.popup(t)
