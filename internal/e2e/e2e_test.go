@@ -149,6 +149,40 @@ func TestDraftHeld(t *testing.T) {
 	}
 }
 
+// The person deletes the draft (to type something else): the pane stays held, with the note
+// that a person typed there, and nothing reaches the API well past the reset plus the margin.
+func TestClearedDraftStaysHeld(t *testing.T) {
+	t.Parallel()
+	tl := need(t)
+	m := startMock(t, tl.mock)
+	c := startClaude(t, tl.claude, m, settings{})
+	reset := c.stopAndLimit(t, m, lead)
+	c.waitText(t, 30*time.Second, "What do you want to do?")
+	c.closeMenu(t)
+	const draft = "half written idea"
+	c.typeText(t, draft)
+	stopped := len(m.requests(t))
+	w := startWatch(t, tl.cac, c)
+	w.waitLog(t, 30*time.Second, c.pane, "held")
+
+	for range draft {
+		c.key(t, "BSpace")
+	}
+	c.wait(t, 10*time.Second, "the input box empty", func(screen string) bool { return inputLine(screen) == "" })
+	tmuxtest.WaitFor(t, 30*time.Second, "the watcher's note that a person typed at the pane", func() bool {
+		for _, l := range w.lines(t) {
+			if l["pane"] == c.pane && strings.Contains(fmt.Sprint(l["note"]), "a person typed here") {
+				return true
+			}
+		}
+		return false
+	})
+	quiet(t, m, c, stopped, time.Until(reset.Add(margin+30*time.Second)))
+	if got := w.keys(t, c.pane); len(got) != 0 {
+		t.Errorf("the watcher sent %q after the draft was deleted", got)
+	}
+}
+
 // Claude Code's own auto-continue armed (the default): the watcher sends nothing, and Claude
 // Code's own prompt, never continue, reaches the API after the reset.
 func TestNativeAutoContinueLeftAlone(t *testing.T) {
