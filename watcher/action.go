@@ -41,7 +41,7 @@ func (w *Watcher) do(ctx context.Context, id string, a Action, text, binding str
 		}
 	}
 	if binding != "" {
-		if why, err := Bound(ctx, w.tmux, w.finder, id, binding); err != nil || why != "" {
+		if _, why, err := Bound(ctx, w.tmux, w.finder, id, binding); err != nil || why != "" {
 			return refused("%s; nothing was done", why), err
 		}
 	}

@@ -35,18 +35,19 @@ func binds(binding string, id proc.Identity, session string) bool {
 	return binding != "" && (binding == BindingOf(id, session) || binding == BindingOf(id, ""))
 }
 
-// sessionIn is the session id that the registry entry of process id in env names now, "" when
-// there is none (no records, or an identity found without /proc).
-func sessionIn(env records.Env, id proc.Identity) string {
+// sessionIn is the session id that the registry entry of process id in env names now, and
+// the directory Claude Code runs in; "" when there is none (no records, or an identity found
+// without /proc).
+func sessionIn(env records.Env, id proc.Identity) (session, dir string) {
 	start, ok := id.ProcStart()
 	if !ok || env.Dir() == "" {
-		return ""
+		return "", ""
 	}
 	en, err := env.Session(id.PID, start)
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	return en.SessionID
+	return en.SessionID, en.Cwd
 }
 
 // binding is the binding of session p as the watcher knows it now, "" when its process is not
@@ -55,27 +56,38 @@ func (p *pane) binding() string {
 	if p.unknown || p.PID == 0 {
 		return ""
 	}
-	return BindingOf(p.Identity, sessionIn(p.recs.env, p.Identity))
+	session, _ := sessionIn(p.recs.env, p.Identity)
+	return BindingOf(p.Identity, session)
 }
 
-// Bound says why pane id does not run the session binding names now ("" when it does): the
-// claude process in the pane's foreground, found afresh, and the conversation its registry
-// entry names now. An empty binding binds nothing and is refused.
-func Bound(ctx context.Context, t Tmux, f Finder, id, binding string) (string, error) {
+// Place is where a session runs, as people name it.
+type Place struct {
+	// Target is the pane as session:window.pane, "main:1.0".
+	Target string
+	// Dir is the directory Claude Code runs in, from its registry entry; "" when unknown.
+	Dir string
+}
+
+// Bound says why pane id does not run the session binding names now ("" when it does), and
+// where it runs when it does: the claude process in the pane's foreground, found afresh, and
+// the conversation its registry entry names now. An empty binding binds nothing and is
+// refused.
+func Bound(ctx context.Context, t Tmux, f Finder, id, binding string) (Place, string, error) {
 	info, err := t.PaneInfo(ctx, id)
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoTarget):
-		return "there is no pane " + id, nil
+		return Place{}, "there is no pane " + id, nil
 	case err != nil:
-		return "", err
+		return Place{}, "", err
 	}
 	found, ok, err := f.Find(ctx, info.PID)
 	if err != nil || !ok {
-		return "Claude Code does not run in pane " + id + " now", nil
+		return Place{}, "Claude Code does not run in pane " + id + " now", nil
 	}
 	env, _ := f.Env(ctx, found.Identity) // unreadable: no conversation, which a binding with one refuses
-	if !binds(binding, found.Identity, sessionIn(env, found.Identity)) {
-		return "pane " + id + " now runs another Claude Code session than the one this was asked for (the process or its conversation changed)", nil
+	session, dir := sessionIn(env, found.Identity)
+	if !binds(binding, found.Identity, session) {
+		return Place{}, "pane " + id + " now runs another Claude Code session than the one this was asked for (the process or its conversation changed)", nil
 	}
-	return "", nil
+	return Place{Target: info.Target(), Dir: dir}, "", nil
 }

@@ -1,6 +1,7 @@
 package watcher_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,25 @@ func TestUnitEventsCarryTheBinding(t *testing.T) {
 	}
 	if got, want := told[0].Binding, watcher.BindingOf(p.claude, "conv-a"); got != want {
 		t.Errorf("the %s event's binding = %q, want %q (process 100, conversation conv-a)", told[0].Kind, got, want)
+	}
+}
+
+// Bound names where the session runs (for the phone's reply form), and refuses another.
+func TestBoundPlace(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, idle())
+	p.session(t, "conv-a", "idle")
+	ctx := context.Background()
+	place, why, err := watcher.Bound(ctx, r.tmux, r.tmux, "%1", watcher.BindingOf(p.claude, "conv-a"))
+	if err != nil || why != "" || place.Target != "s:0.0" || place.Dir != p.cwd() {
+		t.Errorf("Bound = %+v, %q, %v; want s:0.0 in %s", place, why, err, p.cwd())
+	}
+	for _, binding := range []string{"", watcher.BindingOf(p.claude, "conv-b"), watcher.BindingOf(proc.Identity{PID: 7, Start: "ticks:7"}, "")} {
+		if place, why, err := watcher.Bound(ctx, r.tmux, r.tmux, "%1", binding); err != nil || why == "" || place != (watcher.Place{}) {
+			t.Errorf("Bound(%q) = %+v, %q, %v; want a refusal", binding, place, why, err)
+		}
+	}
+	if _, why, err := watcher.Bound(ctx, r.tmux, r.tmux, "%9", watcher.BindingOf(p.claude, "")); err != nil || !strings.Contains(why, "no pane %9") {
+		t.Errorf("Bound of a pane that is not there = %q, %v", why, err)
 	}
 }
