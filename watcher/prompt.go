@@ -20,10 +20,11 @@ import (
 const Prompt Action = "prompt"
 
 // commandModes are the characters that, first in Claude Code's input box, make the input
-// something other than a prompt to the model: "!" bash mode (2.1.332 runs "!touch FILE"
-// with no permission prompt), "/" a slash command (/login, /model, /config change the
-// session), "#" a memory note written to CLAUDE.md (1.x and 2.0), "&" a task sent to the
-// background (2.1). A prompt typed from afar is never one of them.
+// something other than a prompt to the model: "!" bash mode (measured: 2.1.332 runs
+// "!touch FILE" with no permission prompt), "/" a slash command (/login, /model, /config
+// change the session). "#" (a memory note written to CLAUDE.md in 1.x) and "&" (a task handed
+// to a background session in recent 2.x) are not measured here; they are refused too, since a
+// prompt typed from afar never needs to start with a mode switch.
 const commandModes = "!/#&"
 
 // CheckPrompt says what is wrong with text as a prompt, "" when nothing: the rule of the
@@ -36,7 +37,7 @@ func CheckPrompt(text string) string {
 		return "the prompt " + msg
 	}
 	if first, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(text, unicode.IsSpace)); strings.ContainsRune(commandModes, first) {
-		return fmt.Sprintf("the prompt starts with %q, which Claude Code reads as a command, not a prompt (! runs a shell command, / a slash command, # writes memory, & starts a background task); reword it", first)
+		return fmt.Sprintf("the prompt starts with %q, which Claude Code reads as a command, not a prompt (! runs a shell command, / a slash command; # and & switch its input mode too); reword it", first)
 	}
 	if n := utf8.RuneCountInString(text); n > config.MaxPrompt {
 		return fmt.Sprintf("the prompt is %d characters long; at most %d are typed", n, config.MaxPrompt)
