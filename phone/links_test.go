@@ -143,7 +143,7 @@ func TestDecorateWithout(t *testing.T) {
 }
 
 // TestNewLinksRefuses: a base URL the phone should not be sent to (plain http beyond this
-// host, a query, credentials) and a missing signer or ttl are errors.
+// host, a query, credentials) and a missing signer, ttl or endpoint state are errors.
 func TestNewLinksRefuses(t *testing.T) {
 	s := phone.NewSigner(clocktest.New(start).Now)
 	for _, u := range []string{"http://box.example", "ftp://box.example", "https://box.example/?a=1", "https://box.example/#x",
@@ -162,5 +162,8 @@ func TestNewLinksRefuses(t *testing.T) {
 	}
 	if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", Up: listening}); err == nil {
 		t.Error("NewLinks without a ttl = nil error")
+	}
+	if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", TTL: time.Hour}); err == nil {
+		t.Error("NewLinks without the endpoint's state (Up) = nil error")
 	}
 }

@@ -17,6 +17,19 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
+// wantNotFound GETs u and fails the test unless it is answered 404 (http.NotFoundHandler).
+func wantNotFound(t *testing.T, u string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET %s: %d, want 404", u, resp.StatusCode)
+	}
+}
+
 // TestServeRefusesBeyondLoopback: without public, an address that other hosts reach is
 // refused before anything listens, with the fix.
 func TestServeRefusesBeyondLoopback(t *testing.T) {
@@ -55,14 +68,7 @@ func TestServeLoopback(t *testing.T) {
 			if !strings.HasPrefix(listening, "127.0.0.1:") && !strings.HasPrefix(listening, "[::1]:") {
 				t.Errorf("listening on %s", listening)
 			}
-			resp, err := http.Get("http://" + listening + "/v1/act")
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusNotFound {
-				t.Errorf("GET: %d", resp.StatusCode)
-			}
+			wantNotFound(t, "http://"+listening+"/v1/act")
 			cancel()
 			select {
 			case err := <-done:
@@ -102,14 +108,7 @@ func TestEndpointPortHeld(t *testing.T) {
 	other.Close()
 	clk.Add(30 * time.Second)
 	tmuxtest.WaitFor(t, 10*time.Second, "the endpoint to listen", e.Up)
-	resp, err := http.Get("http://" + e.Addr + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("GET: %d", resp.StatusCode)
-	}
+	wantNotFound(t, "http://"+e.Addr+"/")
 	cancel()
 	select {
 	case <-done:

@@ -10,16 +10,23 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
+// idleInConversation is a rig whose pane %1 runs claude 100, idle in conversation conv-a,
+// looked at once; its events are told to the events returned.
+func idleInConversation(t *testing.T) (*rig, *fakePane, *events) {
+	told := &events{}
+	r := newRig(t, func(c *watcher.Config) { c.Notify = told })
+	p := r.tmux.add("%1", 100, idle())
+	p.session(t, "conv-a", "idle")
+	r.at(0)
+	return r, p, told
+}
+
 // A request bound to a session (a phone's button) is carried out only while the pane runs
 // that session: the same claude process and the same conversation. Another process under the
 // same pane id (respawn-pane -k, a tmux server started again on the socket) or another
 // conversation in the same process is refused, and nothing is typed.
 func TestUnitBoundRequest(t *testing.T) {
-	var told events
-	r := newRig(t, func(c *watcher.Config) { c.Notify = &told })
-	p := r.tmux.add("%1", 100, idle())
-	p.session(t, "conv-a", "idle")
-	r.at(0)
+	r, p, _ := idleInConversation(t)
 	first := watcher.BindingOf(p.claude, "conv-a")
 
 	ask := func(d time.Duration, request string) string {
@@ -56,26 +63,20 @@ func TestUnitBoundRequest(t *testing.T) {
 // The watcher's events carry the binding of the session they are about, which the phone's
 // buttons carry: the process and, once its records are read, the conversation.
 func TestUnitEventsCarryTheBinding(t *testing.T) {
-	var told events
-	r := newRig(t, func(c *watcher.Config) { c.Notify = &told })
-	p := r.tmux.add("%1", 100, idle())
-	p.session(t, "conv-a", "idle")
-	r.at(0)
+	r, p, told := idleInConversation(t)
 	p.draw(stopped("7:30pm", ""))
 	r.at(time.Minute)
-	if len(told) != 1 {
+	if len(*told) != 1 {
 		t.Fatalf("events = %q, want one", told.kinds())
 	}
-	if got, want := told[0].Binding, watcher.BindingOf(p.claude, "conv-a"); got != want {
-		t.Errorf("the %s event's binding = %q, want %q (process 100, conversation conv-a)", told[0].Kind, got, want)
+	if got, want := (*told)[0].Binding, watcher.BindingOf(p.claude, "conv-a"); got != want {
+		t.Errorf("the %s event's binding = %q, want %q (process 100, conversation conv-a)", (*told)[0].Kind, got, want)
 	}
 }
 
 // Bound names where the session runs (for the phone's reply form), and refuses another.
 func TestBoundPlace(t *testing.T) {
-	r := newRig(t, nil)
-	p := r.tmux.add("%1", 100, idle())
-	p.session(t, "conv-a", "idle")
+	r, p, _ := idleInConversation(t)
 	ctx := context.Background()
 	place, why, err := watcher.Bound(ctx, r.tmux, r.tmux, "%1", watcher.BindingOf(p.claude, "conv-a"))
 	if err != nil || why != "" || place.Target != "s:0.0" || place.Dir != p.cwd() {
