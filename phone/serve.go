@@ -46,8 +46,9 @@ func Serve(ctx context.Context, addr string, public bool, h http.Handler, log ze
 // Listen listens on addr (host:port). Unless public, the address must be this host's own
 // (loopback: "localhost", 127.0.0.0/8, ::1), so that only the user's tunnel reaches it; ""
 // and 0.0.0.0 are every address, not loopback. A name is resolved once, and Listen listens on
-// the address it resolved to. Listening apart from serving lets the caller report a port in
-// use at its start.
+// the address it resolved to. The listener accepts at most maxConns connections at once.
+// Listening apart from serving lets Endpoint tell an address that must never be listened on
+// (an error at the watcher's start) from a port held now (tried again later).
 func Listen(ctx context.Context, addr string, public bool) (net.Listener, error) {
 	listen, err := listenAddr(ctx, addr, public)
 	if err != nil {

@@ -58,7 +58,7 @@ type Config struct {
 	// refusalBurst in refusalWindow, one line that counts them); never a token, a prompt or a
 	// screen.
 	Log zerolog.Logger
-	// Clock is the watcher's clock: it times the windows of the refusals' log.
+	// Clock is the watcher's clock (required): it times the windows of the refusals' log.
 	Clock clock.Clock
 	// Screen and Prompts are [phone] screen and prompts: without them, a request for the
 	// screen or a reply is refused whatever its token. PromptMax is [phone] prompt_max, in

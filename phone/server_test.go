@@ -458,6 +458,7 @@ func TestRefusalsBounded(t *testing.T) {
 	if n, _ := lines("phone: request refused"); n != 5 || strings.Count(r.logs.String(), "\n") != 5 {
 		t.Fatalf("%d refusals logged one by one, %d lines in all; want 5:\n%s", n, strings.Count(r.logs.String(), "\n"), r.logs)
 	}
+	tmuxtest.WaitFor(t, 10*time.Second, "the summariser asleep on the clock", func() bool { return r.clk.Timers() > 0 })
 	r.clk.Add(10 * time.Second) // the window ends: its summary is logged without another request
 	want := "phone: refused 296 more requests in the last 10s (forged token 295, malformed 1)"
 	tmuxtest.WaitFor(t, 10*time.Second, "the window's summary", func() bool { n, _ := lines(want); return n == 1 })
