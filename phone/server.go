@@ -86,10 +86,11 @@ const (
 //   - POST /v1/reply (the form: server, pane, token, text): the text is checked, then the
 //     token redeemed, and the prompt typed in the background; its outcome is Reported.
 //
-// A refusal is 400 (a malformed request or token), 403 (a token forged, expired, used or for
-// another target; screen or replies off), 503 (too many tokens used, or the watcher is
-// stopping); its text never echoes
-// the token. Other paths are 404, other methods 405.
+// A refusal is 400 (a malformed request or token, a reply's text), 403 (a token forged,
+// expired, used or for another target; screen or replies off), 409 (the form of a link whose
+// pane no longer runs its session), 503 (too many tokens used, the pane unreadable, or the
+// watcher is stopping); its text never echoes the token. Other paths are 404, other methods
+// 405. The session a token is bound to is checked by the watcher when it acts (Actor).
 type Handler struct {
 	c       Config
 	ctx     context.Context
