@@ -41,8 +41,12 @@ func (w *Watcher) do(ctx context.Context, id string, a Action, text, binding str
 		}
 	}
 	if binding != "" {
-		if _, why, err := Bound(ctx, w.tmux, w.finder, id, binding); err != nil || why != "" {
-			return refused("%s; nothing was done", why), err
+		_, why, err := Bound(ctx, w.tmux, w.finder, id, binding)
+		switch {
+		case err != nil:
+			return Outcome{}, err
+		case why != "":
+			return refused("%s; nothing was done", why), nil
 		}
 	}
 	var out Outcome

@@ -331,9 +331,10 @@ func actHere(ctx context.Context, c *tmuxctl.Client, st *store.Store, id string,
 // The server half: the running watcher answers (Tick hands it each pane with a request).
 
 // answer carries out a request a command left in the pane option @cac_request ("ACTION
-// NONCE", or "ACTION~BINDING NONCE" for one session only: do checks Bound) and answers it in @cac_reply ("NONCE VERDICT MESSAGE", see replyValue). The request is
-// withdrawn first, so it is carried out once. A resume whose keys went out is answered
-// "sent", and its outcome later (answerAwait).
+// NONCE", or "ACTION~BINDING NONCE" for one session only: do checks Bound) and answers it in
+// @cac_reply ("NONCE VERDICT MESSAGE", see replyValue). The request is withdrawn first, so it
+// is carried out once. A resume whose keys went out is answered "sent", and its outcome later
+// (answerAwait).
 func (w *Watcher) answer(ctx context.Context, info tmuxctl.Pane) error {
 	name, nonce, _ := strings.Cut(info.Request, " ")
 	if name == awaitRequest {
