@@ -78,6 +78,10 @@ type Event struct {
 	// ntfy channel (url) shows them, the first maxActions of them; the hook and the desktop
 	// leave them out. Their URLs and bodies hold single-use tokens: never logged.
 	Actions []Action
+	// Binding names the Claude Code session the event is about (watcher.BindingOf: its
+	// process and conversation), "" when its process is not known: package phone binds each
+	// button to it, and offers none without it.
+	Binding string
 }
 
 // Action is a button of a notification. ntfy shows it as an "http" action (a tap POSTs Body

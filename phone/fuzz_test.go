@@ -21,6 +21,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add(".", uint(2), byte('\n'))
 	f.Add("YzF8eHx5.AAAA", uint(3), byte(0xff))
 	f.Add("c1|%2Ftmp|%253|resume|held|1|AAAAAAAAAAAAAAAAAAAAAAAAAA", uint(40), byte('-'))
+	f.Add("c2|0123456789abcdef|%253|00112233445566778899aabb|resume|held|1|AAAAAAAAAAAAAAAAAAAAAAAAAA", uint(50), byte('0'))
 	wants := []phone.Target{targetOf(c), {}, {ServerID: "0000000000000000", Pane: "%3", Action: phone.Resume}}
 	f.Fuzz(func(t *testing.T, token string, pos uint, b byte) {
 		if token != tok {

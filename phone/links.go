@@ -41,8 +41,11 @@ type LinksConfig struct {
 	// Signer signs the tokens; one Signer serves every server of the process, and the
 	// Handler checks with it.
 	Signer *Signer
-	// Socket is the tmux server's socket path: the tokens carry it, the URLs its ServerID.
+	// Socket is the tmux server's socket path: the tokens and the URLs carry its ServerID.
 	Socket string
+	// Up reports whether the endpoint listens now (Endpoint.Up): while it does not, no button
+	// is offered, since a tap would reach whatever holds the address then.
+	Up func() bool
 	// URL is [phone] url: the public base URL at which the phone reaches the Handler
 	// through the user's tunnel ("https://box.tail1234.ts.net"; a path is kept as a prefix).
 	URL string
@@ -72,29 +75,33 @@ func NewLinks(c LinksConfig) (*Links, error) {
 		return nil, fmt.Errorf("phone: links: url %q: want https://HOST, or http:// to a loopback host", c.URL)
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
 		return nil, fmt.Errorf("phone: links: url %q: want no query or fragment", c.URL)
-	case c.Signer == nil || c.Socket == "" || c.TTL <= 0:
-		return nil, fmt.Errorf("phone: links: a signer, a socket and a positive ttl are needed")
+	case c.Signer == nil || c.Socket == "" || c.TTL <= 0 || c.Up == nil:
+		return nil, fmt.Errorf("phone: links: a signer, a socket, a positive ttl and the endpoint's state are needed")
 	}
-	return &Links{c: c, base: u, id: ServerID(c.Socket)}, nil
+	return &Links{c: c, base: u, id: c.Signer.ServerID(c.Socket)}, nil
 }
 
 // ServerID is the server's ID in the links' URLs (ServerID of its socket).
 func (l *Links) ServerID() string { return l.id }
 
 // Decorate returns e with the buttons of its kind (buttons), each with a token of its own,
-// valid for TTL from now. An event without a pane id ("%3") gets none, and so does an event
-// of a kind without buttons. e's own Actions are replaced.
+// bound to e's session (e.Binding) and valid for TTL from now. An event without a pane id
+// ("%3") or a binding gets none, and so does an event of a kind without buttons, and every
+// event while the endpoint does not listen. e's own Actions are replaced.
 func (l *Links) Decorate(e notify.Event) notify.Event {
-	if l == nil || !paneForm(e.Pane) {
+	if l == nil {
 		return e
 	}
 	e.Actions = nil
+	if !paneForm(e.Pane) || e.Binding == "" || !l.c.Up() {
+		return e
+	}
 	expires := l.c.Signer.now().Add(l.c.TTL)
 	for _, a := range buttons[e.Kind] {
 		if a == Screen && !l.c.Screen || a == Reply && !l.c.Prompts {
 			continue
 		}
-		token := l.c.Signer.Mint(Claim{Server: l.c.Socket, Pane: e.Pane, Action: a, Event: string(e.Kind), Expires: expires})
+		token := l.c.Signer.Mint(Claim{Server: l.id, Pane: e.Pane, Binding: e.Binding, Action: a, Event: string(e.Kind), Expires: expires})
 		e.Actions = append(e.Actions, l.action(e.Pane, a, token))
 	}
 	return e

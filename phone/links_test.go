@@ -1,6 +1,7 @@
 package phone_test
 
 import (
+	"encoding/base64"
 	"net/url"
 	"slices"
 	"strings"
@@ -12,10 +13,13 @@ import (
 	"github.com/cac-tmux/cac-tmux/phone"
 )
 
-// newLinks is the Links of sock with base URL base, on a manual clock.
+// listening is the state of an endpoint that listens (LinksConfig.Up).
+func listening() bool { return true }
+
+// newLinks is the Links of sock with base URL base, on a manual clock, its endpoint up.
 func newLinks(t *testing.T, s *phone.Signer, base string, screen, prompts bool) *phone.Links {
 	t.Helper()
-	l, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: base, TTL: time.Hour, Screen: screen, Prompts: prompts})
+	l, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: base, TTL: time.Hour, Screen: screen, Prompts: prompts, Up: listening})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +42,7 @@ func TestButtonsPerEvent(t *testing.T) {
 		{notify.Resumed, []string{"Screen", "Reply"}, nil},
 		{notify.Skipped, []string{"Unskip", "Screen"}, []string{"Unskip"}},
 	} {
-		e := notify.Event{Kind: tc.kind, Pane: "%3", Target: "main:1.0"}
+		e := notify.Event{Kind: tc.kind, Pane: "%3", Target: "main:1.0", Binding: bound}
 		for _, v := range []struct {
 			l    *phone.Links
 			want []string
@@ -60,17 +64,18 @@ func TestButtonsPerEvent(t *testing.T) {
 
 // TestButtonURLs: a button POSTs its token to {url}/v1/act, naming the server by its ID
 // (never the socket path), the pane and the action, and the token is valid for exactly that
-// target for the TTL; Reply opens {url}/v1/reply with its token in the query. A base URL's
-// path is kept as a prefix.
+// target for the TTL, bound to the event's session; Reply opens {url}/v1/reply with its token
+// in the query. A base URL's path is kept as a prefix. Neither a URL nor a token's payload
+// shows the socket's path.
 func TestButtonURLs(t *testing.T) {
 	clk := clocktest.New(start)
 	s := phone.NewSigner(clk.Now)
 	l := newLinks(t, s, "https://box.example/cac/", true, true)
-	if l.ServerID() != phone.ServerID(sock) {
+	if l.ServerID() != s.ServerID(sock) {
 		t.Errorf("ServerID = %q", l.ServerID())
 	}
-	held := l.Decorate(notify.Event{Kind: notify.Held, Pane: "%3"})
-	for i, a := range append(held.Actions, l.Decorate(notify.Event{Kind: notify.Resumed, Pane: "%3"}).Actions...) {
+	held := l.Decorate(notify.Event{Kind: notify.Held, Pane: "%3", Binding: bound})
+	for i, a := range append(held.Actions, l.Decorate(notify.Event{Kind: notify.Resumed, Pane: "%3", Binding: bound}).Actions...) {
 		u, err := url.Parse(a.URL)
 		if err != nil || strings.Contains(a.URL, "tmux") {
 			t.Fatalf("button %q: URL %q (%v)", a.Label, a.URL, err)
@@ -92,8 +97,13 @@ func TestButtonURLs(t *testing.T) {
 		}
 		want := phone.Target{ServerID: l.ServerID(), Pane: "%3", Action: action}
 		c, err := s.Check(token, want)
-		if err != nil || c.Server != sock || !c.Expires.Equal(start.Add(time.Hour)) {
+		if err != nil || c.Server != l.ServerID() || c.Binding != bound || !c.Expires.Equal(start.Add(time.Hour)) {
 			t.Errorf("button %q: Check = %+v, %v", a.Label, c, err)
+		}
+		payload, _, _ := strings.Cut(token, ".")
+		if text, err := base64.RawURLEncoding.DecodeString(payload); err != nil || strings.Contains(string(text), "tmux") ||
+			strings.Contains(string(text), url.QueryEscape(sock)) {
+			t.Errorf("button %q: the token's payload %q (%v) shows the socket", a.Label, text, err)
 		}
 	}
 	if got := []string{held.Actions[0].Body, held.Actions[1].Body}; got[0] == got[1] {
@@ -101,41 +111,59 @@ func TestButtonURLs(t *testing.T) {
 	}
 }
 
-// TestDecorateWithout: a nil Links, an event without a pane id, or of a kind without
-// buttons, get no buttons.
+// TestDecorateWithout: a nil Links, an event without a pane id, without the binding of its
+// session (its process is not known), or of a kind without buttons, get no buttons; nor does
+// any event while the endpoint does not listen (another program may hold its port).
 func TestDecorateWithout(t *testing.T) {
 	var none *phone.Links
-	e := notify.Event{Kind: notify.Held, Pane: "%3"}
+	e := notify.Event{Kind: notify.Held, Pane: "%3", Binding: bound}
 	if got := none.Decorate(e); got.Actions != nil {
 		t.Errorf("nil Links: %+v", got.Actions)
 	}
-	l := newLinks(t, phone.NewSigner(clocktest.New(start).Now), "https://box.example", true, true)
-	for _, e := range []notify.Event{{Kind: notify.Held}, {Kind: notify.Held, Pane: "main:1.0"}, {Kind: "other", Pane: "%3"}} {
+	s := phone.NewSigner(clocktest.New(start).Now)
+	l := newLinks(t, s, "https://box.example", true, true)
+	for _, e := range []notify.Event{{Kind: notify.Held, Binding: bound}, {Kind: notify.Held, Pane: "main:1.0", Binding: bound},
+		{Kind: "other", Pane: "%3", Binding: bound}, {Kind: notify.Held, Pane: "%3"}} {
 		if got := l.Decorate(e); len(got.Actions) != 0 {
 			t.Errorf("Decorate(%+v) = %+v, want no buttons", e, got.Actions)
 		}
 	}
+	up := false
+	down, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", TTL: time.Hour, Up: func() bool { return up }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := down.Decorate(e); len(got.Actions) != 0 {
+		t.Errorf("endpoint down: Decorate = %+v, want no buttons", got.Actions)
+	}
+	up = true
+	if got := down.Decorate(e); len(got.Actions) == 0 {
+		t.Error("endpoint up again: no buttons")
+	}
 }
 
 // TestNewLinksRefuses: a base URL the phone should not be sent to (plain http beyond this
-// host, a query, credentials) and a missing signer or ttl are errors.
+// host, a query, credentials) and a missing signer, ttl or endpoint state are errors.
 func TestNewLinksRefuses(t *testing.T) {
 	s := phone.NewSigner(clocktest.New(start).Now)
 	for _, u := range []string{"http://box.example", "ftp://box.example", "https://box.example/?a=1", "https://box.example/#x",
 		"https://me:pw@box.example", "box.example", "", "https://"} {
-		if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: u, TTL: time.Hour}); err == nil {
+		if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: u, TTL: time.Hour, Up: listening}); err == nil {
 			t.Errorf("NewLinks(url %q) = nil error", u)
 		}
 	}
 	for _, u := range []string{"https://box.example", "http://127.0.0.1:8765", "http://localhost:1/x", "http://[::1]:9"} {
-		if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: u, TTL: time.Hour}); err != nil {
+		if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: u, TTL: time.Hour, Up: listening}); err != nil {
 			t.Errorf("NewLinks(url %q) = %v", u, err)
 		}
 	}
-	if _, err := phone.NewLinks(phone.LinksConfig{Socket: sock, URL: "https://box.example", TTL: time.Hour}); err == nil {
+	if _, err := phone.NewLinks(phone.LinksConfig{Socket: sock, URL: "https://box.example", TTL: time.Hour, Up: listening}); err == nil {
 		t.Error("NewLinks without a signer = nil error")
 	}
-	if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example"}); err == nil {
+	if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", Up: listening}); err == nil {
 		t.Error("NewLinks without a ttl = nil error")
+	}
+	if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", TTL: time.Hour}); err == nil {
+		t.Error("NewLinks without the endpoint's state (Up) = nil error")
 	}
 }

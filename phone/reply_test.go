@@ -42,8 +42,10 @@ func (r *rig) send(t *testing.T, b notify.Action, text string) (int, string) {
 }
 
 // TestReply: the Reply button opens a form (GET, any number of times: it never consumes the
-// token, as a link previewer fetches it); the form sent types the prompt once, trimmed, and
-// reports the outcome; sent again, it is refused.
+// token, as a link previewer fetches it) that names the session as the popup does (its
+// session:window.pane, its project, Claude Code); the form sent types the prompt once,
+// trimmed, into the session the notification was about, and reports the outcome; sent again,
+// it is refused.
 func TestReply(t *testing.T) {
 	r := newRig(t, nil)
 	b := r.button(t, notify.Resumed, "Reply")
@@ -53,6 +55,11 @@ func TestReply(t *testing.T) {
 		if status != http.StatusOK || !strings.Contains(page, `<form method="post" action="reply">`) ||
 			!strings.Contains(page, `value="`+token.Query().Get("token")+`"`) || !strings.Contains(page, `maxlength="20"`) {
 			t.Fatalf("GET %s: %d\n%s", b.URL, status, page)
+		}
+		for _, want := range []string{"<h1>Reply to Claude Code</h1>", `<strong id="target">main:1.0</strong>`, `<span id="project">cac-tmux</span>`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the form does not name the session: no %q in\n%s", want, page)
+			}
 		}
 	}
 	if len(r.actor.Calls()) != 0 {
@@ -64,6 +71,9 @@ func TestReply(t *testing.T) {
 	}
 	if got, want := r.actor.Calls(), []string{"prompt " + sock + " %3 carry on, please"}; !slices.Equal(got, want) {
 		t.Errorf("Actor asked %q, want %q", got, want)
+	}
+	if got := r.actor.Bindings(); !slices.Equal(got, []string{bound}) {
+		t.Errorf("the reply was asked for the sessions %q, want the notification's %q", got, bound)
 	}
 	if got := r.Reports(); len(got) != 1 || got[0].title != "cac-tmux: reply to %3: done" {
 		t.Errorf("reports %q", got)
@@ -81,8 +91,9 @@ func TestReply(t *testing.T) {
 }
 
 // TestReplyRefusesText: an empty reply, one longer than prompt_max characters, one with a
-// newline or another control character is refused before the token is redeemed, so the
-// link works after a fix.
+// newline or another control character, and one that Claude Code would read as a command
+// (a shell command, a slash command, a memory note, a background task), blanks before it
+// included, is refused before the token is redeemed, so the link works after a fix.
 func TestReplyRefusesText(t *testing.T) {
 	r := newRig(t, nil)
 	b := r.button(t, notify.Resumed, "Reply")
@@ -92,7 +103,13 @@ func TestReplyRefusesText(t *testing.T) {
 		{"one\ntwo", "one line"},
 		{"tab\there", "control characters"},
 		{"bell\a", "control characters"},
+		{"!touch /tmp/x", "reads as a command"},
+		{" \u00a0 !touch /tmp/x", "reads as a command"},
+		{"/login", "reads as a command"},
+		{"# push to main", "reads as a command"},
+		{"&deploy", "reads as a command"},
 	} {
+		r.clk.Add(10 * time.Second) // a window of the refusals' log of its own: each is logged
 		status, text := r.send(t, b, tc.text)
 		if status != http.StatusBadRequest || !strings.Contains(text, tc.answer) {
 			t.Errorf("send(%q): %d %q, want 400 and %q", tc.text, status, text, tc.answer)
@@ -114,10 +131,10 @@ func TestRepliesOff(t *testing.T) {
 	b := on.button(t, notify.Resumed, "Reply")
 	u, _ := url.Parse(b.URL)
 	r := newRig(t, func(c *phone.Config) { c.Prompts = false })
-	if got := r.links.Decorate(notify.Event{Kind: notify.Resumed, Pane: "%3"}); slices.ContainsFunc(got.Actions, func(a notify.Action) bool { return a.Label == "Reply" }) {
+	if got := r.links.Decorate(notify.Event{Kind: notify.Resumed, Pane: "%3", Binding: bound}); slices.ContainsFunc(got.Actions, func(a notify.Action) bool { return a.Label == "Reply" }) {
 		t.Errorf("prompts off: buttons %+v", got.Actions)
 	}
-	tok := r.signer.Mint(phone.Claim{Server: sock, Pane: "%3", Action: phone.Reply, Expires: start.Add(time.Hour)})
+	tok := r.signer.Mint(phone.Claim{Server: r.links.ServerID(), Pane: "%3", Binding: bound, Action: phone.Reply, Expires: start.Add(time.Hour)})
 	q := url.Values{"server": {u.Query().Get("server")}, "pane": {"%3"}, "token": {tok}}
 	if status, text := get(t, r.srv.URL+"/v1/reply?"+q.Encode()); status != http.StatusForbidden || !strings.Contains(text, "replies are off") {
 		t.Errorf("GET with prompts off: %d %q", status, text)
@@ -133,4 +150,22 @@ func TestRepliesOff(t *testing.T) {
 		t.Errorf("POST with prompts off: %d, Actor asked %q", resp.StatusCode, r.actor.Calls())
 	}
 	r.checkRefusal(t, "", "reply", "replies are off", tok)
+}
+
+// TestReplyFormSessionGone: the form of a Reply link whose pane no longer runs the session
+// of its notification says so (409) instead of offering to type into another one; its token
+// is left unused.
+func TestReplyFormSessionGone(t *testing.T) {
+	r := newRig(t, nil)
+	b := r.button(t, notify.Resumed, "Reply")
+	r.actor.gone = "pane %3 now runs another Claude Code session than the one this was asked for"
+	status, page := get(t, b.URL)
+	if status != http.StatusConflict || !strings.Contains(page, "another Claude Code session") || strings.Contains(page, "<form") {
+		t.Errorf("GET: %d %q, want 409 naming the change", status, page)
+	}
+	r.checkRefusal(t, "%3", "reply", "gone")
+	u, _ := url.Parse(b.URL)
+	if _, err := r.signer.Check(u.Query().Get("token"), phone.Target{ServerID: r.links.ServerID(), Pane: "%3", Action: phone.Reply}); err != nil {
+		t.Errorf("the form of a gone session used its token: %v", err)
+	}
 }

@@ -15,20 +15,34 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // Actor carries out what a link asks, with the same code and the same gates as the
-// commands: the wiring implements it with watcher.Ask (cmd/cac-tmux). server is the tmux
-// server's socket path, pane its pane id ("%3").
+// commands: the wiring implements it with watcher.Ask (cmd/cac-tmux), AskConfig.Binding set
+// to the session's binding, so that the watcher refuses any other session in the pane.
 type Actor interface {
-	// Act resumes, skips or unskips the pane through watcher.Ask: the gates of `cac-tmux
+	// Act resumes, skips or unskips the session through watcher.Ask: the gates of `cac-tmux
 	// resume`. A refusal is an Outcome (neither Done nor Sent), not an error.
-	Act(ctx context.Context, server, pane string, a watcher.Action) (watcher.Outcome, error)
-	// Screen is the pane's text, cleaned (detector.CleanScreen).
-	Screen(ctx context.Context, server, pane string) (string, error)
-	// Prompt types text into an idle Claude Code in the pane, then Enter.
-	Prompt(ctx context.Context, server, pane, text string) (watcher.Outcome, error)
+	Act(ctx context.Context, s Session, a watcher.Action) (watcher.Outcome, error)
+	// Screen is the pane's text, only while it runs the session (watcher.Bound).
+	Screen(ctx context.Context, s Session) (string, error)
+	// Prompt types text into the session, idle, then Enter.
+	Prompt(ctx context.Context, s Session, text string) (watcher.Outcome, error)
+	// Where is where the session runs (watcher.Bound), for the reply form; why says why the
+	// pane does not run it now ("" when it does).
+	Where(ctx context.Context, s Session) (p watcher.Place, why string, err error)
+}
+
+// Session is the Claude Code session a token was minted for.
+type Session struct {
+	// Server is the tmux server's socket path (Signer.Socket of the token's server ID).
+	Server string
+	// Pane is its pane id, "%3".
+	Pane string
+	// Binding is its process and conversation (watcher.BindingOf), as the notification told.
+	Binding string
 }
 
 // Config is what a Handler is made of.
@@ -40,9 +54,12 @@ type Config struct {
 	// Report tells the phone how an accepted action went (the wiring sends it to the ntfy
 	// topic): a title and a body of plain text.
 	Report func(ctx context.Context, title, body string)
-	// Log gets a line per request accepted (info) or refused (warn, with the reason); never a
-	// token, a prompt or a screen.
+	// Log gets a line per request accepted (info) or refused (warn, with the reason; beyond
+	// refusalBurst in refusalWindow, one line that counts them); never a token, a prompt or a
+	// screen.
 	Log zerolog.Logger
+	// Clock is the watcher's clock (required): it times the windows of the refusals' log.
+	Clock clock.Clock
 	// Screen and Prompts are [phone] screen and prompts: without them, a request for the
 	// screen or a reply is refused whatever its token. PromptMax is [phone] prompt_max, in
 	// characters.
@@ -69,25 +86,29 @@ const (
 //   - POST /v1/reply (the form: server, pane, token, text): the text is checked, then the
 //     token redeemed, and the prompt typed in the background; its outcome is Reported.
 //
-// A refusal is 400 (a malformed request or token), 403 (a token forged, expired, used or for
-// another target; screen or replies off), 503 (too many tokens used, or the watcher is
-// stopping); its text never echoes
-// the token. Other paths are 404, other methods 405.
+// A refusal is 400 (a malformed request or token, a reply's text), 403 (a token forged,
+// expired, used or for another target; screen or replies off), 409 (the form of a link whose
+// pane no longer runs its session), 503 (too many tokens used, the pane unreadable, or the
+// watcher is stopping); its text never echoes the token. Other paths are 404, other methods
+// 405. The session a token is bound to is checked by the watcher when it acts (Actor).
 type Handler struct {
-	c    Config
-	ctx  context.Context
-	mux  *http.ServeMux
-	wg   sync.WaitGroup
-	form *template.Template
+	c       Config
+	ctx     context.Context
+	mux     *http.ServeMux
+	wg      sync.WaitGroup
+	form    *template.Template
+	refused refusals
 }
 
 // NewHandler returns the Handler of c. ctx is the base of every action it starts: they end
-// when it is canceled (the watcher's shutdown), and Wait waits for them.
+// when it is canceled (the watcher's shutdown), and Wait waits for them; the count of the
+// refusals not logged one by one is logged at the end of each window until then.
 func NewHandler(ctx context.Context, c Config) *Handler {
 	h := &Handler{c: c, ctx: ctx, mux: http.NewServeMux(), form: replyForm}
 	h.mux.HandleFunc("POST /v1/act", h.act)
 	h.mux.HandleFunc("GET /v1/reply", h.showReply)
 	h.mux.HandleFunc("POST /v1/reply", h.reply)
+	go h.summariseEvery(ctx, c.Clock)
 	return h
 }
 
@@ -121,7 +142,7 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, t, http.StatusBadRequest, fmt.Errorf("%w: body: %w", ErrMalformed, err))
 		return
 	}
-	c, err := h.c.Signer.Redeem(strings.TrimSpace(string(body)), t)
+	c, s, err := h.redeem(strings.TrimSpace(string(body)), t)
 	if err != nil {
 		h.refuse(w, r, t, statusOf(err), err)
 		return
@@ -129,9 +150,9 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request) {
 	h.accept(w, c, "accepted: %s of %s; the outcome follows as a notification\n", c.Action, c.Pane)
 	h.start(func(ctx context.Context) (string, string) {
 		if c.Action == Screen {
-			return h.screen(ctx, c)
+			return h.screen(ctx, c, s)
 		}
-		o, err := h.c.Actor.Act(ctx, c.Server, c.Pane, watcher.Action(c.Action))
+		o, err := h.c.Actor.Act(ctx, s, watcher.Action(c.Action))
 		return h.outcome(c, o, err)
 	})
 }
@@ -149,16 +170,41 @@ func (h *Handler) showReply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := q.Get("token")
-	if _, err := h.c.Signer.Check(token, t); err != nil {
+	s, err := h.check(token, t)
+	if err != nil {
 		h.refuse(w, r, t, statusOf(err), err)
+		return
+	}
+	place, why, err := h.c.Actor.Where(r.Context(), s)
+	switch {
+	case err != nil:
+		h.refuse(w, r, t, http.StatusServiceUnavailable, fmt.Errorf("%w: %w", errUnreadable, err))
+		return
+	case why != "":
+		h.refuse(w, r, t, http.StatusConflict, fmt.Errorf("%w: %s", errGone, why))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-	err = h.form.Execute(w, map[string]any{"Server": t.ServerID, "Pane": t.Pane, "Token": token, "Max": h.c.PromptMax})
+	err = h.form.Execute(w, replyPage{Server: t.ServerID, Pane: t.Pane, Token: token, Max: h.c.PromptMax,
+		Target: place.Target, Project: projectOf(place.Dir)})
 	if err != nil {
 		h.c.Log.Warn().Err(err).Str("pane", t.Pane).Msg("phone: the reply form was not written whole")
 	}
+}
+
+// check checks token for t without consuming it (Signer.Check) and returns the session it
+// names, the server mapped back to its socket (as redeem).
+func (h *Handler) check(token string, t Target) (Session, error) {
+	socket, ok := h.c.Signer.Socket(t.ServerID)
+	if !ok {
+		return Session{}, ErrOtherTarget
+	}
+	c, err := h.c.Signer.Check(token, t)
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{Server: socket, Pane: c.Pane, Binding: c.Binding}, nil
 }
 
 // reply is POST /v1/reply: the form sent. The text is checked before the token is redeemed,
@@ -188,16 +234,31 @@ func (h *Handler) reply(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, t, http.StatusServiceUnavailable, errStopping)
 		return
 	}
-	c, err := h.c.Signer.Redeem(f.Get("token"), t)
+	c, s, err := h.redeem(f.Get("token"), t)
 	if err != nil {
 		h.refuse(w, r, t, statusOf(err), err)
 		return
 	}
 	h.accept(w, c, "accepted: the reply to %s is being typed; the outcome follows as a notification\n", c.Pane)
 	h.start(func(ctx context.Context) (string, string) {
-		o, err := h.c.Actor.Prompt(ctx, c.Server, c.Pane, text)
+		o, err := h.c.Actor.Prompt(ctx, s, text)
 		return h.outcome(c, o, err)
 	})
+}
+
+// redeem redeems token for t (Signer.Redeem) and returns its claim and the session it names,
+// the server mapped back to its socket. A server ID whose links the Signer never made is
+// refused before the token is looked at, as one for another target.
+func (h *Handler) redeem(token string, t Target) (Claim, Session, error) {
+	socket, ok := h.c.Signer.Socket(t.ServerID)
+	if !ok {
+		return Claim{}, Session{}, ErrOtherTarget
+	}
+	c, err := h.c.Signer.Redeem(token, t)
+	if err != nil {
+		return Claim{}, Session{}, err
+	}
+	return c, Session{Server: socket, Pane: c.Pane, Binding: c.Binding}, nil
 }
 
 // CheckPrompt is the rule of a reply typed from the phone: the text trimmed of spaces
@@ -258,8 +319,8 @@ func (h *Handler) outcome(c Claim, o watcher.Outcome, err error) (string, string
 }
 
 // screen is the report of a Screen action: the end of the pane's text.
-func (h *Handler) screen(ctx context.Context, c Claim) (string, string) {
-	text, err := h.c.Actor.Screen(ctx, c.Server, c.Pane)
+func (h *Handler) screen(ctx context.Context, c Claim, s Session) (string, string) {
+	text, err := h.c.Actor.Screen(ctx, s)
 	if err != nil {
 		h.c.Log.Warn().Err(err).Str("pane", c.Pane).Msg("phone: the screen was not read")
 		return "cac-tmux: screen of " + c.Pane + " not read", err.Error()
@@ -298,16 +359,28 @@ var (
 	errScreenOff  = errors.New("phone: screen is off ([phone] screen = false)")
 	errPromptsOff = errors.New("phone: replies are off ([phone] prompts = false)")
 	errPrompt     = errors.New("phone: reply refused")
+	// errGone: the pane no longer runs the session the link was sent for; the token is left
+	// unused (it is refused at the action too).
+	errGone = errors.New("phone: the session of this link is gone")
+	// errUnreadable: the pane could not be read to name its session.
+	errUnreadable = errors.New("phone: the pane cannot be read now")
 	// errStopping: the watcher is shutting down (the Handler's context ended); the token is
 	// left unused.
 	errStopping = errors.New("phone: the watcher is stopping")
 )
 
 // refuse answers status with a short text for err, and logs the refusal at warn with the
-// target the request named and the reason; never the token.
+// target the request named and the reason, never the token; or, beyond refusalBurst in a
+// window, counts it for the window's summary.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, t Target, status int, err error) {
-	h.c.Log.Warn().Str("pane", t.Pane).Str("action", string(t.Action)).Str("server", t.ServerID).
-		Str("path", r.URL.Path).Str("reason", err.Error()).Int("status", status).Msg("phone: request refused")
+	full, summary := h.refused.admit(h.c.Clock.Now(), reasonOf(err))
+	if summary != "" {
+		h.c.Log.Warn().Msg(summary)
+	}
+	if full {
+		h.c.Log.Warn().Str("pane", t.Pane).Str("action", string(t.Action)).Str("server", t.ServerID).
+			Str("path", r.URL.Path).Str("reason", err.Error()).Int("status", status).Msg("phone: request refused")
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	fmt.Fprintln(w, "refused: "+answerOf(err))
@@ -338,6 +411,10 @@ func answerOf(err error) string {
 		return "too many links were used lately; try again later"
 	case errors.Is(err, errScreenOff), errors.Is(err, errPromptsOff), errors.Is(err, errStopping):
 		return strings.TrimPrefix(err.Error(), "phone: ")
+	case errors.Is(err, errUnreadable):
+		return strings.TrimPrefix(errUnreadable.Error(), "phone: ") + "; try again"
+	case errors.Is(err, errGone):
+		return strings.TrimPrefix(err.Error(), errGone.Error()+": ") + "; this link is not for the session there now"
 	case errors.Is(err, errPrompt):
 		return strings.TrimPrefix(err.Error(), errPrompt.Error()+": ") + "; go back and change it"
 	}
@@ -394,24 +471,3 @@ func checkTarget(t Target) error {
 	}
 	return nil
 }
-
-// replyForm is the page of a Reply link: one text field and a button, sent back with the
-// token to POST /v1/reply (relative, so that a base URL with a path prefix works).
-var replyForm = template.Must(template.New("reply").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>cac-tmux: reply to {{.Pane}}</title>
-<style>body{font-family:sans-serif;margin:1em}textarea{width:100%;box-sizing:border-box}</style>
-</head><body>
-<h1>Reply to pane {{.Pane}}</h1>
-<p>Typed into Claude Code when it is idle, then Enter. One line, at most {{.Max}} characters.</p>
-<form method="post" action="reply">
-<input type="hidden" name="server" value="{{.Server}}">
-<input type="hidden" name="pane" value="{{.Pane}}">
-<input type="hidden" name="token" value="{{.Token}}">
-<textarea name="text" rows="6" maxlength="{{.Max}}" required autofocus></textarea>
-<p><button type="submit">Send</button></p>
-</form>
-</body></html>
-`))

@@ -21,6 +21,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/notify"
 	"github.com/cac-tmux/cac-tmux/phone"
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -30,32 +31,52 @@ import (
 
 // fakeActor records what it is asked and answers as told.
 type fakeActor struct {
-	mu      sync.Mutex
-	calls   []string // "act resume /sock %3", "screen /sock %3", "prompt /sock %3 TEXT"
-	outcome watcher.Outcome
-	err     error
-	screen  string
+	mu       sync.Mutex
+	calls    []string // "act resume /sock %3", "screen /sock %3", "prompt /sock %3 TEXT"
+	bindings []string // the session's binding of each call
+	outcome  watcher.Outcome
+	err      error
+	screen   string
+	place    watcher.Place // where the session runs (Where)
+	gone     string        // why the pane no longer runs the session (Where), "" when it does
 }
 
-func (f *fakeActor) record(s string) {
+func (f *fakeActor) record(s phone.Session, call string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls = append(f.calls, s)
+	f.calls = append(f.calls, call)
+	f.bindings = append(f.bindings, s.Binding)
 }
 
-func (f *fakeActor) Act(_ context.Context, server, pane string, a watcher.Action) (watcher.Outcome, error) {
-	f.record(fmt.Sprintf("act %s %s %s", a, server, pane))
+func (f *fakeActor) Act(_ context.Context, s phone.Session, a watcher.Action) (watcher.Outcome, error) {
+	f.record(s, fmt.Sprintf("act %s %s %s", a, s.Server, s.Pane))
 	return f.outcome, f.err
 }
 
-func (f *fakeActor) Screen(_ context.Context, server, pane string) (string, error) {
-	f.record(fmt.Sprintf("screen %s %s", server, pane))
+func (f *fakeActor) Screen(_ context.Context, s phone.Session) (string, error) {
+	f.record(s, fmt.Sprintf("screen %s %s", s.Server, s.Pane))
 	return f.screen, f.err
 }
 
-func (f *fakeActor) Prompt(_ context.Context, server, pane, text string) (watcher.Outcome, error) {
-	f.record(fmt.Sprintf("prompt %s %s %s", server, pane, text))
+func (f *fakeActor) Prompt(_ context.Context, s phone.Session, text string) (watcher.Outcome, error) {
+	f.record(s, fmt.Sprintf("prompt %s %s %s", s.Server, s.Pane, text))
 	return f.outcome, f.err
+}
+
+func (f *fakeActor) Where(_ context.Context, s phone.Session) (watcher.Place, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.gone != "" {
+		return watcher.Place{}, f.gone, nil
+	}
+	return f.place, "", f.err
+}
+
+// Bindings are the bindings of the calls so far.
+func (f *fakeActor) Bindings() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.bindings)
 }
 
 func (f *fakeActor) Calls() []string {
@@ -105,9 +126,10 @@ type rig struct {
 // Config).
 func newRig(t *testing.T, edit func(c *phone.Config)) *rig {
 	t.Helper()
-	r := &rig{clk: clocktest.New(start), actor: &fakeActor{outcome: watcher.Outcome{Done: true, Message: "resumed main:1.0"}}, logs: &logBuf{}}
+	r := &rig{clk: clocktest.New(start), logs: &logBuf{}, actor: &fakeActor{outcome: watcher.Outcome{Done: true, Message: "resumed main:1.0"},
+		place: watcher.Place{Target: "main:1.0", Dir: "/home/u/src/cac-tmux"}}}
 	r.signer = phone.NewSigner(r.clk.Now)
-	c := phone.Config{Signer: r.signer, Actor: r.actor, Log: zerolog.New(r.logs).Level(zerolog.DebugLevel),
+	c := phone.Config{Signer: r.signer, Actor: r.actor, Log: zerolog.New(r.logs).Level(zerolog.DebugLevel), Clock: r.clk,
 		Screen: true, Prompts: true, PromptMax: 20,
 		Report: func(_ context.Context, title, body string) {
 			r.mu.Lock()
@@ -121,7 +143,7 @@ func newRig(t *testing.T, edit func(c *phone.Config)) *rig {
 	r.h, r.cancel = phone.NewHandler(ctx, c), cancel
 	r.srv = httptest.NewServer(r.h)
 	t.Cleanup(func() { r.srv.Close(); cancel(); r.h.Wait() })
-	l, err := phone.NewLinks(phone.LinksConfig{Signer: r.signer, Socket: sock, URL: r.srv.URL, TTL: time.Hour, Screen: c.Screen, Prompts: c.Prompts})
+	l, err := phone.NewLinks(phone.LinksConfig{Signer: r.signer, Socket: sock, URL: r.srv.URL, TTL: time.Hour, Screen: c.Screen, Prompts: c.Prompts, Up: listening})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +154,7 @@ func newRig(t *testing.T, edit func(c *phone.Config)) *rig {
 // button is the button labelled label on event kind of pane %3.
 func (r *rig) button(t *testing.T, kind notify.EventKind, label string) notify.Action {
 	t.Helper()
-	for _, a := range r.links.Decorate(notify.Event{Kind: kind, Pane: "%3"}).Actions {
+	for _, a := range r.links.Decorate(notify.Event{Kind: kind, Pane: "%3", Binding: bound}).Actions {
 		if a.Label == label {
 			return a
 		}
@@ -226,7 +248,7 @@ func TestButtonActsOnce(t *testing.T) {
 func TestRefusedTaps(t *testing.T) {
 	r := newRig(t, nil)
 	other := phone.NewSigner(r.clk.Now)
-	otherLinks, err := phone.NewLinks(phone.LinksConfig{Signer: r.signer, Socket: "/tmp/tmux-1000/work", URL: r.srv.URL, TTL: time.Hour})
+	otherLinks, err := phone.NewLinks(phone.LinksConfig{Signer: r.signer, Socket: "/tmp/tmux-1000/work", URL: r.srv.URL, TTL: time.Hour, Up: listening})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +268,7 @@ func TestRefusedTaps(t *testing.T) {
 	}{
 		{"forged", func() (string, string) {
 			b := r.button(t, notify.Held, "Skip")
-			return b.URL, other.Mint(phone.Claim{Server: sock, Pane: "%3", Action: phone.Skip, Expires: start.Add(time.Hour)})
+			return b.URL, other.Mint(phone.Claim{Server: r.links.ServerID(), Pane: "%3", Binding: bound, Action: phone.Skip, Expires: start.Add(time.Hour)})
 		}, 403, "skip", "not signed", "not valid here"},
 		{"malformed", func() (string, string) { return r.button(t, notify.Held, "Skip").URL, "hello" }, 400, "skip", "malformed", "malformed"},
 		{"other pane", func() (string, string) {
@@ -275,6 +297,7 @@ func TestRefusedTaps(t *testing.T) {
 		{"huge body", func() (string, string) { return r.button(t, notify.Held, "Skip").URL, strings.Repeat("A", 5000) }, 400, "skip", "malformed", "malformed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			r.clk.Add(10 * time.Second) // a window of the refusals' log of its own: each is logged
 			u, body := tc.tap()
 			status, text := r.post(t, u, body)
 			if status != tc.status || !strings.HasPrefix(text, "refused: ") || !strings.Contains(text, tc.answer) || len(body) > 20 && strings.Contains(text, body) {
@@ -336,19 +359,19 @@ func TestScreen(t *testing.T) {
 
 	off := newRig(t, func(c *phone.Config) { c.Screen = false })
 	for _, kind := range []notify.EventKind{notify.Stopped, notify.Held, notify.Skipped} {
-		for _, a := range off.links.Decorate(notify.Event{Kind: kind, Pane: "%3"}).Actions {
+		for _, a := range off.links.Decorate(notify.Event{Kind: kind, Pane: "%3", Binding: bound}).Actions {
 			if a.Label == "Screen" {
 				t.Errorf("%s offers Screen with screen off", kind)
 			}
 		}
 	}
-	tok := off.signer.Mint(phone.Claim{Server: sock, Pane: "%3", Action: phone.Screen, Expires: start.Add(time.Hour)})
-	u := off.srv.URL + "/v1/act?" + url.Values{"server": {phone.ServerID(sock)}, "pane": {"%3"}, "action": {"screen"}}.Encode()
+	tok := off.signer.Mint(phone.Claim{Server: off.links.ServerID(), Pane: "%3", Binding: bound, Action: phone.Screen, Expires: start.Add(time.Hour)})
+	u := off.srv.URL + "/v1/act?" + url.Values{"server": {off.links.ServerID()}, "pane": {"%3"}, "action": {"screen"}}.Encode()
 	if status, text := off.post(t, u, tok); status != http.StatusForbidden || !strings.Contains(text, "screen is off") {
 		t.Errorf("screen off: %d %q", status, text)
 	}
 	off.checkRefusal(t, "%3", "screen", "screen is off", tok)
-	if _, err := off.signer.Check(tok, phone.Target{ServerID: phone.ServerID(sock), Pane: "%3", Action: phone.Screen}); err != nil {
+	if _, err := off.signer.Check(tok, phone.Target{ServerID: off.links.ServerID(), Pane: "%3", Action: phone.Screen}); err != nil {
 		t.Errorf("a refused screen request used its token: %v", err)
 	}
 	if calls := off.actor.Calls(); len(calls) != 0 {
@@ -406,7 +429,44 @@ func TestStopping(t *testing.T) {
 		t.Errorf("tap: %d %q", status, text)
 	}
 	r.checkRefusal(t, "%3", "skip", "stopping", b.Body)
-	if _, err := r.signer.Check(b.Body, phone.Target{ServerID: phone.ServerID(sock), Pane: "%3", Action: phone.Skip}); err != nil || len(r.actor.Calls()) != 0 {
+	if _, err := r.signer.Check(b.Body, phone.Target{ServerID: r.links.ServerID(), Pane: "%3", Action: phone.Skip}); err != nil || len(r.actor.Calls()) != 0 {
 		t.Errorf("Check = %v, Actor asked %q", err, r.actor.Calls())
+	}
+}
+
+// TestRefusalsBounded: a flood of forged tokens writes the first five refusals of a window
+// one line each, then nothing until the window ends, and then one line that counts the rest
+// by reason; the next window logs its first refusals again.
+func TestRefusalsBounded(t *testing.T) {
+	r := newRig(t, nil)
+	u := r.button(t, notify.Held, "Skip").URL
+	forged := phone.NewSigner(r.clk.Now).Mint(phone.Claim{Server: r.links.ServerID(), Pane: "%3", Binding: bound, Action: phone.Skip, Expires: start.Add(time.Hour)})
+	for range 300 {
+		if status, _ := r.post(t, u, forged); status != http.StatusForbidden {
+			t.Fatalf("forged: %d", status)
+		}
+	}
+	r.post(t, u, "junk")
+	lines := func(msg string) (n int, last string) {
+		for _, l := range r.logs.lines(t) {
+			if m := fmt.Sprint(l["message"]); strings.HasPrefix(m, msg) {
+				n, last = n+1, m
+			}
+		}
+		return n, last
+	}
+	if n, _ := lines("phone: request refused"); n != 5 || strings.Count(r.logs.String(), "\n") != 5 {
+		t.Fatalf("%d refusals logged one by one, %d lines in all; want 5:\n%s", n, strings.Count(r.logs.String(), "\n"), r.logs)
+	}
+	tmuxtest.WaitFor(t, 10*time.Second, "the summariser asleep on the clock", func() bool { return r.clk.Timers() > 0 })
+	r.clk.Add(10 * time.Second) // the window ends: its summary is logged without another request
+	want := "phone: refused 296 more requests in the last 10s (forged token 295, malformed 1)"
+	tmuxtest.WaitFor(t, 10*time.Second, "the window's summary", func() bool { n, _ := lines(want); return n == 1 })
+	r.post(t, u, forged)
+	if n, _ := lines("phone: request refused"); n != 6 {
+		t.Errorf("the next window's first refusal: %d lines one by one, want 6", n)
+	}
+	if strings.Contains(r.logs.String(), forged) {
+		t.Error("the log shows a token")
 	}
 }

@@ -42,13 +42,18 @@ func (a Action) known() bool {
 	return false
 }
 
-// Claim is what a token grants: one action on one pane of one tmux server, until Expires.
+// Claim is what a token grants: one action on one Claude Code session in one pane of one tmux
+// server, until Expires.
 type Claim struct {
-	// Server is the tmux server's socket path.
+	// Server is the tmux server's ID (Signer.ServerID of its socket): the token never holds
+	// the socket's path, which names the user and the server.
 	Server string
 	// Pane is tmux's pane id, "%3".
-	Pane   string
-	Action Action
+	Pane string
+	// Binding is the Claude Code session the notification was about (watcher.BindingOf: its
+	// process and conversation): the action is refused in any other (watcher.Bound).
+	Binding string
+	Action  Action
 	// Event is the notification the link came with ("held"), for the log.
 	Event string
 	// Expires is when the token stops being accepted (to the second).
@@ -89,11 +94,11 @@ const (
 	keySize = 32
 	// macSize is the size of an HMAC-SHA256.
 	macSize = sha256.Size
-	// maxToken bounds a token's length before any decoding: a socket path is at most 108
-	// bytes, so a real token is well under 400 characters.
+	// maxToken bounds a token's length before any decoding: a real token is under 300
+	// characters.
 	maxToken = 2048
 	// version starts every payload: a later encoding gets another, and this one is refused.
-	version = "c1"
+	version = "c2"
 )
 
 // maxUsed bounds the redeemed nonces kept until their expiry. Minting keeps no state (a
@@ -110,8 +115,9 @@ type Signer struct {
 	key []byte
 	now func() time.Time
 
-	mu   sync.Mutex
-	used usedSet
+	mu      sync.Mutex
+	used    usedSet
+	sockets map[string]string // by ServerID: the servers whose links were made
 }
 
 // NewSigner returns a Signer with a fresh random key; now is the clock (the watcher's, a
@@ -119,7 +125,7 @@ type Signer struct {
 func NewSigner(now func() time.Time) *Signer {
 	key := make([]byte, keySize)
 	rand.Read(key) // never fails (crypto/rand: it crashes the program rather than return short)
-	return &Signer{key: key, now: now, used: usedSet{at: map[string]time.Time{}}}
+	return &Signer{key: key, now: now, used: usedSet{at: map[string]time.Time{}}, sockets: map[string]string{}}
 }
 
 // Mint returns the token of c with a fresh random Nonce: the payload (encodeClaim) and its
@@ -181,7 +187,7 @@ func (s *Signer) verify(token string, want Target) (Claim, error) {
 	if err != nil {
 		return Claim{}, err
 	}
-	if ServerID(c.Server) != want.ServerID || c.Pane != want.Pane || c.Action != want.Action {
+	if c.Server != want.ServerID || c.Pane != want.Pane || c.Action != want.Action {
 		return Claim{}, ErrOtherTarget
 	}
 	if !s.now().Before(c.Expires) {
@@ -220,26 +226,27 @@ func split(token string) (payload, mac []byte, err error) {
 	return payload, mac, nil
 }
 
-// encodeClaim is the payload of c: "c1|SERVER|PANE|ACTION|EVENT|EXPIRES|NONCE", the strings
-// query-escaped (so "|" never appears in a field), Expires in Unix seconds.
+// encodeClaim is the payload of c: "c2|SERVER|PANE|BINDING|ACTION|EVENT|EXPIRES|NONCE", the
+// strings query-escaped (so "|" never appears in a field), Expires in Unix seconds.
 func encodeClaim(c Claim) string {
-	return strings.Join([]string{version, url.QueryEscape(c.Server), url.QueryEscape(c.Pane), string(c.Action),
-		url.QueryEscape(c.Event), strconv.FormatInt(c.Expires.Unix(), 10), c.Nonce}, "|")
+	return strings.Join([]string{version, url.QueryEscape(c.Server), url.QueryEscape(c.Pane), url.QueryEscape(c.Binding),
+		string(c.Action), url.QueryEscape(c.Event), strconv.FormatInt(c.Expires.Unix(), 10), c.Nonce}, "|")
 }
 
-// decodeClaim reads a payload strictly: the version, seven fields, a known action, a nonce
+// decodeClaim reads a payload strictly: the version, eight fields, a known action, a nonce
 // as rand.Text makes it, and nothing that encodeClaim would have written otherwise.
 func decodeClaim(p string) (Claim, error) {
 	f := strings.Split(p, "|")
-	if len(f) != 7 || f[0] != version {
+	if len(f) != 8 || f[0] != version {
 		return Claim{}, ErrMalformed
 	}
 	server, err1 := url.QueryUnescape(f[1])
 	pane, err2 := url.QueryUnescape(f[2])
-	event, err3 := url.QueryUnescape(f[4])
-	exp, err4 := strconv.ParseInt(f[5], 10, 64)
-	c := Claim{Server: server, Pane: pane, Action: Action(f[3]), Event: event, Expires: time.Unix(exp, 0), Nonce: f[6]}
-	if errors.Join(err1, err2, err3, err4) != nil || !c.Action.known() || !nonceForm(c.Nonce) || encodeClaim(c) != p {
+	binding, err3 := url.QueryUnescape(f[3])
+	event, err4 := url.QueryUnescape(f[5])
+	exp, err5 := strconv.ParseInt(f[6], 10, 64)
+	c := Claim{Server: server, Pane: pane, Binding: binding, Action: Action(f[4]), Event: event, Expires: time.Unix(exp, 0), Nonce: f[7]}
+	if errors.Join(err1, err2, err3, err4, err5) != nil || !c.Action.known() || !nonceForm(c.Nonce) || encodeClaim(c) != p {
 		return Claim{}, ErrMalformed
 	}
 	return c, nil
@@ -250,12 +257,29 @@ func nonceForm(n string) bool {
 	return len(n) == 26 && !strings.ContainsFunc(n, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '2' && r <= '7') })
 }
 
-// ServerID names the tmux server on socket in the links' URLs: the first 16 hex digits of
-// a SHA-256 of the path. It is the same for the same socket, and it does not show the path
-// (the URLs pass through the ntfy server and the tunnel's logs).
-func ServerID(socket string) string {
-	sum := sha256.Sum256([]byte("cac-tmux phone server\x00" + socket))
-	return hex.EncodeToString(sum[:8])
+// ServerID names the tmux server on socket in the links' URLs and tokens: the first 16 hex
+// digits of an HMAC-SHA256 of the path under the Signer's key. It is the same for the same
+// socket while the watcher runs, and it does not show the path, nor can the path be guessed
+// back from it ("/tmp/tmux-1000/default" would be, from a plain digest): the URLs pass
+// through the ntfy server and the tunnel's logs. The Signer remembers it, so that a request
+// is mapped back to the socket (Socket).
+func (s *Signer) ServerID(socket string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte("cac-tmux phone server\x00" + socket))
+	id := hex.EncodeToString(m.Sum(nil)[:8])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sockets[id] = socket
+	return id
+}
+
+// Socket is the socket path of the server named id (ServerID); ok is false for a server whose
+// links this Signer never made.
+func (s *Signer) Socket(id string) (socket string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	socket, ok = s.sockets[id]
+	return socket, ok
 }
 
 // usedSet is the nonces redeemed and not yet expired, with a min-heap of their expiries so

@@ -20,19 +20,20 @@ func signed(s *Signer, payload string) string {
 func TestPayloadStrict(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	s := NewSigner(func() time.Time { return now })
-	good := "c1|%2Ftmp%2Ftmux-1000%2Fdefault|%253|resume|held|1800003600|ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	want := Target{ServerID: ServerID("/tmp/tmux-1000/default"), Pane: "%3", Action: Resume}
+	id := s.ServerID("/tmp/tmux-1000/default")
+	good := "c2|" + id + "|%253|0123456789abcdef01234567|resume|held|1800003600|ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	want := Target{ServerID: id, Pane: "%3", Action: Resume}
 	c, err := s.Check(signed(s, good), want)
-	if err != nil || c.Server != "/tmp/tmux-1000/default" || c.Pane != "%3" || c.Event != "held" || !c.Expires.Equal(now.Add(time.Hour)) {
+	if err != nil || c.Server != id || c.Pane != "%3" || c.Binding != "0123456789abcdef01234567" || c.Event != "held" || !c.Expires.Equal(now.Add(time.Hour)) {
 		t.Fatalf("Check(good) = %+v, %v", c, err)
 	}
 	if encodeClaim(c) != good {
 		t.Fatalf("encodeClaim = %q, want %q", encodeClaim(c), good)
 	}
 	for _, bad := range []string{
-		strings.Replace(good, "c1|", "c2|", 1),
-		strings.Replace(good, "%2F", "%2f", 1),          // another spelling of "/"
-		strings.Replace(good, "|held|", "|he%20ld|", 1), // encodeClaim writes a space "+"
+		strings.Replace(good, "c2|", "c1|", 1),
+		strings.Replace(good, "789abcdef", "789%61bcdef", 1), // another spelling of "a"
+		strings.Replace(good, "|held|", "|he%20ld|", 1),      // encodeClaim writes a space "+"
 		strings.Replace(good, "1800003600", "+1800003600", 1),
 		strings.Replace(good, "1800003600", "01800003600", 1),
 		strings.Replace(good, "|resume|", "|Resume|", 1),

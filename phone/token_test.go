@@ -14,17 +14,22 @@ import (
 // start is the manual clock's first instant.
 var start = time.Date(2026, 11, 26, 18, 0, 0, 0, time.UTC)
 
-// sock is the socket of the tmux server the tokens name.
-const sock = "/tmp/tmux-1000/default"
+// sock is the socket of the tmux server the links name; sid an ID of a server as the tokens
+// carry it (Signer.ServerID); bound the binding of a Claude Code session (watcher.BindingOf).
+const (
+	sock  = "/tmp/tmux-1000/default"
+	sid   = "0123456789abcdef"
+	bound = "00112233445566778899aabb"
+)
 
-// claim is a token's claim on pane %3 of sock, valid for an hour from start.
+// claim is a token's claim on pane %3 of server sid, valid for an hour from start.
 func claim(a phone.Action) phone.Claim {
-	return phone.Claim{Server: sock, Pane: "%3", Action: a, Event: "held", Expires: start.Add(time.Hour)}
+	return phone.Claim{Server: sid, Pane: "%3", Binding: bound, Action: a, Event: "held", Expires: start.Add(time.Hour)}
 }
 
 // targetOf is the target a request for c names.
 func targetOf(c phone.Claim) phone.Target {
-	return phone.Target{ServerID: phone.ServerID(c.Server), Pane: c.Pane, Action: c.Action}
+	return phone.Target{ServerID: c.Server, Pane: c.Pane, Action: c.Action}
 }
 
 // TestRedeemOnce: a token is checked any number of times, redeemed once, then refused as
@@ -36,7 +41,7 @@ func TestRedeemOnce(t *testing.T) {
 	tok := s.Mint(c)
 	for range 2 {
 		got, err := s.Check(tok, targetOf(c))
-		if err != nil || got.Server != sock || got.Pane != "%3" || got.Action != phone.Resume || got.Event != "held" ||
+		if err != nil || got.Server != sid || got.Pane != "%3" || got.Binding != bound || got.Action != phone.Resume || got.Event != "held" ||
 			!got.Expires.Equal(c.Expires) || len(got.Nonce) != 26 {
 			t.Fatalf("Check = %+v, %v", got, err)
 		}
@@ -71,7 +76,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"other pane", tok, other(func(w *phone.Target) { w.Pane = "%4" }), phone.ErrOtherTarget},
 		{"other action", tok, other(func(w *phone.Target) { w.Action = phone.Resume }), phone.ErrOtherTarget},
-		{"other server", tok, other(func(w *phone.Target) { w.ServerID = phone.ServerID("/tmp/tmux-1000/work") }), phone.ErrOtherTarget},
+		{"other server", tok, other(func(w *phone.Target) { w.ServerID = "fedcba9876543210" }), phone.ErrOtherTarget},
 		{"another watcher's key", phone.NewSigner(clk.Now).Mint(c), want, phone.ErrForged},
 		{"signature of another token", swapSignature(tok, s.Mint(c)), want, phone.ErrForged},
 		{"empty", "", want, phone.ErrMalformed},
@@ -199,11 +204,22 @@ func TestEveryMutationRefused(t *testing.T) {
 }
 
 // TestServerID: an ID is 16 hex digits, the same for the same socket, different for
-// another, and does not show the path.
+// another, and does not show the path; it is keyed (another watcher's differs, so a guessed
+// path cannot be checked against it), and the Signer maps it back to the socket.
 func TestServerID(t *testing.T) {
-	a, b := phone.ServerID(sock), phone.ServerID("/tmp/tmux-1000/work")
-	if a != phone.ServerID(sock) || a == b || len(a) != 16 || strings.Trim(a, "0123456789abcdef") != "" || strings.Contains(a, "tmux") {
+	s := phone.NewSigner(clocktest.New(start).Now)
+	a, b := s.ServerID(sock), s.ServerID("/tmp/tmux-1000/work")
+	if a != s.ServerID(sock) || a == b || len(a) != 16 || strings.Trim(a, "0123456789abcdef") != "" || strings.Contains(a, "tmux") {
 		t.Errorf("ServerID = %q and %q", a, b)
+	}
+	if other := phone.NewSigner(clocktest.New(start).Now).ServerID(sock); other == a {
+		t.Errorf("two signers give %s the same ID %q: not keyed", sock, a)
+	}
+	if got, ok := s.Socket(a); !ok || got != sock {
+		t.Errorf("Socket(%q) = %q, %v; want %s", a, got, ok, sock)
+	}
+	if got, ok := s.Socket(sid); ok {
+		t.Errorf("Socket of an ID never made = %q, want none", got)
 	}
 }
 

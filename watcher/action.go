@@ -18,7 +18,7 @@ import (
 // itself through Ask, holding the watcher's lock, when no watcher runs (actHere). A resume
 // goes through every gate of SAFETY.md but the reset and the due instant; it sends one resume
 // at most. text is a Prompt's prompt ("" for the other actions).
-func (w *Watcher) do(ctx context.Context, id string, a Action, text string) (Outcome, error) {
+func (w *Watcher) do(ctx context.Context, id string, a Action, text, binding string) (Outcome, error) {
 	now := w.now()
 	w.load()
 	info, err := w.tmux.PaneInfo(ctx, id)
@@ -38,6 +38,15 @@ func (w *Watcher) do(ctx context.Context, id string, a Action, text string) (Out
 	if p.state != Resuming && p.state != Verifying && !p.lookedAt.Equal(now) { // visit may have looked just now
 		if err := w.look(ctx, p, now); err != nil || w.panes[id] != p {
 			return refused("pane %s is gone", id), err
+		}
+	}
+	if binding != "" {
+		_, why, err := Bound(ctx, w.tmux, w.finder, id, binding)
+		switch {
+		case err != nil:
+			return Outcome{}, err
+		case why != "":
+			return refused("%s; nothing was done", why), nil
 		}
 	}
 	var out Outcome

@@ -13,12 +13,12 @@ import (
 
 // DoPrompt types a prompt into pane id now (do), as the running watcher does for a request.
 func (w *Watcher) DoPrompt(ctx context.Context, id, text string) (Outcome, error) {
-	return w.do(ctx, id, Prompt, text)
+	return w.do(ctx, id, Prompt, text, "")
 }
 
 // Do carries out an action on pane id now (do), as the running watcher does for a request.
 func (w *Watcher) Do(ctx context.Context, id string, a Action) (Outcome, error) {
-	return w.do(ctx, id, a, "")
+	return w.do(ctx, id, a, "", "")
 }
 
 // Reply is the value of @cac_reply that answers the request of nonce with o (replyValue).

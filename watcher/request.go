@@ -137,6 +137,10 @@ func parseReply(reply, nonce string) (o Outcome, ok bool) {
 // restart of the watcher with the pane option.
 const awaitRequest = "await"
 
+// bindingSep joins an action's name and its binding in a request ("resume~BINDING NONCE"),
+// when the command asks for one session (AskConfig.Binding).
+const bindingSep = "~"
+
 // The client half: a command asks.
 
 // AskConfig is what Ask needs of the command that asks, besides the pane and the action.
@@ -154,6 +158,9 @@ type AskConfig struct {
 	Notices io.Writer
 	// Text is the prompt a Prompt types (CheckPrompt); unused by the other actions.
 	Text string
+	// Binding, when set, is the session the action is for (BindingOf): the action is refused
+	// unless the pane runs it (Bound). A phone's button sets it; the commands do not.
+	Binding string
 }
 
 // notices is where the notices go.
@@ -224,6 +231,9 @@ var (
 func handOver(ctx context.Context, c *tmuxctl.Client, id string, a Action, pid int, cfg AskConfig) (Outcome, error) {
 	nonce := strconv.FormatInt(clock.Real.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
 	request := string(a) + " " + nonce
+	if cfg.Binding != "" {
+		request = string(a) + bindingSep + cfg.Binding + " " + nonce // a watcher that does not know it refuses the name
+	}
 	if a == Prompt {
 		request += " " + cfg.Text // "prompt NONCE TEXT": the text is the rest
 	}
@@ -305,7 +315,7 @@ func actHere(ctx context.Context, c *tmuxctl.Client, st *store.Store, id string,
 	wcfg.Store, wcfg.Server = st, st.Server
 	wcfg.Log = zerolog.New(cfg.notices()).Level(zerolog.WarnLevel)
 	w := New(c, cfg.Finder, wcfg)
-	out, err := w.do(ctx, id, a, cfg.Text)
+	out, err := w.do(ctx, id, a, cfg.Text, cfg.Binding)
 	if err == nil && out.Pending {
 		out, err = w.follow(ctx, id, 3*wcfg.Settle)
 	}
@@ -321,25 +331,27 @@ func actHere(ctx context.Context, c *tmuxctl.Client, st *store.Store, id string,
 // The server half: the running watcher answers (Tick hands it each pane with a request).
 
 // answer carries out a request a command left in the pane option @cac_request ("ACTION
-// NONCE") and answers it in @cac_reply ("NONCE VERDICT MESSAGE", see replyValue). The request is
-// withdrawn first, so it is carried out once. A resume whose keys went out is answered
-// "sent", and its outcome later (answerAwait).
+// NONCE", or "ACTION~BINDING NONCE" for one session only: do checks Bound) and answers it in
+// @cac_reply ("NONCE VERDICT MESSAGE", see replyValue). The request is withdrawn first, so it
+// is carried out once. A resume whose keys went out is answered "sent", and its outcome later
+// (answerAwait).
 func (w *Watcher) answer(ctx context.Context, info tmuxctl.Pane) error {
 	name, nonce, _ := strings.Cut(info.Request, " ")
 	if name == awaitRequest {
 		return w.answerAwait(ctx, info.ID, nonce)
 	}
+	action, binding, bound := strings.Cut(name, bindingSep)
 	text := ""
-	if name == string(Prompt) {
+	if action == string(Prompt) {
 		nonce, text, _ = strings.Cut(nonce, " ")
 	}
 	if err := w.tmux.SetPaneOptions(ctx, info.ID, []string{tmuxctl.RequestOption}, []string{""}); err != nil {
 		return err
 	}
 	out := refused("unknown request %q", name)
-	a, err := parseAction(name)
-	if err == nil {
-		if out, err = w.do(ctx, info.ID, a, text); err != nil {
+	a, err := parseAction(action)
+	if err == nil && !(bound && binding == "") { // "resume~ NONCE" binds nothing: unknown
+		if out, err = w.do(ctx, info.ID, a, text, binding); err != nil {
 			out = refused("the watcher failed: %v", err)
 		}
 	}

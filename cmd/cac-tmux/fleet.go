@@ -29,6 +29,7 @@ type fleet struct {
 	log    zerolog.Logger
 	onRows func([]watcher.Row) // the live table, nil without one
 	signer *phone.Signer       // signs the phone's buttons; nil without [phone]
+	listen func() bool         // whether the phone's endpoint listens now; nil without [phone]
 
 	mu      sync.Mutex
 	members map[string]*member // by socket

@@ -23,26 +23,27 @@ import (
 func phoneOn(p config.Phone) bool { return p.Listen != "" }
 
 // startPhone serves the phone's endpoint until ctx ends, for the servers of f, and sets the
-// signer of their buttons (notifierFor). It listens before it returns: a port in use is an
-// error of watch's start, not a log line later.
+// signer of their buttons (notifierFor). An address that must not be listened on is an error
+// of watch's start; a port that another program holds is not: the watcher supervises, its
+// notifications go without buttons, and the endpoint tries the port again (phone.Endpoint).
 func startPhone(ctx context.Context, f *fleet, p config.Phone, report *notifiers) error {
 	signer := phone.NewSigner(clock.Real.Now)
+	log := f.log.With().Str("part", "phone").Logger()
 	h := phone.NewHandler(ctx, phone.Config{
-		Signer: signer, Actor: phoneActor{f: f}, Log: f.log.With().Str("part", "phone").Logger(),
+		Signer: signer, Actor: phoneActor{f: f}, Log: log, Clock: clock.Real,
 		Report: report.say, Screen: p.Screen, Prompts: p.Prompts, PromptMax: p.PromptMax,
 	})
-	ln, err := phone.Listen(ctx, p.Listen, p.Public)
+	ep := &phone.Endpoint{Addr: p.Listen, Public: p.Public, Handler: h, Log: log, Clock: clock.Real}
+	done, err := ep.Start(ctx)
 	if err != nil {
 		return err
 	}
-	f.signer = signer
+	f.signer, f.listen = signer, ep.Up
 	go func() {
-		if err := phone.ServeOn(ctx, ln, h, f.log); err != nil {
-			f.log.Error().Err(err).Msg("the phone's endpoint stopped; the watcher goes on without it")
-		}
+		<-done
 		h.Wait()
 	}()
-	f.log.Info().Str("listen", ln.Addr().String()).Str("url", p.URL).Msg("answering the phone's buttons")
+	f.log.Info().Str("listen", p.Listen).Str("url", p.URL).Msg("answering the phone's buttons")
 	return nil
 }
 
@@ -64,7 +65,7 @@ func (f *fleet) notifierFor(ctx context.Context, socket string, n watcher.Notifi
 	}
 	if f.signer != nil {
 		p := f.o.loaded.Config.Phone
-		links, err := phone.NewLinks(phone.LinksConfig{Signer: f.signer, Socket: socket, URL: p.URL, TTL: p.LinkTTL, Screen: p.Screen, Prompts: p.Prompts})
+		links, err := phone.NewLinks(phone.LinksConfig{Signer: f.signer, Socket: socket, URL: p.URL, TTL: p.LinkTTL, Screen: p.Screen, Prompts: p.Prompts, Up: f.listen})
 		if err != nil { // config checked url; a mistake here is ours
 			f.log.Error().Err(err).Msg("notifications go without the phone's buttons")
 		} else {
@@ -94,39 +95,50 @@ func (a phoneActor) client(socket string) (*tmuxctl.Client, error) {
 	return nil, errNotSupervised
 }
 
-func (a phoneActor) Act(ctx context.Context, server, pane string, act watcher.Action) (watcher.Outcome, error) {
-	c, err := a.client(server)
-	if err != nil {
-		return watcher.Outcome{}, err
-	}
-	return watcher.Ask(ctx, c, pane, act, asking(c, io.Discard))
+// Act and Prompt ask for the session of the link only (AskConfig.Binding): the watcher
+// refuses any other Claude Code in the pane.
+func (a phoneActor) Act(ctx context.Context, s phone.Session, act watcher.Action) (watcher.Outcome, error) {
+	return a.ask(ctx, s, act, "")
 }
 
-func (a phoneActor) Prompt(ctx context.Context, server, pane, text string) (watcher.Outcome, error) {
-	c, err := a.client(server)
+func (a phoneActor) Prompt(ctx context.Context, s phone.Session, text string) (watcher.Outcome, error) {
+	return a.ask(ctx, s, watcher.Prompt, text)
+}
+
+func (a phoneActor) ask(ctx context.Context, s phone.Session, act watcher.Action, text string) (watcher.Outcome, error) {
+	c, err := a.client(s.Server)
 	if err != nil {
 		return watcher.Outcome{}, err
 	}
 	cfg := asking(c, io.Discard)
-	cfg.Text = text
-	return watcher.Ask(ctx, c, pane, watcher.Prompt, cfg)
+	cfg.Text, cfg.Binding = text, s.Binding
+	return watcher.Ask(ctx, c, s.Pane, act, cfg)
 }
 
-// Screen is the text of the pane, only while Claude Code runs there: a pane id outlives its
-// program, and a shell's screen is not what the button was offered for.
-func (a phoneActor) Screen(ctx context.Context, server, pane string) (string, error) {
-	c, err := a.client(server)
+// Screen is the text of the pane, only while it runs the session of the link: a pane id
+// outlives its program, and another's screen is not what the button was offered for.
+func (a phoneActor) Screen(ctx context.Context, s phone.Session) (string, error) {
+	c, err := a.client(s.Server)
 	if err != nil {
 		return "", err
 	}
-	info, err := c.PaneInfo(ctx, pane)
-	if err != nil {
+	_, why, err := watcher.Bound(ctx, c, newFinder(), s.Pane, s.Binding)
+	switch {
+	case err != nil:
 		return "", err
+	case why != "":
+		return "", fmt.Errorf("%s; its screen is not sent", why)
 	}
-	if _, ok, err := newFinder().Find(ctx, info.PID); err != nil || !ok {
-		return "", fmt.Errorf("claude does not run in pane %s now; its screen is not sent", pane)
+	return c.Capture(ctx, s.Pane)
+}
+
+// Where is where the session of the link runs, for the reply form.
+func (a phoneActor) Where(ctx context.Context, s phone.Session) (watcher.Place, string, error) {
+	c, err := a.client(s.Server)
+	if err != nil {
+		return watcher.Place{}, "", err
 	}
-	return c.Capture(ctx, pane)
+	return watcher.Bound(ctx, c, newFinder(), s.Pane, s.Binding)
 }
 
 // say sends a report of the phone's endpoint (an action's outcome, a screen) to the current

@@ -216,3 +216,77 @@ func TestPhoneResume(t *testing.T) {
 }
 
 var viewButton = regexp.MustCompile(`action=view, label="([^"]*)", url="([^"]*)"`)
+
+// phoneConfig writes a configuration with [phone] on listen (its url the same address), the
+// notifications to topic and a stop held (policy notify), and returns its path.
+func phoneConfig(t *testing.T, topic *ntfyTopic, listen string) string {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "config.toml")
+	text := fmt.Sprintf("[policy]\nsession = \"notify\"\n[notify]\nurl = %q\nmin_gap = \"0s\"\n[phone]\nlisten = %q\nurl = \"http://%s\"\nprompts = true\n",
+		topic.srv.URL+"/topic", listen, listen)
+	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return conf
+}
+
+// A button acts only on the Claude Code session its notification was about: after
+// `respawn-pane -k` gives the pane id to another claude (stopped the same way), the old
+// Resume button is refused by the watcher, the refusal is reported, and the new claude
+// receives nothing.
+func TestPhoneLinkBoundToSession(t *testing.T) {
+	t.Parallel()
+	topic := newNtfyTopic(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	s := tmuxtest.Start(t, 120, 30)
+	reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	args := []string{"--reset", reset, "--limit-until", time.Now().Format(time.RFC3339)}
+	pane, _ := startClaude(t, s, args...)
+	target := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", pane, "#{session_name}:#{window_index}.#{pane_index}"))
+	startWatch(t, s.Socket, "--config", phoneConfig(t, topic, addr))
+	resume := topic.await(t, target+" is held").button(t, "Resume now")
+
+	log := filepath.Join(s.Dir, "respawned.log")
+	s.Tmux(t, append([]string{"respawn-pane", "-k", "-t", pane, bins.claude, "--log", log}, args...)...)
+	tmuxtest.WaitFor(t, 10*time.Second, "the new claude to start", func() bool {
+		_, _, states := inputs(t, log)
+		return len(states) > 0
+	})
+	if code, answer := tap(t, resume.url, resume.body); code != http.StatusAccepted {
+		t.Fatalf("the old Resume button: %d %q, want 202 (the watcher answers later)", code, answer)
+	}
+	refusal := topic.await(t, "resume of "+pane+": refused")
+	if !strings.Contains(refusal.body, "another Claude Code session") {
+		t.Errorf("the refusal says %q, want the other session named", refusal.body)
+	}
+	if ins, _, _ := inputs(t, log); len(ins) != 0 {
+		t.Errorf("the new claude received %q", ins)
+	}
+}
+
+// A phone port held by another program (another local user's, say) does not stop the
+// watcher: it says why, its notifications go without buttons (a tap would reach whatever
+// holds the port), and it goes on supervising.
+func TestPhonePortHeld(t *testing.T) {
+	t.Parallel()
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	topic := newNtfyTopic(t)
+	s := tmuxtest.Start(t, 120, 30)
+	pane, _ := startClaude(t, s, "--reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	target := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", pane, "#{session_name}:#{window_index}.#{pane_index}"))
+	w := startWatch(t, s.Socket, "--config", phoneConfig(t, topic, other.Addr().String()))
+	held := topic.await(t, target+" is held")
+	if held.actions != "" {
+		t.Errorf("buttons %q while another program holds the phone's port", held.actions)
+	}
+	w.waitLog(t, 10*time.Second, map[string]string{"level": "warn", "message": "phone: the endpoint does not listen, so the notifications go without buttons until it does; the watcher goes on supervising"})
+	select {
+	case <-w.done:
+		t.Fatalf("the watcher exited (%d)", w.code)
+	default:
+	}
+}
