@@ -22,17 +22,18 @@ func TestConfigFromEveryKey(t *testing.T) {
 		want  any
 	}
 	cases := map[string]arrival{
-		"watch.interval":      {"7s", func(c watcher.Config) any { return c.Interval }, 7 * time.Second},
-		"watch.margin":        {"7m", func(c watcher.Config) any { return c.Schedule.Margin }, 7 * time.Minute},
-		"watch.exact_margin":  {"7s", func(c watcher.Config) any { return c.Schedule.ExactMargin }, 7 * time.Second},
-		"watch.message":       {"go on", func(c watcher.Config) any { return c.Message }, "go on"},
-		"watch.native_grace":  {"7m", func(c watcher.Config) any { return c.Schedule.NativeGrace }, 7 * time.Minute},
-		"watch.stagger":       {"7s", func(c watcher.Config) any { return c.Schedule.Stagger }, 7 * time.Second},
-		"watch.max_per_reset": {"7", func(c watcher.Config) any { return c.Schedule.MaxPerReset }, 7},
-		"watch.max_attempts":  {"7", func(c watcher.Config) any { return c.Schedule.MaxAttempts }, 7},
-		"policy.max_wait":     {"7h", func(c watcher.Config) any { return c.Policy.MaxWait }, 7 * time.Hour},
-		"panes.include":       {"work*", func(c watcher.Config) any { return c.Panes.Include }, []string{"work*"}},
-		"panes.exclude":       {"tmp-*, scratch", func(c watcher.Config) any { return c.Panes.Exclude }, []string{"tmp-*", "scratch"}},
+		"watch.interval":         {"7s", func(c watcher.Config) any { return c.Interval }, 7 * time.Second},
+		"watch.margin":           {"7m", func(c watcher.Config) any { return c.Schedule.Margin }, 7 * time.Minute},
+		"watch.exact_margin":     {"7s", func(c watcher.Config) any { return c.Schedule.ExactMargin }, 7 * time.Second},
+		"watch.message":          {"go on", func(c watcher.Config) any { return c.Message }, "go on"},
+		"watch.native_grace":     {"7m", func(c watcher.Config) any { return c.Schedule.NativeGrace }, 7 * time.Minute},
+		"watch.stagger":          {"7s", func(c watcher.Config) any { return c.Schedule.Stagger }, 7 * time.Second},
+		"watch.max_per_reset":    {"7", func(c watcher.Config) any { return c.Schedule.MaxPerReset }, 7},
+		"watch.max_attempts":     {"7", func(c watcher.Config) any { return c.Schedule.MaxAttempts }, 7},
+		"policy.max_wait":        {"7h", func(c watcher.Config) any { return c.Policy.MaxWait }, 7 * time.Hour},
+		"policy.untouched_after": {"7m", func(c watcher.Config) any { return c.Policy.UntouchedAfter }, 7 * time.Minute},
+		"panes.include":          {"work*", func(c watcher.Config) any { return c.Panes.Include }, []string{"work*"}},
+		"panes.exclude":          {"tmp-*, scratch", func(c watcher.Config) any { return c.Panes.Exclude }, []string{"tmp-*", "scratch"}},
 	}
 	for _, k := range detector.Kinds() {
 		cases["policy."+string(k)] = arrival{"never", func(c watcher.Config) any { return c.Policy.Actions[k] }, config.ActionNever}
