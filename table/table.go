@@ -44,8 +44,9 @@ func Merge(byServer map[string][]watcher.Row) []watcher.Row {
 	return out
 }
 
-// Cells formats rows as the cells of columns at now. A SERVER column comes first when a row
-// is named by its server (Merge).
+// Cells formats rows as the cells of columns at now, every time in now's zone (the user's,
+// one for the whole screen). A SERVER column comes first when a row is named by its server
+// (Merge).
 func Cells(rows []watcher.Row, now time.Time) [][]string {
 	accounts := map[string]bool{}
 	for _, r := range rows {
@@ -64,7 +65,7 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 	cells := make([][]string, 0, len(rows)+1)
 	cells = append(cells, head)
 	for _, r := range rows {
-		row := []string{r.Pane, r.Target, string(r.State), in(r, now), resetText(r.Reset, r.Zone, r.Source == watcher.SourceTranscript, now), r.Kind}
+		row := []string{r.Pane, r.Target, string(r.State), in(r, now), resetText(r.Reset, r.Source == watcher.SourceTranscript, now), r.Kind}
 		if named {
 			row = append([]string{Printable(r.Server)}, row...)
 		}
@@ -102,28 +103,28 @@ func account(dir, home string) string {
 	return dir
 }
 
-// resetText shows a reset in the zone it was printed in: "19:30 Asia/Nicosia", with the
-// date when it is not today there, and the seconds when the reset is exact (Claude Code's
-// transcript gave it).
-func resetText(t time.Time, zone string, exact bool, now time.Time) string {
+// resetText shows a reset in the zone of now, the one zone of the screen (the user's): "19:30
+// EET", with the date when it is not today there, so a weekly reset days away is not read as
+// today's, and the seconds when the reset is exact (Claude Code's transcript gave it). The zone
+// Claude Code printed is not shown: rows printed in different zones would switch zones on one
+// screen.
+func resetText(t time.Time, exact bool, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
+	t = t.In(now.Location())
 	layout := "15:04"
 	if exact {
 		layout = "15:04:05"
 	}
-	if y, m, d := t.Date(); now.In(t.Location()).Format("2006-01-02") != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
+	if t.Format(time.DateOnly) != now.Format(time.DateOnly) {
 		layout = "Jan 2 " + layout
 	}
-	s := t.Format(layout)
-	if zone != "" {
-		s += " " + zone
-	}
-	return s
+	return t.Format(layout + " MST")
 }
 
-// Countdown shows how long until an instant: "1h12m", "4m05s", "now".
+// Countdown shows how long until an instant: "3d 4h", "1h12m", "4m05s", "now"; a day or more
+// in days and hours, so a weekly wait reads "3d 4h", not "76h00m".
 func Countdown(d time.Duration) string {
 	switch {
 	case d <= 0:
@@ -132,8 +133,10 @@ func Countdown(d time.Duration) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()+0.999))
 	case d < time.Hour:
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
 // Format lays out cells in columns two spaces apart, each line at most width runes
