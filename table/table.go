@@ -112,11 +112,17 @@ func resetText(t time.Time, exact bool, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	t = t.In(now.Location())
 	layout := "15:04"
 	if exact {
 		layout = "15:04:05"
 	}
+	return When(t, layout, now)
+}
+
+// When shows t in the zone of now (the screen's one zone) with layout and the zone's name,
+// after its date when t is not today there: "19:30 CET", "Nov 24 01:00 CET".
+func When(t time.Time, layout string, now time.Time) string {
+	t = t.In(now.Location())
 	if t.Format(time.DateOnly) != now.Format(time.DateOnly) {
 		layout = "Jan 2 " + layout
 	}
