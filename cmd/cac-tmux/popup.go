@@ -34,7 +34,8 @@ target, state, kind or note, whatever the case (letters go to the filter then, s
 not act); arrows still move, Enter ends the typing and keeps the filter (Enter again jumps),
 Esc clears it (Esc again closes).
 
-Bind it to a key:
+It runs only inside tmux display-popup -E: elsewhere (no terminal, outside tmux, in a
+pane) it says so and exits 2. Bind it to a key:
 
   bind-key C run-shell -C "display-popup -E -w 80% -h 60% \"cac-tmux popup --client '#{client_name}'\""
 
@@ -49,7 +50,30 @@ It works without a running watcher: it shows what the pane options say, and says
 	return c
 }
 
+// popupBinding is the tmux.conf line that opens the popup (the plugin binds prefix + C so).
+const popupBinding = `bind-key C display-popup -E "cac-tmux popup"`
+
+// notInPopup says why the command does not run in a tmux popup, "" when it does. A popup's
+// command has a terminal on standard input and output, $TMUX and no $TMUX_PANE: tmux 3.2 to
+// 3.7 set $TMUX_PANE only in a pane's environment, never in a popup's. Without a terminal
+// bubbletea fails with a library error (stdin /dev/null: "error creating cancelreader") or
+// waits on a pipe, so the command stops first.
+func notInPopup(std stdio, getenv func(string) string) string {
+	switch {
+	case !std.inTTY || !std.outTTY:
+		return "its standard input and output are not a terminal"
+	case getenv("TMUX") == "":
+		return "it runs outside tmux"
+	case getenv("TMUX_PANE") != "":
+		return "it runs in the pane " + getenv("TMUX_PANE") + ", not in a popup"
+	}
+	return ""
+}
+
 func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdio) error {
+	if why := notInPopup(std, os.Getenv); why != "" {
+		return usageErrorf("popup: %s: run it from a tmux key binding, %s (the plugin binds prefix + C)", why, popupBinding)
+	}
 	if client == "" {
 		// tmux 3.3a expands no format in display-popup's command, so the binding cannot pass
 		// #{client_name}; from a popup tmux's current client is the most recently active one:

@@ -254,3 +254,30 @@ func BenchmarkPopupOpen(b *testing.B) {
 		watcherText(ctx, s.Client)
 	}
 }
+
+// Outside a popup (no terminal, outside tmux, in a pane) popup exits 2 at once with the key
+// binding to use, never waiting on its input or printing bubbletea's error. The popups of the
+// tests above run with $TMUX set and no $TMUX_PANE, as tmux sets them.
+func TestPopupOutsideAPopup(t *testing.T) {
+	for _, c := range []struct {
+		name, tmux, pane string
+		tty              bool
+		want             string
+	}{
+		{"no terminal", "/tmp/s,1,0", "", false, "its standard input and output are not a terminal"},
+		{"outside tmux", "", "", true, "it runs outside tmux"},
+		{"in a pane", "/tmp/s,1,0", "%3", true, "it runs in the pane %3, not in a popup"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("TMUX", c.tmux)
+			t.Setenv("TMUX_PANE", c.pane)
+			var out, errOut strings.Builder
+			std := stdio{in: strings.NewReader(""), out: &out, err: &errOut, inTTY: c.tty, outTTY: c.tty}
+			code := run([]string{"popup", "-S", t.TempDir() + "/none"}, std)
+			want := "cac-tmux: popup: " + c.want + `: run it from a tmux key binding, bind-key C display-popup -E "cac-tmux popup" (the plugin binds prefix + C)` + "\n"
+			if code != 2 || errOut.String() != want || out.Len() != 0 {
+				t.Errorf("popup: exit %d, stdout %q, stderr %q; want 2, nothing and %q", code, out.String(), errOut.String(), want)
+			}
+		})
+	}
+}
