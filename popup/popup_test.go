@@ -200,7 +200,7 @@ func TestActedReloads(t *testing.T) {
 			return watcher.Outcome{Done: true, Message: "resumed: a turn runs in api:1.0"}, nil
 		},
 	}, before, 80, 24)
-	older := m.load()() // a refresh begun before the action, read before it
+	older := m.load()()           // a refresh begun before the action, read before it
 	m, cmds := press(m, "r", "y") // before its reset: asked, and answered
 	next, _ := m.Update(cmds[1]())
 	next, _ = next.Update(older) // and arriving after it: dropped
