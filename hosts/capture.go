@@ -59,9 +59,11 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
-// reply is what c kept, once the writers are done.
+// reply is what c kept, once the writers are done, made printable (printableText): whoever
+// prints what a remote host sent, no byte of it reaches the terminal as a command.
 func (c *capture) reply() Reply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Reply{Stdout: string(c.stdout), Stderr: string(c.stderr), Output: string(c.both), cut: c.cut}
+	return Reply{Stdout: printableText(string(c.stdout)), Stderr: printableText(string(c.stderr)),
+		Output: printableText(string(c.both)), cut: c.cut}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The kinds of failure of a call to another host, for errors.Is: each says what the user can
@@ -104,7 +105,7 @@ func printable(s string) string {
 			b.WriteString("…")
 			break
 		}
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+		if unprintable(r) {
 			r = '?'
 		}
 		b.WriteRune(r)
@@ -112,3 +113,26 @@ func printable(s string) string {
 	}
 	return b.String()
 }
+
+// printableText is text a remote command printed, as it may reach a terminal: each control
+// character but newline and tab (an escape sequence's ESC, which would retitle the terminal
+// with OSC 2, set its clipboard with OSC 52 or clear it with CSI 2J; a carriage return that
+// would print over a line; C1 codes) and each byte that is not UTF-8 as "?".
+func printableText(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unprintable(r) }) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r != '\n' && r != '\t' && unprintable(r) {
+			r = '?'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// unprintable says whether r must not reach a terminal as it is: a control character, or
+// utf8.RuneError (what ranging over a byte that is not UTF-8 gives).
+func unprintable(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }

@@ -152,7 +152,8 @@ func Act(ctx context.Context, host, action, target string, o Options) (code int,
 	return r.Code, r.Output, nil
 }
 
-// Reply is what a remote command printed and how it exited.
+// Reply is what a remote command printed, each control character but newline and tab as "?"
+// (no escape sequence of the remote reaches a terminal), and how it exited.
 type Reply struct {
 	Stdout string
 	Stderr string // its last 64 KiB
