@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -184,9 +185,21 @@ func run(ctx context.Context, host, target string, o Options, timeout time.Durat
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var c capture
 	cmd.Stdout, cmd.Stderr = stdoutOf(&c), stderrOf(&c)
+	// ssh's stdin stays open, and empty, until the call ends: its end is the remote command's
+	// signal to end (OverSSH), when ssh is killed at the timeout or this process dies.
+	in, hold, err := os.Pipe()
+	if err != nil {
+		return Reply{Code: -1}, &Error{Op: opOf(args), Host: host, Target: target, Kind: ErrUnreachable, Code: -1, Detail: "ssh: " + err.Error(), Err: err}
+	}
+	defer hold.Close()
+	cmd.Stdin = in
 	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	in.Close() // ssh has its own copy
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 	r := c.reply()
 	r.Code = -1
 	if cmd.ProcessState != nil {

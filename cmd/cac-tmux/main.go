@@ -119,7 +119,7 @@ func main() {
 func run(args []string, std stdio) int {
 	root := newRoot(std)
 	root.SetArgs(args)
-	c, err := root.ExecuteContextC(context.Background())
+	c, err := root.ExecuteContextC(whileCallerLives(context.Background(), os.Getenv, std.in))
 	var usage *UsageError
 	switch {
 	case err == nil, errors.As(err, new(notLimited)):
