@@ -114,11 +114,13 @@ func printable(s string) string {
 	return b.String()
 }
 
-// printableText is text a remote command printed, as it may reach a terminal: each control
-// character but newline and tab (an escape sequence's ESC, which would retitle the terminal
-// with OSC 2, set its clipboard with OSC 52 or clear it with CSI 2J; a carriage return that
-// would print over a line; C1 codes) and each byte that is not UTF-8 as "?".
+// printableText is text a remote command printed, as it may reach a terminal: each line end
+// "\r\n" as "\n" (ssh ends its own messages so), and each other control character but newline
+// and tab (an escape sequence's ESC, which would retitle the terminal with OSC 2, set its
+// clipboard with OSC 52 or clear it with CSI 2J; a carriage return that would print over a
+// line; C1 codes) and each byte that is not UTF-8 as "?".
 func printableText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
 	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unprintable(r) }) {
 		return s
 	}
