@@ -1,5 +1,7 @@
 // Package hosts reaches cac-tmux on other hosts through the user's own ssh: it runs
-// `ssh HOST -- cac-tmux …` and reads what the remote cac-tmux prints. It never speaks any
+// `ssh HOST -- env CAC_TMUX_OVER_SSH=1 cac-tmux …` and reads what the remote cac-tmux prints,
+// each control character but newline and tab made "?" (OverSSH: the remote command ends when
+// the call's ssh does). It never speaks any
 // protocol but ssh's (no agent, no port, no protocol of its own): the connection, host keys,
 // authentication, jump hosts and connection sharing (ControlMaster) are entirely ssh's and the
 // user's ~/.ssh/config. It builds argv slices for ssh and quotes every word of the remote
