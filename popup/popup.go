@@ -340,7 +340,7 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		if k.String() == "r" && r.Reset.After(m.cfg.clock.Now()) {
 			m.confirm = r.Pane
-			m.status = fmt.Sprintf("%s: reset not until %s — resume now anyway? y/n", r.Pane, table.When(r.Reset, "15:04", m.cfg.clock.Now()))
+			m.status = fmt.Sprintf("%s: reset not until %s — resume now anyway? y/n", r.Pane, watcher.When(r.Reset, "15:04 MST", m.cfg.clock.Now()))
 			break
 		}
 		return m.start(r.Pane, actions[k.String()])

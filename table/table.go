@@ -116,17 +116,7 @@ func resetText(t time.Time, exact bool, now time.Time) string {
 	if exact {
 		layout = "15:04:05"
 	}
-	return When(t, layout, now)
-}
-
-// When shows t in the zone of now (the screen's one zone) with layout and the zone's name,
-// after its date when t is not today there: "19:30 CET", "Nov 24 01:00 CET".
-func When(t time.Time, layout string, now time.Time) string {
-	t = t.In(now.Location())
-	if t.Format(time.DateOnly) != now.Format(time.DateOnly) {
-		layout = "Jan 2 " + layout
-	}
-	return t.Format(layout + " MST")
+	return watcher.When(t, layout+" MST", now)
 }
 
 // Countdown shows how long until an instant: "3d 4h", "1h12m", "4m05s", "now"; a day or more
