@@ -6,7 +6,7 @@
 // its reset has not come: a resume before it mostly meets the limit again), s skips its wait,
 // u takes a skip back, / filters the rows, p shows or hides the preview, q or Esc closes.
 //
-// The filter: / starts typing it, and every key that types text goes to it (so j, k, r, s, p
+// The filter: / starts typing it, and every key that types text goes to it (so j, k, r, s, u, p
 // and q too) while arrows still move; Enter ends the typing and keeps the filter (a second
 // Enter jumps), Esc clears it (a second Esc closes). A row is kept when each word of the
 // filter is in its pane id, target, state, kind or note, whatever the case.

@@ -27,11 +27,13 @@ func newPopup(std stdio) *cobra.Command {
 		Long: `Every Claude Code pane with its state, reset, countdown, kind and note, coloured by state
 (none under NO_COLOR), and the last lines of the selected pane's screen below them when the
 popup is 20 lines tall or more (p hides or shows them). Arrows or j/k move, Enter switches the
-client to the pane, r resumes it now, s skips its wait, q or Esc closes.
+client to the pane, r resumes it now (asking first, y or n, when its reset has not come), s
+skips its wait, u takes a skip back, q or Esc closes. Times are in your zone, with the date
+when not today.
 
 / filters the rows: what is typed next narrows them to those with each word in the pane id,
-target, state, kind or note, whatever the case (letters go to the filter then, so r and s do
-not act); arrows still move, Enter ends the typing and keeps the filter (Enter again jumps),
+target, state, kind or note, whatever the case (letters go to the filter then, so r, s and u
+do not act); arrows still move, Enter ends the typing and keeps the filter (Enter again jumps),
 Esc clears it (Esc again closes).
 
 It runs only inside tmux display-popup -E: elsewhere (no terminal, outside tmux, in a
