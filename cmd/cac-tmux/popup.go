@@ -56,8 +56,9 @@ It works without a running watcher: it shows what the pane options say, and says
 const popupBinding = `bind-key C display-popup -E "cac-tmux popup"`
 
 // notInPopup says why the command does not run in a tmux popup, "" when it does. A popup's
-// command has a terminal on standard input and output, $TMUX and no $TMUX_PANE: tmux 3.2 to
-// 3.7 set $TMUX_PANE only in a pane's environment, never in a popup's. Without a terminal
+// command has a terminal on standard input and output, $TMUX and no $TMUX_PANE: tmux sets
+// $TMUX_PANE only in a pane's environment, never in a popup's (3.2a, 3.3a, 3.7c, next-3.8:
+// the popup tests run the command so). Without a terminal
 // bubbletea fails with a library error (stdin /dev/null: "error creating cancelreader") or
 // waits on a pipe, so the command stops first.
 func notInPopup(std stdio, getenv func(string) string) string {
