@@ -4,8 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/cac-tmux/cac-tmux/printable"
 )
 
 // The kinds of failure of a call to another host, for errors.Is: each says what the user can
@@ -87,7 +87,7 @@ func lastLine(stderr string) string {
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
-			return printable(l)
+			return detail(l)
 		}
 	}
 	return ""
@@ -96,45 +96,10 @@ func lastLine(stderr string) string {
 // maxDetail bounds the detail of an error, in runes.
 const maxDetail = 300
 
-// printable replaces control characters by "?" and cuts s to maxDetail runes.
-func printable(s string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == maxDetail {
-			b.WriteString("…")
-			break
-		}
-		if unprintable(r) {
-			r = '?'
-		}
-		b.WriteRune(r)
-		n++
+// detail is s as one line for a terminal (printable.Line), cut to maxDetail runes.
+func detail(s string) string {
+	if r := []rune(s); len(r) > maxDetail {
+		s = string(r[:maxDetail]) + "…"
 	}
-	return b.String()
+	return printable.Line(s)
 }
-
-// printableText is text a remote command printed, as it may reach a terminal: each line end
-// "\r\n" as "\n" (ssh ends its own messages so), and each other control character but newline
-// and tab (an escape sequence's ESC, which would retitle the terminal with OSC 2, set its
-// clipboard with OSC 52 or clear it with CSI 2J; a carriage return that would print over a
-// line; C1 codes) and each byte that is not UTF-8 as "?".
-func printableText(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unprintable(r) }) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if r != '\n' && r != '\t' && unprintable(r) {
-			r = '?'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// unprintable says whether r must not reach a terminal as it is: a control character, or
-// utf8.RuneError (what ranging over a byte that is not UTF-8 gives).
-func unprintable(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }

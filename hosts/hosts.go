@@ -219,7 +219,7 @@ func run(ctx context.Context, host, target string, o Options, timeout time.Durat
 			}
 		}
 	case r.Code == -1:
-		e.Kind, e.Detail = ErrUnreachable, "ssh: "+printable(runErr.Error())
+		e.Kind, e.Detail = ErrUnreachable, "ssh: "+detail(runErr.Error())
 	case r.Code == 255:
 		e.Kind, e.Detail = ErrUnreachable, lastLine(r.Stderr)
 	case r.Code == 127 || (r.Code != 0 && strings.Contains(strings.ToLower(lastLine(r.Stderr)), "command not found")):

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -178,26 +178,11 @@ func Format(cells [][]string, width int) []string {
 	return lines
 }
 
-// Printable is s as it may reach a terminal: each control character (an escape sequence's
-// ESC, a TAB, C1 codes) and each byte that is not UTF-8 as "?". Cells hold text that anyone
-// can set (an account's path, a session name, a note): unfiltered, an escape sequence in one
-// would retitle or redraw the user's terminal (issue 22, finding 11).
-func Printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) {
-		return s
-	}
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			b.WriteByte('?')
-		} else {
-			b.WriteString(s[:n])
-		}
-		s = s[n:]
-	}
-	return b.String()
-}
+// Printable is s as it may reach a terminal, in one line (printable.Line): each control
+// character (an escape sequence's ESC, a TAB, C1 codes) and each byte that is not UTF-8 as "?".
+// Cells hold text that anyone can set (an account's path, a session name, a note): unfiltered,
+// an escape sequence in one would retitle or redraw the user's terminal.
+func Printable(s string) string { return printable.Line(s) }
 
 func printableCells(cells [][]string) [][]string {
 	out := make([][]string, len(cells))
