@@ -114,8 +114,9 @@ func TestPopupSizesAndJump(t *testing.T) {
 	}
 }
 
-// r and s through the popup, without a watcher: r resumes the selected session (one continue
-// and Enter), s on the draft's pane marks it skipped; a refused r says why.
+// r and s through the popup, without a watcher: r on a session whose reset has not come asks
+// first, and y resumes it (one continue and Enter); s on the draft's pane marks it skipped; a
+// refused r says why.
 func TestPopupResumeAndSkip(t *testing.T) {
 	t.Parallel()
 	a := attach(t, 120, 30)
@@ -124,10 +125,12 @@ func TestPopupResumeAndSkip(t *testing.T) {
 	waiting, log := startClaude(t, a.inner, "--reset", reset, "--limit-until", time.Now().Format(time.RFC3339))
 	// The states a watcher published before it ended (r and s look at the panes themselves).
 	a.inner.Tmux(t, "set-option", "-p", "-t", held, "@cac_state", "held", ";", "set-option", "-p", "-t", waiting, "@cac_state", "waiting",
-		";", "set-option", "-p", "-t", waiting, "@cac_due", reset)
+		";", "set-option", "-p", "-t", waiting, "@cac_due", reset, ";", "set-option", "-p", "-t", waiting, "@cac_reset", reset)
 	a.popup(t)
 	a.screen(t, waiting+" ") // the first row is selected
 	a.key(t, "r")
+	a.screen(t, "resume now anyway? y/n") // its reset has not come: asked first
+	a.key(t, "y")
 	wantOneResume(t, log)
 	a.screen(t, "resumed: a turn runs") // the outcome, once the action is over
 	// Paused panes come first: the held one is now above the resumed one, which keeps the
