@@ -4,7 +4,8 @@
 #
 #   set -g @plugin 'cac-tmux/cac-tmux'
 #
-# Without TPM: run-shell /path/to/cac-tmux/cac-tmux.tmux
+# Without TPM: run-shell /path/to/cac-tmux/cac-tmux.tmux, after the @cac-tmux-* options (it
+# reads them when it runs; TPM runs its plugins at its own last line)
 #
 # It runs the cac-tmux binary named by @cac-tmux-bin, else cac-tmux on the tmux server's PATH,
 # else PLUGIN_DIR/bin/cac-tmux (PLUGIN_DIR: the directory of this file). With none of them,

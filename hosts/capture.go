@@ -3,6 +3,8 @@ package hosts
 import (
 	"io"
 	"sync"
+
+	"github.com/cac-tmux/cac-tmux/printable"
 )
 
 // The bounds of what is kept of a remote command's output: a remote host, or a shell
@@ -59,9 +61,11 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
-// reply is what c kept, once the writers are done.
+// reply is what c kept, once the writers are done, made printable (printable.Text): whoever
+// prints what a remote host sent, no byte of it reaches the terminal as a command.
 func (c *capture) reply() Reply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Reply{Stdout: string(c.stdout), Stderr: string(c.stderr), Output: string(c.both), cut: c.cut}
+	return Reply{Stdout: printable.Text(string(c.stdout)), Stderr: printable.Text(string(c.stderr)),
+		Output: printable.Text(string(c.both)), cut: c.cut}
 }

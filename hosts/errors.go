@@ -4,7 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/cac-tmux/cac-tmux/printable"
 )
 
 // The kinds of failure of a call to another host, for errors.Is: each says what the user can
@@ -86,7 +87,7 @@ func lastLine(stderr string) string {
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
-			return printable(l)
+			return detail(l)
 		}
 	}
 	return ""
@@ -95,20 +96,10 @@ func lastLine(stderr string) string {
 // maxDetail bounds the detail of an error, in runes.
 const maxDetail = 300
 
-// printable replaces control characters by "?" and cuts s to maxDetail runes.
-func printable(s string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == maxDetail {
-			b.WriteString("…")
-			break
-		}
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
-			r = '?'
-		}
-		b.WriteRune(r)
-		n++
+// detail is s as one line for a terminal (printable.Line), cut to maxDetail runes.
+func detail(s string) string {
+	if r := []rune(s); len(r) > maxDetail {
+		s = string(r[:maxDetail]) + "…"
 	}
-	return b.String()
+	return printable.Line(s)
 }

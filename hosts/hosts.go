@@ -1,5 +1,7 @@
 // Package hosts reaches cac-tmux on other hosts through the user's own ssh: it runs
-// `ssh HOST -- cac-tmux …` and reads what the remote cac-tmux prints. It never speaks any
+// `ssh HOST -- env CAC_TMUX_OVER_SSH=1 cac-tmux …` and reads what the remote cac-tmux prints,
+// each control character but newline and tab made "?" (OverSSH: the remote command ends when
+// the call's ssh does). It never speaks any
 // protocol but ssh's (no agent, no port, no protocol of its own): the connection, host keys,
 // authentication, jump hosts and connection sharing (ControlMaster) are entirely ssh's and the
 // user's ~/.ssh/config. It builds argv slices for ssh and quotes every word of the remote
@@ -15,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -152,7 +155,8 @@ func Act(ctx context.Context, host, action, target string, o Options) (code int,
 	return r.Code, r.Output, nil
 }
 
-// Reply is what a remote command printed and how it exited.
+// Reply is what a remote command printed, each control character but newline and tab as "?"
+// (no escape sequence of the remote reaches a terminal), and how it exited.
 type Reply struct {
 	Stdout string
 	Stderr string // its last 64 KiB
@@ -183,9 +187,21 @@ func run(ctx context.Context, host, target string, o Options, timeout time.Durat
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var c capture
 	cmd.Stdout, cmd.Stderr = stdoutOf(&c), stderrOf(&c)
+	// ssh's stdin stays open, and empty, until the call ends: its end is the remote command's
+	// signal to end (OverSSH), when ssh is killed at the timeout or this process dies.
+	in, hold, err := os.Pipe()
+	if err != nil {
+		return Reply{Code: -1}, &Error{Op: opOf(args), Host: host, Target: target, Kind: ErrUnreachable, Code: -1, Detail: "ssh: " + err.Error(), Err: err}
+	}
+	defer hold.Close()
+	cmd.Stdin = in
 	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	in.Close() // ssh has its own copy
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 	r := c.reply()
 	r.Code = -1
 	if cmd.ProcessState != nil {
@@ -203,7 +219,7 @@ func run(ctx context.Context, host, target string, o Options, timeout time.Durat
 			}
 		}
 	case r.Code == -1:
-		e.Kind, e.Detail = ErrUnreachable, "ssh: "+printable(runErr.Error())
+		e.Kind, e.Detail = ErrUnreachable, "ssh: "+detail(runErr.Error())
 	case r.Code == 255:
 		e.Kind, e.Detail = ErrUnreachable, lastLine(r.Stderr)
 	case r.Code == 127 || (r.Code != 0 && strings.Contains(strings.ToLower(lastLine(r.Stderr)), "command not found")):

@@ -111,14 +111,14 @@ func TestCommandLineHome(t *testing.T) {
 
 func TestArgv(t *testing.T) {
 	got, err := Argv("dev1", Options{}, "list", "--json", "--all")
-	want := []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=9", "dev1", "--", "cac-tmux list --json --all"}
+	want := []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=9", "dev1", "--", "env CAC_TMUX_OVER_SSH=1 cac-tmux list --json --all"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Argv with the defaults = %q, %v; want %q", got, err, want)
 	}
 	o := Options{SSH: "/usr/bin/ssh", SSHArgs: []string{"-F", "my config", "-o", "ConnectTimeout=2"}, Command: "~/go/bin/cac-tmux", Timeout: 5 * time.Second}
 	got, err = Argv("me@dev1", o, "resume", "--", "my session:1.0")
 	want = []string{"/usr/bin/ssh", "-F", "my config", "-o", "ConnectTimeout=2", "-o", "BatchMode=yes", "-o", "ConnectTimeout=4",
-		"me@dev1", "--", "~/go/bin/cac-tmux resume -- 'my session:1.0'"}
+		"me@dev1", "--", "env CAC_TMUX_OVER_SSH=1 ~/go/bin/cac-tmux resume -- 'my session:1.0'"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Argv = %q, %v; want %q", got, err, want)
 	}

@@ -168,3 +168,36 @@ func TestAct(t *testing.T) {
 		})
 	}
 }
+
+// A remote cac-tmux that does not answer (here `watch`, which runs until it is stopped) ends
+// soon after the local ssh is killed at the timeout: sshd closes its standard input, the one
+// thing that reaches it (ssh without a terminal leaves a remote command running).
+func TestRemoteEndsWithItsSSH(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 80, 24)
+	srv := sshtest.Start(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	killPidFile(t, pidFile)
+	remote := srv.Script(t, "cac-tmux", "echo $$ > '"+pidFile+"'\nexec '"+srv.Remote(t, bins.cac, s.Socket)+"' \"$@\"\n")
+	o := options(srv, remote)
+	o.Timeout = 3*roundTrip(t, srv) + tmuxtest.Scale(2*time.Second)
+	if _, err := hosts.Run(context.Background(), sshtest.Host, o, "watch"); kind(err) != hosts.ErrTimeout {
+		t.Fatalf("Run of a remote watch = %v, want a timeout", err)
+	}
+	b, err := os.ReadFile(pidFile)
+	pid, err2 := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || err2 != nil {
+		t.Fatalf("the remote cac-tmux wrote no pid (it had not started by the timeout): %v, %v", err, err2)
+	}
+	tmuxtest.WaitFor(t, 10*time.Second, "the remote cac-tmux to end after its ssh", func() bool { return ended(pid) })
+}
+
+// ended says whether process pid has exited: gone, or a zombie no one reaped yet.
+func ended(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	_, after, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(after, "Z")
+}

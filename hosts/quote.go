@@ -76,7 +76,7 @@ func CommandLine(command string, args ...string) string {
 }
 
 // Argv is the ssh command line that runs the remote cac-tmux with args on host:
-// ssh SSHARGS… -o BatchMode=yes -o ConnectTimeout=N HOST -- LINE. BatchMode: ssh never
+// ssh SSHARGS… -o BatchMode=yes -o ConnectTimeout=N HOST -- env CAC_TMUX_OVER_SSH=1 LINE. BatchMode: ssh never
 // prompts (for a password, a passphrase or an unknown host key), it fails instead, since
 // nobody may be there to answer; options the user gives in SSHArgs come first and win, as
 // ssh takes the first value of each. "--" after the host ends ssh's options there (ssh reads
@@ -93,9 +93,17 @@ func Argv(host string, o Options, args ...string) ([]string, error) {
 	}
 	argv := append([]string{o.ssh()}, o.SSHArgs...)
 	argv = append(argv, "-o", "BatchMode=yes", "-o", fmt.Sprintf("ConnectTimeout=%d", connectTimeout(o.timeout())),
-		host, "--", CommandLine(o.command(), args...))
+		host, "--", "env "+OverSSH+"=1 "+CommandLine(o.command(), args...))
 	return argv, nil
 }
+
+// OverSSH is set to 1 in the environment of the remote cac-tmux (through env(1), which every
+// remote shell runs alike), to say that it runs for another host's and ends when its standard
+// input closes. ssh without a terminal (-T, as here) leaves the remote command running when
+// the local ssh dies, and neither sshd nor ssh signals it; what reaches it is the end of its
+// standard input, which sshd closes when the connection goes. ssh -tt would hang the remote
+// command up instead, but a terminal mixes stderr into stdout and turns "\n" into "\r\n".
+const OverSSH = "CAC_TMUX_OVER_SSH"
 
 // checkHost says why a host is refused ("" when it is not): empty, read by ssh as an option
 // (-oProxyCommand=…), or not one word.

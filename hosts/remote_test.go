@@ -100,7 +100,8 @@ func TestUnknownHostKey(t *testing.T) {
 	}
 }
 
-// A remote command the host's shell cannot find is "no cac-tmux": by its path, or on the PATH.
+// A remote command the host cannot find is "no cac-tmux": by its path, or on the PATH (env(1),
+// which runs it, says so).
 func TestNoCacTmux(t *testing.T) {
 	t.Parallel()
 	srv := sshtest.Start(t)
@@ -112,7 +113,7 @@ func TestNoCacTmux(t *testing.T) {
 		r := hosts.List(context.Background(), sshtest.Host, options(srv, tc.command))
 		var e *hosts.Error
 		if !errors.As(r.Err, &e) || e.Kind != hosts.ErrNoCacTmux || e.Code != 127 || !strings.HasPrefix(r.Err.Error(), tc.want) ||
-			!strings.Contains(r.Err.Error(), "cac-tmux-not-installed: command not found") && !strings.Contains(r.Err.Error(), missing) {
+			!strings.Contains(r.Err.Error(), "'cac-tmux-not-installed': No such file") && !strings.Contains(r.Err.Error(), missing) {
 			t.Errorf("List with the remote command %s = %v, want %s… naming it", tc.command, r.Err, tc.want)
 		}
 	}

@@ -1,11 +1,12 @@
 // Package popup is the interactive list of Claude Code sessions that `cac-tmux popup` shows
 // inside `tmux display-popup -E`: every supervised pane with its target, state, reset (in the
-// zone Claude Code printed), a live countdown, the kind of limit and the note, each row
+// user's zone), a live countdown, the kind of limit and the note, each row
 // coloured by its state, and below the table the last lines of the selected pane's screen.
-// Arrows or j/k move, Enter jumps to the pane, r resumes it now, s skips its wait, / filters
-// the rows, p shows or hides the preview, q or Esc closes.
+// Arrows or j/k move, Enter jumps to the pane, r resumes it now (asking first, y or n, when
+// its reset has not come: a resume before it mostly meets the limit again), s skips its wait,
+// u takes a skip back, / filters the rows, p shows or hides the preview, q or Esc closes.
 //
-// The filter: / starts typing it, and every key that types text goes to it (so j, k, r, s, p
+// The filter: / starts typing it, and every key that types text goes to it (so j, k, r, s, u, p
 // and q too) while arrows still move; Enter ends the typing and keeps the filter (a second
 // Enter jumps), Esc clears it (a second Esc closes). A row is kept when each word of the
 // filter is in its pane id, target, state, kind or note, whatever the case.
@@ -42,7 +43,7 @@ type Snapshot struct {
 type Config struct {
 	// Load reads the rows again (every refresh, and after an action).
 	Load func(ctx context.Context) (Snapshot, error)
-	// Act carries out r (watcher.ResumeNow) or s (watcher.Skip) on a pane.
+	// Act carries out r (watcher.ResumeNow), s (watcher.Skip) or u (watcher.Unskip) on a pane.
 	Act func(ctx context.Context, pane string, a watcher.Action) (watcher.Outcome, error)
 	// Capture returns a pane's visible screen (tmuxctl.Client.Capture) for the preview; nil
 	// shows none.
@@ -78,6 +79,7 @@ type Model struct {
 	acts          int    // actions whose rows were read: a load begun before is older
 	jump          string // the pane Enter chose
 	noPreview     bool   // p hid the preview
+	confirm       string // the pane r asks about before its reset: y resumes it
 	pv            preview
 	styles        styles
 }
@@ -299,6 +301,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	if m.typing {
 		return m.typeKey(k)
 	}
+	if m.confirm != "" {
+		return m.answer(k)
+	}
 	r, ok := m.selected()
 	switch k.String() {
 	case "ctrl+c", "q":
@@ -329,17 +334,43 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 			m.jump = r.Pane
 			return m, tea.Quit
 		}
-	case "r", "s":
+	case "r", "s", "u":
 		if !ok || m.busy {
 			break
 		}
-		a, verb := watcher.ResumeNow, "resuming "
-		if k.String() == "s" {
-			a, verb = watcher.Skip, "skipping "
+		if k.String() == "r" && r.Reset.After(m.cfg.clock.Now()) {
+			m.confirm = r.Pane
+			m.status = fmt.Sprintf("%s: reset not until %s — resume now anyway? y/n", r.Pane, watcher.When(r.Reset, "15:04 MST", m.cfg.clock.Now()))
+			break
 		}
-		m.busy, m.status = true, verb+r.Pane+"…"
-		return m, m.act(r.Pane, a)
+		return m.start(r.Pane, actions[k.String()])
 	}
+	return m, nil
+}
+
+// actions are the popup's action keys.
+var actions = map[string]watcher.Action{"r": watcher.ResumeNow, "s": watcher.Skip, "u": watcher.Unskip}
+
+// start shows that an action runs on pane and runs it.
+func (m Model) start(pane string, a watcher.Action) (Model, tea.Cmd) {
+	verb := map[watcher.Action]string{watcher.ResumeNow: "resuming ", watcher.Skip: "skipping ", watcher.Unskip: "unskipping "}[a]
+	m.busy, m.status = true, verb+pane+"…"
+	return m, m.act(pane, a)
+}
+
+// answer handles the key after r asked whether to resume a pane before its reset: y resumes
+// it (a resume before the reset mostly meets the limit again, so it is asked), any other key
+// takes r back.
+func (m Model) answer(k tea.KeyMsg) (Model, tea.Cmd) {
+	pane := m.confirm
+	m.confirm = ""
+	if k.String() == "y" && !m.busy {
+		return m.start(pane, watcher.ResumeNow)
+	}
+	if k.String() == "ctrl+c" {
+		return m, tea.Quit
+	}
+	m.status = pane + " not resumed"
 	return m, nil
 }
 
@@ -441,7 +472,7 @@ func (s styles) stateStyle(st watcher.State) lipgloss.Style {
 
 // The last line: the keys.
 const (
-	keysHelp   = "↑↓/jk move · enter jump · r resume · s skip · / filter · p preview · q quit"
+	keysHelp   = "↑↓/jk move · enter jump · r resume · s skip · u unskip · / filter · p preview · q quit"
 	keysFilter = "type to filter · ↑↓ move · enter done · esc clear · ctrl+u erase"
 )
 

@@ -105,19 +105,19 @@ func press(m Model, keys ...string) (Model, []tea.Cmd) {
 	return m, cmds
 }
 
-// j/k and arrows move; Enter chooses the pane and quits; r and s act on the selected pane and
-// show the outcome; q and Esc quit.
+// j/k and arrows move; Enter chooses the pane and quits; r (confirmed with y before the reset)
+// and s act on the selected pane and show the outcome; q and Esc quit.
 func TestKeys(t *testing.T) {
 	m, acts := model(3, 80, 24, true)
 	m, _ = press(m, "j", "down", "k")
 	if m.cursor != 1 {
 		t.Errorf("cursor after j, down, k = %d, want 1", m.cursor)
 	}
-	m, cmds := press(m, "r")
-	if !m.busy || !strings.Contains(m.status, "resuming %2") || cmds[0] == nil {
-		t.Fatalf("after r: busy %v status %q", m.busy, m.status)
+	m, cmds := press(m, "r", "y")
+	if !m.busy || !strings.Contains(m.status, "resuming %2") || cmds[1] == nil {
+		t.Fatalf("after r, y: busy %v status %q", m.busy, m.status)
 	}
-	next, _ := m.Update(cmds[0]())
+	next, _ := m.Update(cmds[1]())
 	m = next.(Model)
 	if len(*acts) != 1 || (*acts)[0] != "resume %2" || !strings.Contains(m.status, "%2 refused: a draft") {
 		t.Errorf("acts %q, status %q; want resume %%2 refused", *acts, m.status)
@@ -137,6 +137,45 @@ func TestKeys(t *testing.T) {
 		if m, cmds := press(m, k); m.Jump() != "" || cmds[0]() != tea.Quit() {
 			t.Errorf("%s: jump %q, want none and quit", k, m.Jump())
 		}
+	}
+}
+
+// r on a pane whose reset has not come asks first, naming the reset in the user's zone; any
+// key but y takes it back and nothing is done. Once the reset has passed, r resumes at once.
+func TestResumeBeforeResetAsks(t *testing.T) {
+	m, acts := model(3, 100, 24, false)
+	m, cmds := press(m, "r")
+	if cmds[0] != nil || m.busy || len(*acts) != 0 || !strings.Contains(m.status, "%1: reset not until 19:30 UTC — resume now anyway? y/n") {
+		t.Fatalf("after r: busy %v, acts %q, status %q; want a question and nothing done", m.busy, *acts, m.status)
+	}
+	if v := m.View(); !strings.Contains(v, "resume now anyway? y/n") {
+		t.Errorf("the question is not on screen:\n%s", v)
+	}
+	m, cmds = press(m, "n")
+	if cmds[0] != nil || len(*acts) != 0 || m.status != "%1 not resumed" {
+		t.Errorf("after r, n: acts %q, status %q; want nothing done", *acts, m.status)
+	}
+	m, _ = press(m, "j") // the question is over: keys move again
+	if m.cursor != 1 {
+		t.Errorf("cursor after r, n, j = %d, want 1", m.cursor)
+	}
+	m.cfg.clock = clocktest.New(t0.Add(30 * time.Minute))
+	m, cmds = press(m, "r")
+	if !m.busy || cmds[0] == nil || !strings.Contains(m.status, "resuming %2") {
+		t.Errorf("r after the reset: busy %v, status %q; want it resumed without a question", m.busy, m.status)
+	}
+}
+
+// u takes back the skip of the selected pane.
+func TestUnskipKey(t *testing.T) {
+	m, acts := model(3, 100, 24, false)
+	m, cmds := press(m, "u")
+	if !m.busy || cmds[0] == nil || m.status != "unskipping %1…" {
+		t.Fatalf("after u: busy %v, status %q", m.busy, m.status)
+	}
+	m.Update(cmds[0]())
+	if len(*acts) != 1 || (*acts)[0] != "unskip %1" {
+		t.Errorf("acts %q, want unskip %%1", *acts)
 	}
 }
 
@@ -161,9 +200,9 @@ func TestActedReloads(t *testing.T) {
 			return watcher.Outcome{Done: true, Message: "resumed: a turn runs in api:1.0"}, nil
 		},
 	}, before, 80, 24)
-	older := m.load()() // a refresh begun before the action, read before it
-	m, cmds := press(m, "r")
-	next, _ := m.Update(cmds[0]())
+	older := m.load()()           // a refresh begun before the action, read before it
+	m, cmds := press(m, "r", "y") // before its reset: asked, and answered
+	next, _ := m.Update(cmds[1]())
 	next, _ = next.Update(older) // and arriving after it: dropped
 	m = next.(Model)
 	if r, _ := m.selected(); r.Pane != "%1" || r.State != watcher.Running || m.cursor != 1 || m.status != "resumed: a turn runs in api:1.0" {

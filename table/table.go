@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -44,8 +44,9 @@ func Merge(byServer map[string][]watcher.Row) []watcher.Row {
 	return out
 }
 
-// Cells formats rows as the cells of columns at now. A SERVER column comes first when a row
-// is named by its server (Merge).
+// Cells formats rows as the cells of columns at now, every time in now's zone (the user's,
+// one for the whole screen). A SERVER column comes first when a row is named by its server
+// (Merge).
 func Cells(rows []watcher.Row, now time.Time) [][]string {
 	accounts := map[string]bool{}
 	for _, r := range rows {
@@ -64,7 +65,7 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 	cells := make([][]string, 0, len(rows)+1)
 	cells = append(cells, head)
 	for _, r := range rows {
-		row := []string{r.Pane, r.Target, string(r.State), in(r, now), resetText(r.Reset, r.Zone, r.Source == watcher.SourceTranscript, now), r.Kind}
+		row := []string{r.Pane, r.Target, string(r.State), in(r, now), resetText(r.Reset, r.Source == watcher.SourceTranscript, now), r.Kind}
 		if named {
 			row = append([]string{Printable(r.Server)}, row...)
 		}
@@ -102,10 +103,12 @@ func account(dir, home string) string {
 	return dir
 }
 
-// resetText shows a reset in the zone it was printed in: "19:30 Asia/Nicosia", with the
-// date when it is not today there, and the seconds when the reset is exact (Claude Code's
-// transcript gave it).
-func resetText(t time.Time, zone string, exact bool, now time.Time) string {
+// resetText shows a reset in the zone of now, the one zone of the screen (the user's): "19:30
+// EET", with the date when it is not today there, so a weekly reset days away is not read as
+// today's, and the seconds when the reset is exact (Claude Code's transcript gave it). The zone
+// Claude Code printed is not shown: rows printed in different zones would switch zones on one
+// screen.
+func resetText(t time.Time, exact bool, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
@@ -113,17 +116,11 @@ func resetText(t time.Time, zone string, exact bool, now time.Time) string {
 	if exact {
 		layout = "15:04:05"
 	}
-	if y, m, d := t.Date(); now.In(t.Location()).Format("2006-01-02") != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
-		layout = "Jan 2 " + layout
-	}
-	s := t.Format(layout)
-	if zone != "" {
-		s += " " + zone
-	}
-	return s
+	return watcher.When(t, layout+" MST", now)
 }
 
-// Countdown shows how long until an instant: "1h12m", "4m05s", "now".
+// Countdown shows how long until an instant: "3d 4h", "1h12m", "4m05s", "now"; a day or more
+// in days and hours, so a weekly wait reads "3d 4h", not "76h00m".
 func Countdown(d time.Duration) string {
 	switch {
 	case d <= 0:
@@ -132,8 +129,10 @@ func Countdown(d time.Duration) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()+0.999))
 	case d < time.Hour:
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
 // Format lays out cells in columns two spaces apart, each line at most width runes
@@ -179,26 +178,11 @@ func Format(cells [][]string, width int) []string {
 	return lines
 }
 
-// Printable is s as it may reach a terminal: each control character (an escape sequence's
-// ESC, a TAB, C1 codes) and each byte that is not UTF-8 as "?". Cells hold text that anyone
-// can set (an account's path, a session name, a note): unfiltered, an escape sequence in one
-// would retitle or redraw the user's terminal (issue 22, finding 11).
-func Printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) {
-		return s
-	}
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			b.WriteByte('?')
-		} else {
-			b.WriteString(s[:n])
-		}
-		s = s[n:]
-	}
-	return b.String()
-}
+// Printable is s as it may reach a terminal, in one line (printable.Line): each control
+// character (an escape sequence's ESC, a TAB, C1 codes) and each byte that is not UTF-8 as "?".
+// Cells hold text that anyone can set (an account's path, a session name, a note): unfiltered,
+// an escape sequence in one would retitle or redraw the user's terminal.
+func Printable(s string) string { return printable.Line(s) }
 
 func printableCells(cells [][]string) [][]string {
 	out := make([][]string, len(cells))

@@ -11,21 +11,28 @@ import (
 )
 
 func TestFormatTable(t *testing.T) {
-	now := time.Date(2026, 11, 20, 22, 0, 0, 0, time.UTC)
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
 	nicosia, err := time.LoadLocation("Asia/Nicosia")
 	if err != nil {
 		t.Fatal(err)
 	}
+	now := time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC).In(berlin)
 	rows := []watcher.Row{
 		{Pane: "%3", Target: "work:1.0", State: watcher.Waiting, Kind: "session", Reset: now.Add(90 * time.Minute).In(nicosia), Zone: "Asia/Nicosia", Due: now.Add(91 * time.Minute)},
-		{Pane: "%12", Target: "a-very-long-session-name:3.1", State: watcher.Held, Kind: "weekly", Reset: now.Add(50 * time.Hour), Zone: "UTC", Note: "a draft is in the input box; it is left alone"},
+		{Pane: "%12", Target: "a-very-long-session-name:3.1", State: watcher.Held, Kind: "weekly", Reset: now.Add(50 * time.Hour).UTC(), Zone: "UTC", Note: "a draft is in the input box; it is left alone"},
+		{Pane: "%14", Target: "w:1.0", State: watcher.Waiting, Kind: "weekly", Reset: now.Add(76 * time.Hour).UTC(), Zone: "UTC", Due: now.Add(76*time.Hour + time.Minute)},
 	}
-	// The reset shows in its printed zone, with the date when it is not today there.
+	// Every reset shows in the screen's zone (now's, the user's), whatever zone Claude Code
+	// printed it in, with the date when it is not today; a wait of days in days and hours.
 	// A held pane shows no countdown: nothing will happen by itself.
 	want := []string{
-		"PANE  TARGET                        STATE    IN     RESET               KIND     NOTE",
-		"%3    work:1.0                      waiting  1h31m  01:30 Asia/Nicosia  session",
-		"%12   a-very-long-session-name:3.1  held            Nov 23 00:00 UTC    weekly   a draft is in the input box; it is left alone",
+		"PANE  TARGET                        STATE    IN     RESET             KIND     NOTE",
+		"%3    work:1.0                      waiting  1h31m  22:30 CET         session",
+		"%12   a-very-long-session-name:3.1  held            Nov 22 23:00 CET  weekly   a draft is in the input box; it is left alone",
+		"%14   w:1.0                         waiting  3d 4h  Nov 24 01:00 CET  weekly",
 	}
 	if got := Format(Cells(rows, now), 0); !slices.Equal(got, want) {
 		t.Errorf("Format(no width) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -57,7 +64,8 @@ func TestCountdown(t *testing.T) {
 		want string
 	}{
 		{-time.Second, "now"}, {0, "now"}, {300 * time.Millisecond, "1s"}, {59 * time.Second, "59s"},
-		{61 * time.Second, "1m01s"}, {time.Hour + 12*time.Minute + 30*time.Second, "1h12m"}, {50 * time.Hour, "50h00m"},
+		{61 * time.Second, "1m01s"}, {time.Hour + 12*time.Minute + 30*time.Second, "1h12m"}, {23*time.Hour + 59*time.Minute, "23h59m"}, {24 * time.Hour, "1d 0h"}, {50 * time.Hour, "2d 2h"},
+		{76*time.Hour + 30*time.Minute, "3d 4h"},
 	} {
 		if got := Countdown(tc.d); got != tc.want {
 			t.Errorf("Countdown(%s) = %q, want %q", tc.d, got, tc.want)

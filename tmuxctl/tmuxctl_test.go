@@ -508,14 +508,18 @@ func testCaptureTabs(t *testing.T, control bool) {
 	}
 }
 
-// TestFindPane: a pane is found exactly by its id or session:window.pane, under each session
-// its window is linked into; a window of one pane by session:window; anything that does not
-// exist, or is named otherwise, is an error, never the current pane.
+// TestFindPane: a pane is found exactly by its id or session:window.pane, the window by its
+// index or its whole name, under each session its window is linked into; a window of one pane
+// by session:window; anything that does not exist, a name several windows share, or a target
+// named otherwise is an error, never the current pane.
 func TestFindPane(t *testing.T) {
 	s := tmuxtest.Start(t, 80, 24)
 	ctx := context.Background()
 	s.Tmux(t, "split-window", "-d", "-t", "main:0")
-	s.Tmux(t, "new-window", "-d", "-t", "main:3")
+	s.Tmux(t, "new-window", "-d", "-t", "main:3", "-n", "draft")
+	s.Tmux(t, "new-window", "-d", "-t", "main:10", "-n", "dup")
+	s.Tmux(t, "new-window", "-d", "-t", "main:11", "-n", "dup")
+	s.Tmux(t, "rename-window", "-t", "main:0", "two panes")
 	s.NewSession(t, "work", 80, 24)
 	s.Tmux(t, "link-window", "-d", "-s", "main:3", "-t", "work:7")
 	id := func(target string) string {
@@ -524,6 +528,7 @@ func TestFindPane(t *testing.T) {
 	for target, want := range map[string]string{
 		"main:0.0": id("main:0.0"), "main:0.1": id("main:0.1"), "main:3.0": id("main:3.0"), "main:3": id("main:3.0"),
 		"work:7.0": id("main:3.0"), "work:7": id("main:3.0"), "work:0": id("work:0.0"), id("main:0.1"): id("main:0.1"),
+		"main:draft": id("main:3.0"), "main:draft.0": id("main:3.0"), "work:draft": id("main:3.0"), "main:two panes.1": id("main:0.1"),
 	} {
 		if p, err := s.Client.FindPane(ctx, target); err != nil || p.ID != want {
 			t.Errorf("FindPane(%q) = %s, %v; want %s", target, p.ID, err, want)
@@ -531,12 +536,23 @@ func TestFindPane(t *testing.T) {
 	}
 	for target, want := range map[string]error{
 		"main:9.9": tmuxctl.ErrNoTarget, "main:0.7": tmuxctl.ErrNoTarget, "main:5": tmuxctl.ErrNoTarget, "mai:0.0": tmuxctl.ErrNoTarget,
-		"ma*:0.0": tmuxctl.ErrNoTarget, "%999": tmuxctl.ErrNoTarget, "main:0": tmuxctl.ErrBadTarget, "main": tmuxctl.ErrBadTarget,
-		"main:x.0": tmuxctl.ErrBadTarget, ":0.0": tmuxctl.ErrBadTarget, "%x": tmuxctl.ErrBadTarget, "{marked}": tmuxctl.ErrBadTarget,
-		"main:0.0.1": tmuxctl.ErrBadTarget, "main:-1.0": tmuxctl.ErrBadTarget,
+		"ma*:0.0": tmuxctl.ErrNoTarget, "%999": tmuxctl.ErrNoTarget, "main:0": tmuxctl.ErrAmbiguous, "main": tmuxctl.ErrBadTarget,
+		"main:x.0": tmuxctl.ErrNoTarget, ":0.0": tmuxctl.ErrBadTarget, "%x": tmuxctl.ErrBadTarget, "{marked}": tmuxctl.ErrBadTarget,
+		"main:0.0.1": tmuxctl.ErrBadTarget, "main:-1.0": tmuxctl.ErrBadTarget, "main:": tmuxctl.ErrBadTarget,
+		"main:dra": tmuxctl.ErrNoTarget, "main:dra*": tmuxctl.ErrBadTarget, "main:draft.1": tmuxctl.ErrNoTarget, "mai:draft": tmuxctl.ErrNoTarget,
+		"main:two panes": tmuxctl.ErrAmbiguous, "main:{last}": tmuxctl.ErrBadTarget, "main:dup": tmuxctl.ErrAmbiguous, "main:dup.0": tmuxctl.ErrAmbiguous,
 	} {
 		if p, err := s.Client.FindPane(ctx, target); !errors.Is(err, want) {
 			t.Errorf("FindPane(%q) = %+v, %v; want an error wrapping %v", target, p, err, want)
+		}
+	}
+	// A name two windows share is refused naming both; a window of two panes names one.
+	for target, want := range map[string]string{
+		"main:dup":       `tmuxctl: pane "main:dup" names more than one pane: windows main:10, main:11 are all named "dup" (name one by its index)`,
+		"main:two panes": `tmuxctl: pane "main:two panes" names more than one pane: window main:0 has 2 (name one: main:0.0)`,
+	} {
+		if _, err := s.Client.FindPane(ctx, target); err == nil || err.Error() != want {
+			t.Errorf("FindPane(%q) = %v, want %s", target, err, want)
 		}
 	}
 }

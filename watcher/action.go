@@ -109,7 +109,7 @@ func (w *Watcher) unskip(ctx context.Context, p *pane, now time.Time) (Outcome, 
 		msg += ": " + p.note
 	}
 	if d := p.dueAt(); !d.IsZero() && p.retryAt.IsZero() {
-		msg += "; due " + d.Local().Format(time.TimeOnly)
+		msg += "; due " + When(d, time.TimeOnly, now.Local())
 	}
 	return Outcome{Done: true, Message: msg}, nil
 }
@@ -167,7 +167,9 @@ func (w *Watcher) outcome(id string, p *pane, promise bool) Outcome {
 	}
 	note := p.note
 	if !promise && !p.retryAt.IsZero() {
-		note = strings.TrimSuffix(note, "; next attempt "+p.retryAt.Format(time.TimeOnly))
+		if i := strings.LastIndex(note, "; next attempt "); i >= 0 {
+			note = note[:i]
+		}
 	}
 	return Outcome{Sent: true, Held: p.state == Held, Message: p.info.Target() + " is " + string(p.state) + ": " + note}
 }

@@ -354,7 +354,7 @@ func (p *pane) retry(now time.Time, why string) {
 		at = due
 	}
 	p.retryAt = at
-	p.set(Waiting, why+"; next attempt "+at.Format(time.TimeOnly))
+	p.set(Waiting, why+"; next attempt "+When(at, time.TimeOnly, now.Local()))
 }
 
 func (p *pane) toRunning() {

@@ -409,3 +409,35 @@ func TestParseAction(t *testing.T) {
 		t.Errorf("ParseAction(reboot) = %v", err)
 	}
 }
+
+// A due instant days away carries its date in what unskip prints, so a weekly wait is not
+// read as today's.
+func TestUnitUnskipDueDaysAway(t *testing.T) {
+	weekly := screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your weekly limit · resets Nov 23, 7:30pm (UTC)"}, prompt("")...)...)
+	r := newRig(t, nil)
+	r.tmux.add("%1", 100, weekly)
+	r.at(0)
+	if out := r.do("%1", watcher.Skip); !out.Done {
+		t.Fatalf("Do(skip) = %+v", out)
+	}
+	r.at(time.Minute)
+	if out := r.do("%1", watcher.Unskip); !out.Done || out.Message != "unskipped: s:0.0 is waiting; due Nov 23 19:31:00" {
+		t.Errorf("Do(unskip) = %+v, want due Nov 23 19:31:00", out)
+	}
+}
+
+// A next attempt days away (a weekly limit that still holds after a resume: the next attempt
+// waits for its reset) carries its date in the pane's note.
+func TestUnitNextAttemptDaysAway(t *testing.T) {
+	stop := "  ⎿ \u00a0You've hit your weekly limit · resets Nov 23, 7:30pm (UTC)"
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, screen(append([]string{"❯ hello", stop}, prompt("")...)...))
+	r.at(0)
+	r.do("%1", watcher.ResumeNow)
+	r.wantKeys(p, "continue", "Enter")
+	p.draw(screen(append([]string{"❯ hello", stop, "", "❯ continue", stop}, prompt("")...)...)) // the limit still holds
+	r.at(3 * time.Second)
+	if note := p.info.Options.Note; !strings.HasSuffix(note, "; next attempt Nov 23 19:31:00") {
+		t.Errorf("note = %q, want the next attempt with its date", note)
+	}
+}

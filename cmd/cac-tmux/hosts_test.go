@@ -176,3 +176,41 @@ func TestRemoteShellPane(t *testing.T) {
 	}
 	run(1, "resume", "-S", s.Socket, pane)
 }
+
+// What a remote host prints reaches the terminal printable, whichever command asked:
+// resume --host and doctor --host, as list --host, show an OSC 2 retitle, an OSC 52 clipboard
+// write, a CSI 2J clear and a carriage return as "?"; newlines and tabs stay.
+func TestHostOutputIsPrintable(t *testing.T) {
+	t.Parallel()
+	srv := sshtest.Start(t)
+	hostile := `printf 'title\033]2;pwned\007 clip\033]52;c;aGk=\007 clear\033[2J\tover\rwritten\n'` + "\n" +
+		`printf 'err\033]2;pwned\007\n' >&2` + "\n"
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "cac-tmux"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := `[hosts]
+command = "` + srv.Script(t, "cac-tmux", hostile) + `"
+ssh = ["ssh", "-F", "` + srv.Config + `"]
+timeout = "` + tmuxtest.Scale(20*time.Second).String() + `"
+`
+	if err := os.WriteFile(filepath.Join(home, "cac-tmux", "config.toml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"resume", "--host", sshtest.Host, "%1"}, {"doctor", "--host", sshtest.Host}} {
+		cmd := exec.Command(bins.cac, args...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+home)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("%q: %v\n%q", args, err, out)
+		}
+		if i := bytes.IndexFunc(out, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' }); i >= 0 {
+			t.Errorf("%q wrote control character %q to the terminal: %q", args, out[i], out)
+		}
+		for _, want := range []string{"title?]2;pwned? clip?]52;c;aGk=? clear?[2J\tover?written\n", "err?]2;pwned?\n"} {
+			if !bytes.Contains(out, []byte(want)) {
+				t.Errorf("%q: %q does not hold %q", args, out, want)
+			}
+		}
+	}
+}

@@ -119,7 +119,7 @@ func main() {
 func run(args []string, std stdio) int {
 	root := newRoot(std)
 	root.SetArgs(args)
-	c, err := root.ExecuteContextC(context.Background())
+	c, err := root.ExecuteContextC(whileCallerLives(context.Background(), os.Getenv, std.in))
 	var usage *UsageError
 	switch {
 	case err == nil, errors.As(err, new(notLimited)):
@@ -144,7 +144,7 @@ func run(args []string, std stdio) int {
 
 // modulePackages are the names of cac-tmux's packages the binary is built from (a test keeps
 // the list whole).
-var modulePackages = []string{"accounts", "clock", "config", "demo", "detector", "doctor", "hosts", "notify", "phone", "popup", "proc",
+var modulePackages = []string{"accounts", "clock", "config", "demo", "detector", "doctor", "hosts", "notify", "phone", "popup", "printable", "proc",
 	"records", "scheduler", "servers", "service", "simclaude", "store", "table", "tmuxctl", "watcher"}
 
 // forPeople is the text of err, the error of command c, as run prints it.

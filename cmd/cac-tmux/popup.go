@@ -27,14 +27,17 @@ func newPopup(std stdio) *cobra.Command {
 		Long: `Every Claude Code pane with its state, reset, countdown, kind and note, coloured by state
 (none under NO_COLOR), and the last lines of the selected pane's screen below them when the
 popup is 20 lines tall or more (p hides or shows them). Arrows or j/k move, Enter switches the
-client to the pane, r resumes it now, s skips its wait, q or Esc closes.
+client to the pane, r resumes it now (asking first, y or n, when its reset has not come), s
+skips its wait, u takes a skip back, q or Esc closes. Times are in your zone, with the date
+when not today.
 
 / filters the rows: what is typed next narrows them to those with each word in the pane id,
-target, state, kind or note, whatever the case (letters go to the filter then, so r and s do
-not act); arrows still move, Enter ends the typing and keeps the filter (Enter again jumps),
+target, state, kind or note, whatever the case (letters go to the filter then, so r, s and u
+do not act); arrows still move, Enter ends the typing and keeps the filter (Enter again jumps),
 Esc clears it (Esc again closes).
 
-Bind it to a key:
+It runs only inside tmux display-popup -E: elsewhere (no terminal, outside tmux, in a
+pane) it says so and exits 2. Bind it to a key:
 
   bind-key C run-shell -C "display-popup -E -w 80% -h 60% \"cac-tmux popup --client '#{client_name}'\""
 
@@ -49,7 +52,31 @@ It works without a running watcher: it shows what the pane options say, and says
 	return c
 }
 
+// popupBinding is the tmux.conf line that opens the popup (the plugin binds prefix + C so).
+const popupBinding = `bind-key C display-popup -E "cac-tmux popup"`
+
+// notInPopup says why the command does not run in a tmux popup, "" when it does. A popup's
+// command has a terminal on standard input and output, $TMUX and no $TMUX_PANE: tmux sets
+// $TMUX_PANE only in a pane's environment, never in a popup's (3.2a, 3.3a, 3.7c, next-3.8:
+// the popup tests run the command so). Without a terminal
+// bubbletea fails with a library error (stdin /dev/null: "error creating cancelreader") or
+// waits on a pipe, so the command stops first.
+func notInPopup(std stdio, getenv func(string) string) string {
+	switch {
+	case !std.inTTY || !std.outTTY:
+		return "its standard input and output are not a terminal"
+	case getenv("TMUX") == "":
+		return "it runs outside tmux"
+	case getenv("TMUX_PANE") != "":
+		return "it runs in the pane " + getenv("TMUX_PANE") + ", not in a popup"
+	}
+	return ""
+}
+
 func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdio) error {
+	if why := notInPopup(std, os.Getenv); why != "" {
+		return usageErrorf("popup: %s: run it from a tmux key binding, %s (the plugin binds prefix + C)", why, popupBinding)
+	}
 	if client == "" {
 		// tmux 3.3a expands no format in display-popup's command, so the binding cannot pass
 		// #{client_name}; from a popup tmux's current client is the most recently active one:

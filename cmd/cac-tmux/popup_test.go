@@ -114,8 +114,9 @@ func TestPopupSizesAndJump(t *testing.T) {
 	}
 }
 
-// r and s through the popup, without a watcher: r resumes the selected session (one continue
-// and Enter), s on the draft's pane marks it skipped; a refused r says why.
+// r and s through the popup, without a watcher: r on a session whose reset has not come asks
+// first, and y resumes it (one continue and Enter); s on the draft's pane marks it skipped; a
+// refused r says why.
 func TestPopupResumeAndSkip(t *testing.T) {
 	t.Parallel()
 	a := attach(t, 120, 30)
@@ -124,10 +125,12 @@ func TestPopupResumeAndSkip(t *testing.T) {
 	waiting, log := startClaude(t, a.inner, "--reset", reset, "--limit-until", time.Now().Format(time.RFC3339))
 	// The states a watcher published before it ended (r and s look at the panes themselves).
 	a.inner.Tmux(t, "set-option", "-p", "-t", held, "@cac_state", "held", ";", "set-option", "-p", "-t", waiting, "@cac_state", "waiting",
-		";", "set-option", "-p", "-t", waiting, "@cac_due", reset)
+		";", "set-option", "-p", "-t", waiting, "@cac_due", reset, ";", "set-option", "-p", "-t", waiting, "@cac_reset", reset)
 	a.popup(t)
 	a.screen(t, waiting+" ") // the first row is selected
 	a.key(t, "r")
+	a.screen(t, "resume now anyway? y/n") // its reset has not come: asked first
+	a.key(t, "y")
 	wantOneResume(t, log)
 	a.screen(t, "resumed: a turn runs") // the outcome, once the action is over
 	// Paused panes come first: the held one is now above the resumed one, which keeps the
@@ -252,5 +255,32 @@ func BenchmarkPopupOpen(b *testing.B) {
 			b.Fatalf("rows %d, %v", len(rows), err)
 		}
 		watcherText(ctx, s.Client)
+	}
+}
+
+// Outside a popup (no terminal, outside tmux, in a pane) popup exits 2 at once with the key
+// binding to use, never waiting on its input or printing bubbletea's error. The popups of the
+// tests above run with $TMUX set and no $TMUX_PANE, as tmux sets them.
+func TestPopupOutsideAPopup(t *testing.T) {
+	for _, c := range []struct {
+		name, tmux, pane string
+		tty              bool
+		want             string
+	}{
+		{"no terminal", "/tmp/s,1,0", "", false, "its standard input and output are not a terminal"},
+		{"outside tmux", "", "", true, "it runs outside tmux"},
+		{"in a pane", "/tmp/s,1,0", "%3", true, "it runs in the pane %3, not in a popup"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("TMUX", c.tmux)
+			t.Setenv("TMUX_PANE", c.pane)
+			var out, errOut strings.Builder
+			std := stdio{in: strings.NewReader(""), out: &out, err: &errOut, inTTY: c.tty, outTTY: c.tty}
+			code := run([]string{"popup", "-S", t.TempDir() + "/none"}, std)
+			want := "cac-tmux: popup: " + c.want + `: run it from a tmux key binding, bind-key C display-popup -E "cac-tmux popup" (the plugin binds prefix + C)` + "\n"
+			if code != 2 || errOut.String() != want || out.Len() != 0 {
+				t.Errorf("popup: exit %d, stdout %q, stderr %q; want 2, nothing and %q", code, out.String(), errOut.String(), want)
+			}
+		})
 	}
 }

@@ -54,10 +54,10 @@ is not skipped: it ran or stopped again since the skip) or another failure; 2 a 
 	c := &cobra.Command{
 		Use:   string(a) + " [-L NAME|-S PATH] PANE",
 		Short: short,
-		Long:  long + "\n\nPANE is a pane id (%12) or any tmux target (work:2.1).",
+		Long:  long + "\n\n" + paneHelp,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErrorf("%sone PANE is needed, as %%12 or a tmux target such as work:2.1 (see %s --help)", prefix(c), c.CommandPath())
+				return usageErrorf("%sone PANE is needed, as %%12 or session:window.pane such as work:2.1 (see %s --help)", prefix(c), c.CommandPath())
 			}
 			return nil
 		},
@@ -144,15 +144,21 @@ func asking(tmux *tmuxctl.Client, notices io.Writer) watcher.AskConfig {
 	}
 }
 
+// paneHelp says what PANE may be, for the help of the commands that take one.
+const paneHelp = "PANE is a pane id (%12) or session:window.pane, the window by its index or its name (work:2.1, work:draft.0, or work:draft for a window of one pane)."
+
 // paneID resolves a pane id or session:window.pane to the pane's id, exactly
-// (tmuxctl.FindPane). A pane that does not exist, or a name of another form, is a usage error.
+// (tmuxctl.FindPane). A pane that does not exist, a name of another form, or one that fits
+// several panes is a usage error.
 func paneID(ctx context.Context, tmux *tmuxctl.Client, target string) (string, error) {
 	p, err := tmux.FindPane(ctx, target)
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoTarget):
-		return "", usageErrorf("no pane %q on %s: give a pane id (%%12) or session:window.pane (work:2.1); cac-tmux list shows them", target, serverName(tmux))
+		return "", usageErrorf("no pane %q on %s: give a pane id (%%12) or session:window.pane (work:2.1, work:draft.0); cac-tmux list shows them", target, serverName(tmux))
 	case errors.Is(err, tmuxctl.ErrBadTarget):
-		return "", usageErrorf("%v: give a pane id (%%12) or session:window.pane (work:2.1); cac-tmux list shows them", strings.TrimPrefix(err.Error(), "tmuxctl: "))
+		return "", usageErrorf("%v: give a pane id (%%12) or session:window.pane (work:2.1, work:draft.0); cac-tmux list shows them", strings.TrimPrefix(err.Error(), "tmuxctl: "))
+	case errors.Is(err, tmuxctl.ErrAmbiguous):
+		return "", usageErrorf("%v; cac-tmux list shows the panes", strings.TrimPrefix(err.Error(), "tmuxctl: "))
 	case err != nil:
 		return "", fmt.Errorf("%s: %w", serverName(tmux), hint(err))
 	}

@@ -108,6 +108,19 @@ func TestResumeRefusalsAndSkip(t *testing.T) {
 	if code, out, errOut := runCmd("skip", "-S", s.Socket, "main:"+plainWin); code != 0 || !strings.Contains(out, "skipped") {
 		t.Errorf("skip main:%s (a window of one pane) = %d, %q, %q; want 0", plainWin, code, out, errOut)
 	}
+	// A window by its name, as tmux takes it; a name two windows share is refused, naming them.
+	s.Tmux(t, "rename-window", "-t", plain, "draft")
+	for _, target := range []string{"main:draft", "main:draft.0"} {
+		if code, out, errOut := runCmd("skip", "-S", s.Socket, target); code != 0 || !strings.Contains(out, "skipped") {
+			t.Errorf("skip %s = %d, %q, %q; want 0", target, code, out, errOut)
+		}
+	}
+	s.Tmux(t, "new-window", "-d", "-t", "main:80", "-n", "dup")
+	s.Tmux(t, "new-window", "-d", "-t", "main:81", "-n", "dup")
+	want := `cac-tmux: pane "main:dup" names more than one pane: windows main:80, main:81 are all named "dup" (name one by its index); cac-tmux list shows the panes` + "\n"
+	if code, _, errOut := runCmd("resume", "-S", s.Socket, "main:dup"); code != 2 || errOut != want {
+		t.Errorf("resume main:dup = %d, %q; want 2 and %q", code, errOut, want)
+	}
 	if code, out, errOut := runCmd("skip", "-S", s.Socket, plain); code != 0 || !strings.Contains(out, "skipped") {
 		t.Errorf("skip = %d, %q, %q; want 0", code, out, errOut)
 	}
