@@ -274,7 +274,7 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	case v.Input.Draft != "" && !ours:
 		p.set(Held, "a draft is in the input box; left alone"+byHand)
 	case p.person && !p.manual && !p.release(now):
-		p.set(Held, p.personNote())
+		p.set(Held, p.personNote(now))
 	case v.Menu.Open && v.Menu.StopDigit == 0:
 		p.set(Held, "the options menu has no row with a known Stop label; nothing will be pressed")
 	case v.Menu.Open && p.armed && !p.manual:
@@ -334,10 +334,10 @@ func (p *pane) releaseAt() time.Time {
 
 // personNote says why a stop a person typed at is held, and when it is released if
 // policy.untouched_after allows it.
-func (p *pane) personNote() string {
+func (p *pane) personNote(now time.Time) string {
 	if at := p.releaseAt(); !at.IsZero() {
 		return "a person typed here after the stop; resumed by itself once the input box has been empty and unchanged for " +
-			p.pol.UntouchedAfter.String() + " (at " + at.Format(time.TimeOnly) + "), or by hand sooner"
+			p.pol.UntouchedAfter.String() + " (at " + When(at, time.TimeOnly, now.Local()) + "), or by hand sooner"
 	}
 	return "a person typed here after the stop; held" + byHand
 }
