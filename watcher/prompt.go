@@ -19,11 +19,11 @@ import (
 const Prompt Action = "prompt"
 
 // CheckPrompt says what is wrong with text as a prompt, "" when nothing: the rule of the
-// resume message (config.CheckMessage: not blank, one line, no control character — a newline
-// would submit what precedes it at once, an escape would be read as keys), and at most
+// text typed into Claude Code's input box (config.CheckInput: not blank, one line, no control
+// character, no leading "!" or "/"), and at most
 // config.MaxPrompt characters.
 func CheckPrompt(text string) string {
-	if msg := config.CheckMessage(text); msg != "" {
+	if msg := config.CheckInput(text); msg != "" {
 		return "the prompt " + msg
 	}
 	if n := utf8.RuneCountInString(text); n > config.MaxPrompt {

@@ -189,9 +189,9 @@ func TestSwitch(t *testing.T) {
 	})
 	env := readText(t, "/proc/"+strconv.Itoa(moved.PID)+"/environ")
 	argv := readText(t, "/proc/"+strconv.Itoa(moved.PID)+"/cmdline")
-	if !strings.Contains(env, "\x00CLAUDE_CONFIG_DIR="+e.b+"\x00") || !strings.HasSuffix(argv, "\x00--resume\x00"+entry.SessionID+"\x00continue\x00") ||
+	if !strings.Contains(env, "\x00CLAUDE_CONFIG_DIR="+e.b+"\x00") || !strings.HasSuffix(argv, "\x00--resume\x00"+entry.SessionID+"\x00--\x00continue\x00") ||
 		moved.Cwd != entry.Cwd {
-		t.Errorf("the new claude (pid %d) runs %q in %s, CLAUDE_CONFIG_DIR=b %v; want --resume %s continue in %s",
+		t.Errorf("the new claude (pid %d) runs %q in %s, CLAUDE_CONFIG_DIR=b %v; want --resume %s -- continue in %s",
 			moved.PID, argv, moved.Cwd, strings.Contains(env, "CLAUDE_CONFIG_DIR="+e.b+"\x00"), entry.SessionID, entry.Cwd)
 	}
 	tmuxtest.WaitFor(t, 10*time.Second, "the old claude to end", func() bool { return syscall.Kill(entry.PID, 0) != nil })
