@@ -74,7 +74,7 @@ func (sw *switching) moveSkipped(ctx context.Context, dst Headroom) (respawned b
 		return false, sw.refusal("the working directory of session %s (%q) is not a directory any more", sw.entry.SessionID, sw.entry.Cwd)
 	}
 	copied, err := CopySession(sw.script, dst.Dir)
-	if errors.Is(err, ErrConflict) {
+	if errors.Is(err, ErrConflict) || errors.Is(err, ErrLink) {
 		return false, sw.refusal("%v", strings.TrimPrefix(err.Error(), "accounts: "))
 	}
 	if err != nil {

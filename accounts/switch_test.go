@@ -231,6 +231,9 @@ func TestSwitchRefusals(t *testing.T) {
 		{name: "busy", change: func(w *switchWorld) { w.registry(`"idle"`, `"busy"`) }, want: "Claude Code's session registry says a turn runs (pid 4242)", asked: []string{"skip", "unskip"}},
 		{name: "bound", change: func(w *switchWorld) { w.cfg.MaxPerDay = 0 },
 			want: "session s-1 was switched 0 times within 24 hours, and accounts.max_per_day is 0"},
+		{name: "a link planted in the target account", change: func(w *switchWorld) {
+			os.Symlink(w.dir, filepath.Join(w.b, "projects", project(w.work)))
+		}, want: "copy to ", asked: []string{"skip", "unskip"}},
 		{name: "unknown account", to: "acct-c"},
 		{name: "the session's own account", to: "1"},
 	} {
