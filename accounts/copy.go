@@ -158,11 +158,10 @@ func (c copier) check(rel string) (exists bool, err error) {
 	return true, nil
 }
 
-// refuse is ErrLink for the path p under dst, which is fi (nil: not known).
+// refuse is ErrLink for the path p under dst, which is fi.
 func (c copier) refuse(p string, fi fs.FileInfo) error {
 	what := "not a directory"
 	switch {
-	case fi == nil:
 	case fi.Mode()&fs.ModeSymlink != 0:
 		what = "a symbolic link"
 	case fi.IsDir():
@@ -186,7 +185,11 @@ func (c copier) mkdirs(rel string) error {
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("accounts: copy to %s: %w", c.path(p), err)
 		}
-		if fi, err := c.root.Lstat(p); err != nil || !fi.IsDir() {
+		fi, err := c.root.Lstat(p)
+		if err != nil {
+			return fmt.Errorf("accounts: copy to %s: %w", c.path(p), err)
+		}
+		if !fi.IsDir() {
 			return c.refuse(p, fi)
 		}
 	}
