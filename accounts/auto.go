@@ -3,10 +3,13 @@ package accounts
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/notify"
 )
 
@@ -14,40 +17,99 @@ import (
 // switch as `cac-tmux switch PANE`, through the same gates and the same bound of max_per_day,
 // started when the watcher tells of a stop. It sits among the watcher's notifiers (Send): every
 // event goes on to Next unchanged, and a stop (notify.Stopped, notify.Again) of a pane also
-// starts a switch of that pane in the background, so that the watcher's tick never waits on
-// it (the switch itself waits for that watcher to take the pane's skip).
+// queues a switch of that pane, so that the watcher's tick never waits on it (the switch
+// itself waits for that watcher to take the pane's skip).
+//
+// The switches run one at a time, in the order the panes stopped: many sessions of one
+// account stop at once, and each must be tried, each counted against max_per_day by the one
+// before it. A pane already queued is queued once. A switch that finds another process's
+// switch running (ErrBusy) is tried again once that one ends, before the next pane.
 type Auto struct {
 	// Next receives every event.
 	Next interface{ Send(notify.Event) }
 	// Switch switches the session in pane to the free account (Switch with the watcher's
 	// server and settings, To empty).
 	Switch func(ctx context.Context, pane string) (Switched, error)
-	// Ctx ends the switches under way (the watcher stops); Log says how each one went.
+	// Clock is the one clock: the wait for another process's switch to end.
+	Clock clock.Clock
+	// Ctx ends the switches under way and queued (the watcher stops); Log says how each went.
 	Ctx context.Context
 	Log zerolog.Logger
 
-	wg sync.WaitGroup
+	mu      sync.Mutex
+	queue   []string // the panes to switch, in order; the first is being switched
+	working bool     // a goroutine works through the queue
+	wg      sync.WaitGroup
 }
 
-// Send passes e on, and starts the switch of a stopped pane.
+// busyRetry is how often a switch refused by another process's switch is tried again: a
+// switch takes seconds (the copy, the new Claude Code starting).
+const busyRetry = 2 * time.Second
+
+// Send passes e on, and queues the switch of a stopped pane.
 func (a *Auto) Send(e notify.Event) {
 	a.Next.Send(e)
-	if e.Kind != notify.Stopped && e.Kind != notify.Again || e.Pane == "" || a.Ctx.Err() != nil {
+	if e.Kind == notify.Stopped || e.Kind == notify.Again {
+		a.Queue(e.Pane)
+	}
+}
+
+// Queue queues the switch of each pane not queued yet, and starts working through the queue
+// unless it is under way. It never waits.
+func (a *Auto) Queue(panes ...string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, p := range panes {
+		if p != "" && !slices.Contains(a.queue, p) && a.Ctx.Err() == nil {
+			a.queue = append(a.queue, p)
+		}
+	}
+	if a.working || len(a.queue) == 0 {
 		return
 	}
+	a.working = true
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		a.run(e.Pane)
+		a.work()
 	}()
 }
 
-// run switches pane and logs the outcome: a refusal (no free account, the bound, a draft …)
-// is the normal answer when the session has nowhere to go, at info; a failure at warn.
+// work switches the queued panes one at a time until the queue is empty or Ctx ends.
+func (a *Auto) work() {
+	for {
+		a.mu.Lock()
+		if len(a.queue) == 0 || a.Ctx.Err() != nil {
+			a.queue, a.working = nil, false
+			a.mu.Unlock()
+			return
+		}
+		pane := a.queue[0]
+		a.mu.Unlock()
+		a.run(pane)
+		a.mu.Lock()
+		a.queue = a.queue[1:]
+		a.mu.Unlock()
+	}
+}
+
+// run switches pane, again after busyRetry while another process's switch runs, and logs the
+// outcome: a refusal (no free account, the bound, a draft …) is the normal answer when the
+// session has nowhere to go, at info; a failure at warn.
 func (a *Auto) run(pane string) {
 	s, err := a.Switch(a.Ctx, pane)
+	for waited := false; errors.Is(err, ErrBusy); waited = true {
+		if !waited {
+			a.Log.Info().Str("pane", pane).Err(err).Msg("waiting for another switch to end before switching to another account")
+		}
+		if a.Clock.Sleep(a.Ctx, busyRetry) != nil {
+			return
+		}
+		s, err = a.Switch(a.Ctx, pane)
+	}
 	var refused *RefusedError
 	switch {
+	case a.Ctx.Err() != nil:
 	case errors.As(err, &refused):
 		a.Log.Info().Str("pane", pane).Str("reason", refused.Reason).Msg("not switched to another account")
 	case err != nil:

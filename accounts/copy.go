@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -15,8 +17,14 @@ import (
 // the session: it is left as it is, and nothing is copied.
 var ErrConflict = errors.New("a different file of this session is already there")
 
+// ErrLink is a copy refused because a path it would write under the target account is a
+// symbolic link (or not a directory where one is needed): a switch never writes through one,
+// and nothing is copied.
+var ErrLink = errors.New("a switch never writes through a symbolic link, nor over another kind of file")
+
 // transfer is one file of a copy.
 type transfer struct {
+	// from is the file's path; to is its place relative to the target config directory.
 	from, to string
 	// keep: the target holds the same bytes already; nothing to write.
 	keep bool
@@ -32,7 +40,10 @@ type transfer struct {
 //
 // Every file is checked before anything is written: a file of the session already in dst
 // with other bytes is ErrConflict (the transcript is the one exception: an earlier copy of
-// it, of which src is a continuation, is brought up to date). Each file is written under a
+// it, of which src is a continuation, is brought up to date), and a symbolic link on the way
+// to any of them under dst (projects/, the project, the session's directory, the file itself)
+// is ErrLink. Every path under dst is reached through an os.Root of dst, which never leaves
+// it, even when a directory is swapped for a link meanwhile. Each file is written under a
 // temporary name beside its place, synced and renamed into it, the tool results before the
 // transcript, so Claude Code never reads half a file, nor a transcript whose tool results
 // are missing.
@@ -41,67 +52,81 @@ func CopySession(src, dst string) (string, error) {
 	if !ok || session == "" {
 		return "", fmt.Errorf("accounts: copy %s: not a transcript (<session>.jsonl)", src)
 	}
-	toDir := filepath.Join(dst, "projects", filepath.Base(filepath.Dir(src)))
-	plan, err := planTree(filepath.Join(filepath.Dir(src), session), filepath.Join(toDir, session))
+	if err := os.MkdirAll(dst, 0o700); err != nil { // the account as configured: the user's path
+		return "", fmt.Errorf("accounts: copy to %s: %w", dst, err)
+	}
+	root, err := os.OpenRoot(dst)
+	if err != nil {
+		return "", fmt.Errorf("accounts: copy to %s: %w", dst, err)
+	}
+	defer root.Close()
+	c := copier{root: root, dst: dst}
+	toDir := filepath.Join("projects", filepath.Base(filepath.Dir(src)))
+	plan, err := c.planTree(filepath.Join(filepath.Dir(src), session), filepath.Join(toDir, session))
 	if err != nil {
 		return "", err
 	}
 	main := transfer{from: src, to: filepath.Join(toDir, session+".jsonl")}
-	if main.keep, err = sameOrPrefix(main.from, main.to, true); err != nil {
+	if main.keep, err = c.sameOrPrefix(main, true); err != nil {
 		return "", err
 	}
 	for _, t := range append(plan, main) {
-		if err := t.write(); err != nil {
+		if err := c.write(t); err != nil {
 			return "", err
 		}
 	}
-	return main.to, nil
+	return filepath.Join(dst, main.to), nil
 }
 
-// planTree lists the regular files under the directory from as copies into to, each checked
-// against what is there. No directory from is no file.
-func planTree(from, to string) ([]transfer, error) {
+// copier writes under the target config directory dst, only through root.
+type copier struct {
+	root *os.Root
+	dst  string
+}
+
+// planTree lists the regular files under the directory from as copies into to (relative to
+// dst), each checked against what is there. No directory from is no file.
+func (c copier) planTree(from, to string) ([]transfer, error) {
 	var plan []transfer
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && p == from:
 			return fs.SkipAll
 		case err != nil:
-			return err
+			return fmt.Errorf("accounts: copy %s: %w", from, err)
 		case !d.Type().IsRegular():
 			return nil // directories are made on the way; links and devices are not copied
 		}
 		rel, err := filepath.Rel(from, p)
 		if err != nil {
-			return err
+			return fmt.Errorf("accounts: copy %s: %w", from, err)
 		}
 		t := transfer{from: p, to: filepath.Join(to, rel)}
-		if t.keep, err = sameOrPrefix(t.from, t.to, false); err != nil {
+		if t.keep, err = c.sameOrPrefix(t, false); err != nil {
 			return err
 		}
 		plan = append(plan, t)
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("accounts: copy %s: %w", from, err)
-	}
-	return plan, nil
+	return plan, err
 }
 
-// sameOrPrefix compares the file from with the file at to: keep is true when to holds the
-// same bytes, false when there is no file at to, or (with prefix) when to holds a beginning
-// of from (an earlier copy, which from continues). Anything else is ErrConflict.
-func sameOrPrefix(from, to string, prefix bool) (keep bool, err error) {
-	old, err := os.ReadFile(to)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+// sameOrPrefix compares the file t.from with the file at t.to: keep is true when t.to holds
+// the same bytes, false when there is no file at t.to, or (with prefix) when it holds a
+// beginning of t.from (an earlier copy, which t.from continues). Anything else is
+// ErrConflict; a link on the way to t.to is ErrLink.
+func (c copier) sameOrPrefix(t transfer, prefix bool) (keep bool, err error) {
+	exists, err := c.check(t.to)
+	if err != nil || !exists {
+		return false, err
 	}
+	old, err := c.root.ReadFile(t.to)
 	if err != nil {
-		return false, fmt.Errorf("accounts: copy to %s: %w", to, err)
+		return false, fmt.Errorf("accounts: copy to %s: %w", c.path(t.to), err)
 	}
-	b, err := os.ReadFile(from)
+	b, err := os.ReadFile(t.from)
 	if err != nil {
-		return false, fmt.Errorf("accounts: copy %s: %w", from, err)
+		return false, fmt.Errorf("accounts: copy %s: %w", t.from, err)
 	}
 	switch {
 	case bytes.Equal(b, old):
@@ -109,45 +134,106 @@ func sameOrPrefix(from, to string, prefix bool) (keep bool, err error) {
 	case prefix && bytes.HasPrefix(b, old):
 		return false, nil
 	}
-	return false, fmt.Errorf("accounts: copy to %s: %w (move it away to switch)", to, ErrConflict)
+	return false, fmt.Errorf("accounts: copy to %s: %w (move it away to switch)", c.path(t.to), ErrConflict)
 }
 
-// write copies t.from to t.to through a temporary file in t.to's directory (0700
-// directories, 0600 files, as Claude Code makes them).
-func (t transfer) write() (err error) {
+// check looks at every component of rel under dst without following a link: each directory
+// on the way is a directory or not there yet, and rel itself a regular file or not there
+// (exists false). A link, or another kind of file, is ErrLink.
+func (c copier) check(rel string) (exists bool, err error) {
+	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		fi, err := c.root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("accounts: copy to %s: %w", c.path(p), err)
+		}
+		if want := i < len(parts)-1; fi.Mode()&fs.ModeSymlink != 0 || want != fi.IsDir() || !want && !fi.Mode().IsRegular() {
+			return false, c.refuse(p, fi)
+		}
+	}
+	return true, nil
+}
+
+// refuse is ErrLink for the path p under dst, which is fi.
+func (c copier) refuse(p string, fi fs.FileInfo) error {
+	what := "not a directory"
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		what = "a symbolic link"
+	case fi.IsDir():
+		what = "a directory, not a file"
+	case !fi.Mode().IsRegular():
+		what = "a special file"
+	}
+	return fmt.Errorf("accounts: copy to %s: %w (it is %s): remove it, or switch to another account", c.path(p), ErrLink, what)
+}
+
+// path is rel under dst, for people.
+func (c copier) path(rel string) string { return filepath.Join(c.dst, rel) }
+
+// mkdirs makes the directories of rel under dst that are not there yet (0700, as Claude Code
+// makes them), refusing a link or a file on the way.
+func (c copier) mkdirs(rel string) error {
+	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		err := c.root.Mkdir(p, 0o700)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("accounts: copy to %s: %w", c.path(p), err)
+		}
+		fi, err := c.root.Lstat(p)
+		if err != nil {
+			return fmt.Errorf("accounts: copy to %s: %w", c.path(p), err)
+		}
+		if !fi.IsDir() {
+			return c.refuse(p, fi)
+		}
+	}
+	return nil
+}
+
+// write copies t.from to t.to through a temporary file in t.to's directory (0600, as Claude
+// Code makes them), created there (O_EXCL: never an existing file or link) and renamed over
+// t.to (rename replaces a link rather than follow it).
+func (c copier) write(t transfer) (err error) {
 	if t.keep {
 		return nil
 	}
 	dir := filepath.Dir(t.to)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("accounts: copy to %s: %w", dir, err)
+	if err := c.mkdirs(dir); err != nil {
+		return err
 	}
 	in, err := os.Open(t.from)
 	if err != nil {
 		return fmt.Errorf("accounts: copy %s: %w", t.from, err)
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(t.to)+".tmp-*")
+	tmp := filepath.Join(dir, "."+filepath.Base(t.to)+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+	out, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("accounts: copy to %s: %w", dir, err)
+		return fmt.Errorf("accounts: copy to %s: %w", c.path(dir), err)
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			out.Close()
+			c.root.Remove(tmp)
 		}
 	}()
-	if _, err := io.Copy(tmp, in); err != nil {
+	if _, err := io.Copy(out, in); err != nil {
 		return fmt.Errorf("accounts: copy %s: %w", t.from, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("accounts: copy to %s: %w", tmp.Name(), err)
+	if err := out.Sync(); err != nil {
+		return fmt.Errorf("accounts: copy to %s: %w", c.path(tmp), err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("accounts: copy to %s: %w", tmp.Name(), err)
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("accounts: copy to %s: %w", c.path(tmp), err)
 	}
-	if err := os.Rename(tmp.Name(), t.to); err != nil {
-		return fmt.Errorf("accounts: copy to %s: %w", t.to, err)
+	if err := c.root.Rename(tmp, t.to); err != nil {
+		return fmt.Errorf("accounts: copy to %s: %w", c.path(t.to), err)
 	}
 	return nil
 }

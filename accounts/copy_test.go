@@ -2,8 +2,10 @@ package accounts
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cac-tmux/cac-tmux/records"
@@ -98,5 +100,69 @@ func TestCopySessionRefusesAnotherFile(t *testing.T) {
 	}
 	if _, err := os.Stat(theirs); !os.IsNotExist(err) {
 		t.Errorf("the transcript was copied although the copy was refused (%v)", err)
+	}
+}
+
+// TestCopySessionRefusesLinks: a symbolic link planted under the target account, on the way to
+// any file the copy writes (projects/, the project, the session's directory or one below it,
+// the transcript itself), is refused before anything is written, and what it points to is
+// left as it is, whether it leads out of the account or within it.
+func TestCopySessionRefusesLinks(t *testing.T) {
+	const session = "s1"
+	for _, tc := range []struct {
+		name, link string // the link planted, under b
+		inside     bool   // it points to a directory within b
+	}{
+		{name: "projects", link: "projects"},
+		{name: "the project", link: "projects/-w"},
+		{name: "the project, within the account", link: "projects/-w", inside: true},
+		{name: "the session's directory", link: "projects/-w/" + session},
+		{name: "its tool results", link: "projects/-w/" + session + "/tool-results"},
+		{name: "the transcript", link: "projects/-w/" + session + ".jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			a, b, elsewhere := filepath.Join(root, "a"), filepath.Join(root, "b"), filepath.Join(root, "elsewhere")
+			src := filepath.Join(a, "projects", "-w", session+".jsonl")
+			write(t, src, row("limit", session, now, now))
+			write(t, filepath.Join(a, "projects", "-w", session, "tool-results", "t1.txt"), "output one")
+			if tc.inside {
+				elsewhere = filepath.Join(b, "other")
+			}
+			target := elsewhere
+			if strings.HasSuffix(tc.link, ".jsonl") {
+				write(t, filepath.Join(elsewhere, "x"), "")
+				target = filepath.Join(elsewhere, "x")
+			} else if err := os.MkdirAll(elsewhere, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(b, tc.link)
+			if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			_, err := CopySession(src, b)
+			if !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), link) {
+				t.Errorf("CopySession through the link %s = %v, want ErrLink naming it", tc.link, err)
+			}
+			var written []string
+			filepath.WalkDir(elsewhere, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && p != target && p != elsewhere {
+					written = append(written, p)
+				}
+				return nil
+			})
+			if len(written) > 0 {
+				t.Errorf("written through the link: %q", written)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				t.Errorf("the link was replaced (%v)", err)
+			}
+			if fi, err := os.Stat(target); err != nil || fi.Mode().IsRegular() && fi.Size() != 0 {
+				t.Errorf("what the link points to was changed (%v)", err)
+			}
+		})
 	}
 }

@@ -74,7 +74,7 @@ func (sw *switching) moveSkipped(ctx context.Context, dst Headroom) (respawned b
 		return false, sw.refusal("the working directory of session %s (%q) is not a directory any more", sw.entry.SessionID, sw.entry.Cwd)
 	}
 	copied, err := CopySession(sw.script, dst.Dir)
-	if errors.Is(err, ErrConflict) {
+	if errors.Is(err, ErrConflict) || errors.Is(err, ErrLink) {
 		return false, sw.refusal("%v", strings.TrimPrefix(err.Error(), "accounts: "))
 	}
 	if err != nil {
@@ -93,12 +93,14 @@ func (sw *switching) moveSkipped(ctx context.Context, dst Headroom) (respawned b
 	return true, nil
 }
 
-// respawn is what the pane runs instead: program --resume session message in the directory
-// cwd with the config directory dst, and the user's shell after it, as before. The message is
-// Claude Code's first prompt (`claude -r ID "query"`, its CLI reference): the session goes on
-// where it stopped at once, on the other account, without a key typed into the pane; ""
-// leaves it waiting at its prompt. The words reach the
-// shell as positional parameters, never inside its script. For the default account
+// respawn is what the pane runs instead: program --resume session -- message in the
+// directory cwd with the config directory dst, and the user's shell after it, as before. The
+// message is Claude Code's first prompt (`claude -r ID "query"`, its CLI reference): the
+// session goes on where it stopped at once, on the other account, without a key typed into
+// the pane; "" leaves it waiting at its prompt. "--" ends claude's options, so the message is
+// never read as one (Claude Code 2.1.332: `claude --resume ID -- --version` submits
+// "--version" as the prompt; without "--" it prints the version and exits). The words reach
+// the shell as positional parameters, never inside its script. For the default account
 // ($HOME/.claude) CLAUDE_CONFIG_DIR is unset rather than set to it: with it set, Claude Code
 // reads its global config from $CLAUDE_CONFIG_DIR/.claude.json instead of $HOME/.claude.json
 // (docs/claude-code.md), and would not find that account's.
@@ -111,7 +113,7 @@ func respawn(cwd, dst, home string, program []string, session, message string) t
 	argv := append([]string{"/bin/sh", "-c", script, "sh"}, program...)
 	argv = append(argv, "--resume", session)
 	if message != "" {
-		argv = append(argv, message)
+		argv = append(argv, "--", message)
 	}
 	return tmuxctl.Respawn{Dir: cwd, Env: env, Argv: argv}
 }

@@ -91,11 +91,25 @@ type Switched struct {
 type RefusedError struct {
 	Target string // the pane as given
 	Reason string
+	// Err is ErrBusy when another process's switch runs; nil for the other gates.
+	Err error
 }
 
 func (e *RefusedError) Error() string {
 	return "accounts: switch " + e.Target + ": refused: " + e.Reason
 }
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// ErrBusy is a switch refused because another process's switch runs (store.LockSwitches):
+// nothing was looked at, and the same switch may be tried again once that one ends.
+var ErrBusy = errors.New("another cac-tmux switch runs")
+
+// oneSwitch lets one switch of this process run at a time, the others waiting their turn:
+// the flock of store.LockSwitches belongs to one open file, so a second switch of the same
+// process (a watcher's [accounts] auto, one per server with --all-servers) would find it held,
+// by its own pid.
+var oneSwitch = make(chan struct{}, 1)
 
 // BadInputError is a switch asked for something it cannot do as asked (an account --to does
 // not name, or the session's own): nothing was looked at or done, and the command exits 2.
@@ -125,8 +139,10 @@ type switching struct {
 // last limit is oldest), hands the pane a skip, checks every gate on a fresh look, copies the
 // transcript (CopySession), records the switch and respawns the pane with the same Claude
 // Code (Program) resuming the session in that account, then waits until it runs. One switch
-// runs at a time per user (store.LockSwitches). A gate that refuses is *RefusedError, a bad
-// r.To *BadInputError; any other error is a failure.
+// runs at a time per user: within this process a switch waits for the one before it to end
+// (oneSwitch); one of another process (store.LockSwitches) makes it *RefusedError wrapping
+// ErrBusy. A gate that refuses is *RefusedError, a bad r.To *BadInputError; any other error is
+// a failure.
 func Switch(ctx context.Context, cfg Config, r Request) (Switched, error) {
 	sw := &switching{Config: cfg, Request: r}
 	var want *Account
@@ -137,10 +153,17 @@ func Switch(ctx context.Context, cfg Config, r Request) (Switched, error) {
 		}
 		want = &a
 	}
+	select {
+	case oneSwitch <- struct{}{}:
+		defer func() { <-oneSwitch }()
+	case <-ctx.Done():
+		return Switched{}, sw.failed(ctx.Err())
+	}
 	lock, err := store.LockSwitches(sw.Getenv)
 	var locked *store.LockedError
 	if errors.As(err, &locked) {
-		return Switched{}, sw.refusal("another cac-tmux switch (pid %d) runs; try again when it ends", locked.PID)
+		return Switched{}, &RefusedError{Target: sw.Target, Err: ErrBusy,
+			Reason: fmt.Sprintf("another cac-tmux switch (pid %d) runs; try again when it ends", locked.PID)}
 	}
 	if err != nil {
 		return Switched{}, sw.failed(err)

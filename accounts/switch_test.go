@@ -197,7 +197,7 @@ func TestSwitchMoves(t *testing.T) {
 	if !slices.Equal(w.asked, []string{"skip", "unskip"}) || len(w.started) != 1 || w.started[0] != got {
 		t.Errorf("asked %q, started %+v; want a skip, then the renewing unskip, and Started told once", w.asked, w.started)
 	}
-	want := []string{"/bin/sh", "-c", `"$@"; exec "${SHELL:-/bin/sh}"`, "sh", "/opt/claude/versions/2.1.332", "--resume", "s-1", "continue"}
+	want := []string{"/bin/sh", "-c", `"$@"; exec "${SHELL:-/bin/sh}"`, "sh", "/opt/claude/versions/2.1.332", "--resume", "s-1", "--", "continue"}
 	if len(w.tmux.respawned) != 1 || !slices.Equal(w.tmux.respawned[0].Argv, want) || w.tmux.respawned[0].Dir != w.work ||
 		!slices.Equal(w.tmux.respawned[0].Env, []string{"CLAUDE_CONFIG_DIR=" + w.b}) {
 		t.Errorf("respawned %+v, want %q in %s with b", w.tmux.respawned, want, w.work)
@@ -231,6 +231,9 @@ func TestSwitchRefusals(t *testing.T) {
 		{name: "busy", change: func(w *switchWorld) { w.registry(`"idle"`, `"busy"`) }, want: "Claude Code's session registry says a turn runs (pid 4242)", asked: []string{"skip", "unskip"}},
 		{name: "bound", change: func(w *switchWorld) { w.cfg.MaxPerDay = 0 },
 			want: "session s-1 was switched 0 times within 24 hours, and accounts.max_per_day is 0"},
+		{name: "a link planted in the target account", change: func(w *switchWorld) {
+			os.Symlink(w.dir, filepath.Join(w.b, "projects", project(w.work)))
+		}, want: "copy to ", asked: []string{"skip", "unskip"}},
 		{name: "unknown account", to: "acct-c"},
 		{name: "the session's own account", to: "1"},
 	} {
@@ -256,15 +259,15 @@ func TestSwitchRefusals(t *testing.T) {
 	}
 }
 
-// TestSwitchRespawn: the pane runs the program with --resume and the message (its first
-// prompt, none when "") through a shell that gets every word as a positional parameter, then
-// the user's shell; the default account is reached by unsetting CLAUDE_CONFIG_DIR, any other
-// by setting it.
+// TestSwitchRespawn: the pane runs the program with --resume and, after "--", the message (its
+// first prompt, none when "") through a shell that gets every word as a positional parameter,
+// then the user's shell; the default account is reached by unsetting CLAUDE_CONFIG_DIR, any
+// other by setting it. A message that looks like an option stays a prompt.
 func TestSwitchRespawn(t *testing.T) {
 	t.Parallel()
 	script := `"$@"; exec "${SHELL:-/bin/sh}"`
 	r := respawn("/w d", "/h/.claude-work", "/h", []string{"/usr/bin/node", "/l/cli.js"}, "s1", "go on; $(rm -rf ~)")
-	want := []string{"/bin/sh", "-c", script, "sh", "/usr/bin/node", "/l/cli.js", "--resume", "s1", "go on; $(rm -rf ~)"}
+	want := []string{"/bin/sh", "-c", script, "sh", "/usr/bin/node", "/l/cli.js", "--resume", "s1", "--", "go on; $(rm -rf ~)"}
 	if r.Dir != "/w d" || !slices.Equal(r.Env, []string{"CLAUDE_CONFIG_DIR=/h/.claude-work"}) || !slices.Equal(r.Argv, want) {
 		t.Errorf("respawn to another account = %+v, want %q with CLAUDE_CONFIG_DIR set", r, want)
 	}
@@ -272,6 +275,10 @@ func TestSwitchRespawn(t *testing.T) {
 	want = []string{"/bin/sh", "-c", "unset CLAUDE_CONFIG_DIR; " + script, "sh", "/bin/claude", "--resume", "s1"}
 	if r.Env != nil || !slices.Equal(r.Argv, want) {
 		t.Errorf("respawn to the default account = %+v, want %q and no CLAUDE_CONFIG_DIR", r, want)
+	}
+	r = respawn("/w", "/h/b", "/h", []string{"/bin/claude"}, "s1", "--version")
+	if want = []string{"/bin/claude", "--resume", "s1", "--", "--version"}; !slices.Equal(r.Argv[4:], want) {
+		t.Errorf("respawn with the message --version = %q, want %q", r.Argv[4:], want)
 	}
 }
 
@@ -297,7 +304,8 @@ func TestUntil(t *testing.T) {
 // is a valid message, else the configured one (as the watcher types them).
 func TestSwitchMessage(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ pane, want string }{{"", "continue"}, {"go on", "go on"}, {"two\x7flines", "continue"}, {"   ", "continue"}} {
+	for _, tc := range []struct{ pane, want string }{{"", "continue"}, {"go on", "go on"}, {"two\x7flines", "continue"}, {"   ", "continue"},
+		{"--version", "continue"}, {" -p", "continue"}, {"!sh", "continue"}, {"/login", "continue"}, {"go -on", "go -on"}} {
 		sw := &switching{Config: Config{Message: "continue"}}
 		sw.pane.Message = tc.pane
 		if got := sw.message(); got != tc.want {

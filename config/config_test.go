@@ -333,6 +333,12 @@ func TestValidate(t *testing.T) {
 		{with(func(w *Watch) { w.Message = "go\x1b[2J" }), `config: watch.message: must not contain control characters (got "go\u001b[2J")`},
 		{with(func(w *Watch) { w.Message = "caf\xe9" }), `config: watch.message: must be UTF-8 text (got "caf\xe9")`},
 		{with(func(w *Watch) { w.Message = "  keep going, café ☕ " }), ""},
+		{with(func(w *Watch) { w.Message = "--version" }), `config: watch.message: must not start with "-" (claude would read it as an option); write it as words, like "continue" (got "--version")`},
+		{with(func(w *Watch) { w.Message = " -p go" }), `config: watch.message: must not start with "-" (claude would read it as an option); write it as words, like "continue" (got " -p go")`},
+		{with(func(w *Watch) { w.Message = "!rm -rf ~" }), `config: watch.message: must not start with "!" (Claude Code would run the rest as a shell command); write it as words, like "continue" (got "!rm -rf ~")`},
+		{with(func(w *Watch) { w.Message = "\u00a0 !sh" }), `config: watch.message: must not start with "!" (Claude Code would run the rest as a shell command); write it as words, like "continue" (got "\u00a0 !sh")`},
+		{with(func(w *Watch) { w.Message = "/login" }), `config: watch.message: must not start with "/" (Claude Code would run it as a slash command); write it as words, like "continue" (got "/login")`},
+		{with(func(w *Watch) { w.Message = "go on -- with /this, and that!" }), ""},
 		{with(func(w *Watch) { w.LogLevel = "" }), `config: watch.log_level: must be one of debug, info, warn, error (got "")`},
 		{with(func(w *Watch) { w.LogLevel = "warning" }), `config: watch.log_level: must be one of debug, info, warn, error (got "warning")`},
 		{with(func(w *Watch) { w.Interval = 0; w.LogLevel = "x" }), `config: watch.interval: must be at least 100ms (got "0s")`}, // the first in file order

@@ -389,8 +389,28 @@ func notNegative(d time.Duration) string {
 }
 
 // CheckMessage is the rule of a resume message (watch.message, a pane's @cac_message): "" when m
-// follows it, else what is wrong.
+// follows it, else what is wrong and how to write it instead. It is typed into Claude Code's
+// input box (CheckInput), and `cac-tmux switch` also gives it to claude as its first prompt on
+// the command line, after "--"; a leading "-" is refused all the same, so that no message is
+// ever read as an option (`--version` left the switched pane a shell).
 func CheckMessage(m string) string {
+	if msg := CheckInput(m); msg != "" {
+		return msg
+	}
+	if strings.HasPrefix(strings.TrimLeftFunc(m, unicode.IsSpace), "-") {
+		return `must not start with "-" (claude would read it as an option); write it as words, like "continue"`
+	}
+	return ""
+}
+
+// CheckInput is the rule of a text typed into Claude Code's input box as a prompt (the resume
+// message, a reply from the phone): "" when m follows it, else what is wrong. It is one line
+// (a newline would submit what precedes it at once) of UTF-8 text without control characters
+// (an escape would be read as keys), not blank, and it does not start, after spaces, with "!"
+// or "/": typed first into the box, "!" runs the rest as a shell command without asking, and
+// "/" runs a slash command, typed or as claude's first prompt on its command line (Claude
+// Code 2.1.332: `claude --resume ID -- /cost` shows the costs).
+func CheckInput(m string) string {
 	switch {
 	case strings.TrimSpace(m) == "":
 		return `must not be blank; it is the text typed to resume, like "continue"`
@@ -400,6 +420,12 @@ func CheckMessage(m string) string {
 		return "must be one line"
 	case strings.ContainsFunc(m, unicode.IsControl):
 		return "must not contain control characters"
+	}
+	switch strings.TrimLeftFunc(m, unicode.IsSpace)[0] {
+	case '!':
+		return `must not start with "!" (Claude Code would run the rest as a shell command); write it as words, like "continue"`
+	case '/':
+		return `must not start with "/" (Claude Code would run it as a slash command); write it as words, like "continue"`
 	}
 	return ""
 }

@@ -92,7 +92,7 @@ func TestReply(t *testing.T) {
 
 // TestReplyRefusesText: an empty reply, one longer than prompt_max characters, one with a
 // newline or another control character, and one that Claude Code would read as a command
-// (a shell command, a slash command, a memory note, a background task), blanks before it
+// (a shell command, a slash command), blanks before it
 // included, is refused before the token is redeemed, so the link works after a fix.
 func TestReplyRefusesText(t *testing.T) {
 	r := newRig(t, nil)
@@ -103,11 +103,9 @@ func TestReplyRefusesText(t *testing.T) {
 		{"one\ntwo", "one line"},
 		{"tab\there", "control characters"},
 		{"bell\a", "control characters"},
-		{"!touch /tmp/x", "reads as a command"},
-		{" \u00a0 !touch /tmp/x", "reads as a command"},
-		{"/login", "reads as a command"},
-		{"# push to main", "reads as a command"},
-		{"&deploy", "reads as a command"},
+		{"!touch /tmp/x", "shell command"},
+		{" \u00a0 !touch /tmp/x", "shell command"},
+		{"/login", "slash command"},
 	} {
 		r.clk.Add(10 * time.Second) // a window of the refusals' log of its own: each is logged
 		status, text := r.send(t, b, tc.text)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/cac-tmux/cac-tmux/config"
@@ -19,25 +18,13 @@ import (
 // Prompt types a prompt: the text literally, then Enter once the input box shows exactly it.
 const Prompt Action = "prompt"
 
-// commandModes are the characters that, first in Claude Code's input box, make the input
-// something other than a prompt to the model: "!" bash mode (measured: 2.1.332 runs
-// "!touch FILE" with no permission prompt), "/" a slash command (/login, /model, /config
-// change the session). "#" (a memory note written to CLAUDE.md in 1.x) and "&" (a task handed
-// to a background session in recent 2.x) are not measured here; they are refused too, since a
-// prompt typed from afar never needs to start with a mode switch.
-const commandModes = "!/#&"
-
 // CheckPrompt says what is wrong with text as a prompt, "" when nothing: the rule of the
-// resume message (config.CheckMessage: not blank, one line, no control character — a newline
-// would submit what precedes it at once, an escape would be read as keys), at most
-// config.MaxPrompt characters, and not the start of one of Claude Code's other input modes
-// (commandModes), blanks before it included.
+// text typed into Claude Code's input box (config.CheckInput: not blank, one line, no control
+// character, no leading "!" or "/"), and at most
+// config.MaxPrompt characters.
 func CheckPrompt(text string) string {
-	if msg := config.CheckMessage(text); msg != "" {
+	if msg := config.CheckInput(text); msg != "" {
 		return "the prompt " + msg
-	}
-	if first, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(text, unicode.IsSpace)); strings.ContainsRune(commandModes, first) {
-		return fmt.Sprintf("the prompt starts with %q, which Claude Code reads as a command, not a prompt (! runs a shell command, / a slash command; # and & switch its input mode too); reword it", first)
 	}
 	if n := utf8.RuneCountInString(text); n > config.MaxPrompt {
 		return fmt.Sprintf("the prompt is %d characters long; at most %d are typed", n, config.MaxPrompt)

@@ -59,11 +59,9 @@ func TestUnitPromptRefusals(t *testing.T) {
 		{"vim normal", "go on", "vim mode", func(p *fakePane) { p.vim = "normal" }},
 		// Claude Code's other input modes: a shell command, a slash command, a memory note, a
 		// background task; blanks before them (a space, U+00A0, U+3000) change nothing.
-		{"bash mode", "!touch /tmp/owned", "reads as a command", func(*fakePane) {}},
-		{"bash mode after blanks", "  \u00a0\u3000!touch /tmp/owned", "reads as a command", func(*fakePane) {}},
-		{"slash command", "/login", "reads as a command", func(*fakePane) {}},
-		{"memory", "# always push to main", "reads as a command", func(*fakePane) {}},
-		{"background", "&deploy it", "reads as a command", func(*fakePane) {}},
+		{"bash mode", "!touch /tmp/owned", "shell command", func(*fakePane) {}},
+		{"bash mode after blanks", "  \u00a0\u3000!touch /tmp/owned", "shell command", func(*fakePane) {}},
+		{"slash command", "/login", "slash command", func(*fakePane) {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRig(t, nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/accounts"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -115,7 +116,9 @@ func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, c config.Confi
 }
 
 // autoSwitch is n with [accounts] auto: the watcher of the server on socket switches each
-// session that stops to a free account by itself (accounts.Auto), as `cac-tmux switch` would.
+// session that stops to a free account by itself (accounts.Auto), as `cac-tmux switch` would,
+// starting with the sessions its state file holds as stopped (a restarted watcher does not
+// tell of them again).
 func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config.Config, log zerolog.Logger) watcher.Notifier {
 	accts, err := accounts.Expand(c.Accounts.Dirs, os.Getenv("HOME"))
 	if err != nil { // config checked the dirs; HOME is what is left
@@ -124,9 +127,19 @@ func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config
 	}
 	tmux := &tmuxctl.Client{SocketPath: socket}
 	cfg := switchConfig(tmux, accts, c, io.Discard)
-	return &accounts.Auto{Next: n, Ctx: ctx, Log: log, Switch: func(ctx context.Context, pane string) (accounts.Switched, error) {
+	auto := &accounts.Auto{Next: n, Ctx: ctx, Log: log, Clock: clock.Real, Switch: func(ctx context.Context, pane string) (accounts.Switched, error) {
 		return accounts.Switch(ctx, cfg, accounts.Request{Pane: pane, Target: pane})
 	}}
+	st, _, err := store.Open(os.Getenv, socket, true)
+	var recs map[string]store.Pane
+	if err == nil {
+		recs, err = st.Load()
+	}
+	if err != nil { // the watcher reads the same file, and says what is wrong with it
+		log.Debug().Err(err).Msg("the stops of the state file are not switched to another account")
+	}
+	auto.Queue(watcher.StoppedPanes(recs)...)
+	return auto
 }
 
 // askSwitch is the skip and unskip of a switch: watcher.Ask on the server of tmux.

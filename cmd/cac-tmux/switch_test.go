@@ -63,10 +63,14 @@ func (e *switchEnv) claude(t *testing.T, args ...string) (pane string, entry rec
 	argv := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-c", e.work, "-e", "CLAUDE_CONFIG_DIR=" + e.a,
 		bins.claude, "--log", log, "--records", "--reset", reset}
 	pane, e.log = strings.TrimSpace(e.s.Tmux(t, append(argv, args...)...)), log
+	pid, err := strconv.Atoi(strings.TrimSpace(e.s.Tmux(t, "display-message", "-p", "-t", pane, "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tmuxtest.WaitFor(t, 10*time.Second, "the fake claude to start", func() bool {
 		_, _, states := inputs(t, log)
-		entry = registered(t, e.a)
-		return len(states) > 0 && entry.SessionID != ""
+		entry, err = (records.Env{ConfigDir: e.a}).ReadEntry(pid)
+		return len(states) > 0 && err == nil && entry.SessionID != ""
 	})
 	return pane, entry
 }
@@ -189,9 +193,9 @@ func TestSwitch(t *testing.T) {
 	})
 	env := readText(t, "/proc/"+strconv.Itoa(moved.PID)+"/environ")
 	argv := readText(t, "/proc/"+strconv.Itoa(moved.PID)+"/cmdline")
-	if !strings.Contains(env, "\x00CLAUDE_CONFIG_DIR="+e.b+"\x00") || !strings.HasSuffix(argv, "\x00--resume\x00"+entry.SessionID+"\x00continue\x00") ||
+	if !strings.Contains(env, "\x00CLAUDE_CONFIG_DIR="+e.b+"\x00") || !strings.HasSuffix(argv, "\x00--resume\x00"+entry.SessionID+"\x00--\x00continue\x00") ||
 		moved.Cwd != entry.Cwd {
-		t.Errorf("the new claude (pid %d) runs %q in %s, CLAUDE_CONFIG_DIR=b %v; want --resume %s continue in %s",
+		t.Errorf("the new claude (pid %d) runs %q in %s, CLAUDE_CONFIG_DIR=b %v; want --resume %s -- continue in %s",
 			moved.PID, argv, moved.Cwd, strings.Contains(env, "CLAUDE_CONFIG_DIR="+e.b+"\x00"), entry.SessionID, entry.Cwd)
 	}
 	tmuxtest.WaitFor(t, 10*time.Second, "the old claude to end", func() bool { return syscall.Kill(entry.PID, 0) != nil })
@@ -415,4 +419,56 @@ func (e *switchEnv) earlier(t *testing.T, stopped bool) string {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// With [accounts] auto, sessions of account a that stop together are all switched to b, one
+// after the other: none is refused because the switch before it holds the lock of switching
+// (the watcher's own pid), and each is recorded once.
+func TestSwitchAutoQueues(t *testing.T) {
+	t.Parallel()
+	e := newSwitchEnv(t, accountsConf+"auto = true\n")
+	var panes []string
+	var entries []records.Entry
+	for range 4 {
+		pane, entry := e.claude(t)
+		panes, entries = append(panes, pane), append(entries, entry)
+	}
+	w := e.watch(t)
+	for _, pane := range panes {
+		w.waitLog(t, 90*time.Second, map[string]string{"pane": pane, "message": "switched to another account", "account": "~/acct-b"})
+	}
+	if n := w.count(t, map[string]string{"message": "not switched to another account"}); n > 0 {
+		t.Errorf("%d switches refused, want none:\n%s", n, readText(t, w.log))
+	}
+	b, err := os.ReadFile(filepath.Join(e.dir, "state", "cac-tmux", "switches.json"))
+	for _, entry := range entries {
+		if err != nil || strings.Count(string(b), entry.SessionID) != 1 {
+			t.Errorf("the switches recorded (%v): %s; want session %s once", err, b, entry.SessionID)
+		}
+	}
+}
+
+// A stop a watcher saved before it was restarted is switched by the next watcher with
+// [accounts] auto, although that one restores it without telling of it again.
+func TestSwitchAutoAfterRestart(t *testing.T) {
+	t.Parallel()
+	e := newSwitchEnv(t, accountsConf)
+	pane, entry := e.claude(t)
+	w := e.watch(t)
+	tmuxtest.WaitFor(t, 30*time.Second, "the watcher to wait for the reset", func() bool {
+		return strings.TrimSpace(e.s.Tmux(t, "display-message", "-p", "-t", pane, "#{@cac_state}")) == "waiting"
+	})
+	w.kill(syscall.SIGTERM)
+	states, _ := filepath.Glob(filepath.Join(e.dir, "state", "cac-tmux", "*.json"))
+	if len(states) != 1 || !strings.Contains(readText(t, states[0]), `"`+pane+`"`) {
+		t.Fatalf("the state files %q do not hold pane %s", states, pane)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "cfg", "cac-tmux", "config.toml"), []byte(accountsConf+"auto = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w = e.watch(t)
+	w.waitLog(t, 60*time.Second, map[string]string{"pane": pane, "message": "switched to another account", "account": "~/acct-b"})
+	if moved := registered(t, e.b); moved.SessionID != entry.SessionID {
+		t.Errorf("account b's registry: %+v, want session %s", moved, entry.SessionID)
+	}
 }
