@@ -57,8 +57,8 @@ func TestUnitPromptRefusals(t *testing.T) {
 		{"blank", "   ", "blank", func(*fakePane) {}},
 		{"too long", strings.Repeat("x", config.MaxPrompt+1), "at most 4000", func(*fakePane) {}},
 		{"vim normal", "go on", "vim mode", func(p *fakePane) { p.vim = "normal" }},
-		// Claude Code's other input modes: a shell command, a slash command, a memory note, a
-		// background task; blanks before them (a space, U+00A0, U+3000) change nothing.
+		// Claude Code's other input modes: a shell command, a slash command; blanks before them
+		// (a space, U+00A0, U+3000) change nothing.
 		{"bash mode", "!touch /tmp/owned", "shell command", func(*fakePane) {}},
 		{"bash mode after blanks", "  \u00a0\u3000!touch /tmp/owned", "shell command", func(*fakePane) {}},
 		{"slash command", "/login", "slash command", func(*fakePane) {}},
