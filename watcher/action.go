@@ -53,6 +53,8 @@ func (w *Watcher) do(ctx context.Context, id string, a Action, text, binding str
 	switch a {
 	case Skip:
 		out = p.skip()
+	case Handover:
+		out = p.handover()
 	case Unskip:
 		if out, err = w.unskip(ctx, p, now); err != nil {
 			return out, err
@@ -79,6 +81,14 @@ func (p *pane) skip() Outcome {
 	p.set(Skipped, "skipped by hand: left alone until its next stop")
 	p.retryAt, p.manual = time.Time{}, false
 	return Outcome{Done: true, Message: "skipped: " + p.info.Target() + " is left alone until its next stop"}
+}
+
+// handover is the skip of an automatic switch: refused once a person typed at the stop.
+func (p *pane) handover() Outcome {
+	if p.person {
+		return refused("a person typed at pane %s after the stop; it is left to them (cac-tmux switch %s does it by hand)", p.info.ID, p.info.ID)
+	}
+	return p.skip()
 }
 
 // unskip takes back the skip of a stopped session: it is classified afresh from its screen

@@ -105,3 +105,27 @@ func TestUnitPersonSurvivesARestart(t *testing.T) {
 		t.Errorf("state after a restart = %s, want held", got)
 	}
 }
+
+// The automatic switch's skip (Handover) is refused once a person typed at the stop: a
+// respawn would end their session under them. Before that, it is a skip.
+func TestUnitHandoverLeavesAPersonsStop(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	q := r.tmux.add("%2", 200, stopped("7:30pm", ""))
+	r.at(0)
+	p.draw(stopped("7:30pm", "draft"))
+	r.at(time.Minute)
+	p.draw(stopped("7:30pm", ""))
+	r.at(2 * time.Minute)
+	if out := r.do("%1", watcher.Handover); out.Done || !strings.Contains(out.Message, "a person typed") {
+		t.Errorf("Do(handover) of a person's stop = %+v, want refused", out)
+	}
+	if got := r.state("%1"); got != watcher.Held {
+		t.Errorf("state after the refused handover = %s, want held", got)
+	}
+	if out := r.do("%2", watcher.Handover); !out.Done || r.state("%2") != watcher.Skipped {
+		t.Errorf("Do(handover) of an unattended stop = %+v (state %s), want skipped", out, r.state("%2"))
+	}
+	r.wantKeys(p)
+	r.wantKeys(q)
+}

@@ -48,15 +48,18 @@ const (
 	// Unskip takes a skip back: the session waits for its reset again, as it would have
 	// without the skip.
 	Unskip Action = "unskip"
+	// Handover is the skip an automatic switch ([accounts] auto) asks for before it respawns
+	// the pane: refused when a person typed at the stop, which is then theirs.
+	Handover Action = "handover"
 )
 
 // parseAction reads an action's name.
 func parseAction(s string) (Action, error) {
 	switch a := Action(s); a {
-	case ResumeNow, Skip, Unskip, Prompt:
+	case ResumeNow, Skip, Unskip, Prompt, Handover:
 		return a, nil
 	}
-	return "", fmt.Errorf("watcher: parse action %q: not resume, skip, unskip or prompt", s)
+	return "", fmt.Errorf("watcher: parse action %q: not resume, skip, unskip, prompt or handover", s)
 }
 
 // Outcome is the answer to an action.

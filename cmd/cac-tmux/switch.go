@@ -111,7 +111,7 @@ func runSwitch(ctx context.Context, tmux *tmuxctl.Client, target, to string, std
 // command's and the watcher's ([accounts] auto) alike. The session goes on with the resume
 // message on its new account.
 func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, c config.Config, notices io.Writer) accounts.Config {
-	return accounts.Config{Tmux: tmux, Finder: newFinder(), Ask: askSwitch(tmux), Clock: clock.Real, Getenv: os.Getenv,
+	return accounts.Config{Tmux: tmux, Finder: newFinder(), Ask: askSwitch(tmux, watcher.Skip), Clock: clock.Real, Getenv: os.Getenv,
 		Notices: notices, Accounts: accts, MaxPerDay: c.Accounts.MaxPerDay, Message: c.Watch.Message}
 }
 
@@ -127,6 +127,7 @@ func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config
 	}
 	tmux := &tmuxctl.Client{SocketPath: socket}
 	cfg := switchConfig(tmux, accts, c, io.Discard)
+	cfg.Ask = askSwitch(tmux, watcher.Handover) // a person at the pane keeps it
 	auto := &accounts.Auto{Next: n, Ctx: ctx, Log: log, Clock: clock.Real, Switch: func(ctx context.Context, pane string) (accounts.Switched, error) {
 		return accounts.Switch(ctx, cfg, accounts.Request{Pane: pane, Target: pane})
 	}}
@@ -142,12 +143,13 @@ func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config
 	return auto
 }
 
-// askSwitch is the skip and unskip of a switch: watcher.Ask on the server of tmux.
-func askSwitch(tmux *tmuxctl.Client) func(context.Context, string, bool, io.Writer) (accounts.Answer, error) {
+// askSwitch is the skip and unskip of a switch: watcher.Ask on the server of tmux, the skip
+// asked as skipAs (Skip, or Handover for an automatic switch).
+func askSwitch(tmux *tmuxctl.Client, skipAs watcher.Action) func(context.Context, string, bool, io.Writer) (accounts.Answer, error) {
 	return func(ctx context.Context, pane string, skip bool, notices io.Writer) (accounts.Answer, error) {
 		a := watcher.Unskip
 		if skip {
-			a = watcher.Skip
+			a = skipAs
 		}
 		out, err := watcher.Ask(ctx, tmux, pane, a, asking(tmux, notices))
 		return accounts.Answer{Done: out.Done, Message: out.Message}, err
