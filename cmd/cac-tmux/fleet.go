@@ -29,6 +29,10 @@ type fleet struct {
 	log    zerolog.Logger
 	onRows func([]watcher.Row) // the live table, nil without one
 	signer *phone.Signer       // signs the phone's buttons; nil without [phone]
+	// group is the stagger and the cap of wakes per reset of every server's watcher with
+	// --all-servers (one account's panes wake apart on whichever server); nil with one
+	// server, whose watcher keeps its own.
+	group *watcher.Group
 
 	mu      sync.Mutex
 	members map[string]*member // by socket
@@ -64,6 +68,7 @@ func (f *fleet) run(ctx context.Context) error {
 		}
 		return err
 	}
+	f.group = watcher.NewGroup()
 	logConfig(f.log, f.o.loaded, "configuration read")
 	f.log.Info().Str("directory", dir).Strs("sockets", f.o.loaded.Config.Servers.Sockets).Msg("supervising every tmux server of the user")
 	servers.Run(ctx, servers.Config{Find: find, Watch: f.watchSocket, Log: f.log})
@@ -100,7 +105,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 	f.mu.Lock()
 	cfg.DryRun, cfg.Notify = o.dryRun || o.once, f.notifierFor(ctx, st.Server, o.cfg.Notify) // the notifier of the last reload
 	f.mu.Unlock()
-	cfg.Store, cfg.Server, cfg.PID, cfg.Log = st, st.Server, os.Getpid(), log
+	cfg.Store, cfg.Server, cfg.PID, cfg.Log, cfg.Group = st, st.Server, os.Getpid(), log, f.group
 	if !o.once && o.transport == "control" {
 		tmux.Connect(transportLog(log))
 		defer tmux.Close()
