@@ -46,7 +46,7 @@ type Config struct {
 	// returns.
 	StopWait time.Duration
 	Clock    clock.Clock // clock.Real when nil
-	Log             zerolog.Logger
+	Log      zerolog.Logger
 }
 
 // server is the bookkeeping of one socket.
