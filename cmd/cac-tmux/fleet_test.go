@@ -115,15 +115,20 @@ func TestWatchAllServersHeld(t *testing.T) {
 	again.waitLog(t, 20*time.Second, map[string]string{"message": "watching every Claude Code pane", "socket": a.Socket})
 }
 
-// The panes of one account (the fake claudes share HOME, so one config directory) on three
-// servers under one --all-servers wake the stagger apart, not in the same second.
+// The panes of one account (one CLAUDE_CONFIG_DIR) on three servers under one --all-servers
+// wake the stagger apart, not in the same second.
 func TestWatchAllServersStaggersOneAccount(t *testing.T) {
 	t.Parallel()
 	tmp, dir := userTmux(t)
 	reset := nextReset(40 * time.Second).Format(time.RFC3339)
 	var logs []string
+	account := ""
 	for _, name := range []string{"x", "y", "z"} {
 		s := tmuxtest.StartAt(t, filepath.Join(dir, name), 120, 30)
+		if account == "" {
+			account = s.ClaudeDir
+		}
+		s.Tmux(t, "set-environment", "-g", "CLAUDE_CONFIG_DIR", account)
 		_, log := startClaude(t, s, "--reset", reset)
 		logs = append(logs, log)
 	}
