@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -151,4 +152,45 @@ func TestWatchAllServersStaggersOneAccount(t *testing.T) {
 	if n := all.count(t, map[string]string{"level": "error"}); n != 0 {
 		t.Errorf("--all-servers logged %d errors:\n%v", n, all.lines(t))
 	}
+}
+
+// SIGTERM stops --all-servers within a few seconds even while the tmux server of one of its
+// supervisors is stopped (SIGSTOP), so that its tmux calls do not return (the watcher's stop
+// hung in closing its control client): the fleet waits servers.DefaultStopWait for it, logs
+// which server did not stop, and exits (servers' TestStopAllLeavesAStuckSupervisor proves the
+// log line with a supervisor that never returns).
+func TestWatchAllServersStopsBesideAStuckServer(t *testing.T) {
+	t.Parallel()
+	tmp, dir := userTmux(t)
+	tmuxtest.StartAt(t, filepath.Join(dir, "ok"), 80, 24)
+	stuck := tmuxtest.StartAt(t, filepath.Join(dir, "stuck"), 80, 24)
+	pid, err := strconv.Atoi(strings.TrimSpace(stuck.Tmux(t, "display-message", "-p", "#{pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := startAll(t, tmp)
+	for _, name := range []string{"ok", "stuck"} {
+		all.waitLog(t, 20*time.Second, map[string]string{"message": "looked at every pane", "server": name})
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) }) // before the server is killed
+	all.cmd.Process.Signal(syscall.SIGTERM)
+	all.exited(t, servers.DefaultStopWait+10*time.Second, "--all-servers after SIGTERM")
+	if all.code != 0 {
+		t.Errorf("exit on SIGTERM = %d, want 0", all.code)
+	}
+	if n := all.count(t, map[string]string{"message": "stopped", "server": "ok"}); n != 1 {
+		t.Errorf("the supervisor of the running server logged %d clean stops, want 1", n)
+	}
+	// Where closing a stopped server's control client is bounded, the stuck supervisor may
+	// end within the wait after all; the one it names is never the running server's.
+	late := map[string]string{"message": "a supervisor did not stop in time; stopping without it (its state may not be saved)"}
+	for _, l := range all.lines(t) {
+		if matches(l, late) && fmt.Sprint(l["sockets"]) != fmt.Sprint([]any{stuck.Socket}) {
+			t.Errorf("did not stop: %v, want only %s", l["sockets"], stuck.Socket)
+		}
+	}
+	t.Logf("supervisors named as not stopped: %d line(s)", all.count(t, late))
 }
