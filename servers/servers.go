@@ -4,7 +4,8 @@
 // starts again, after a pause, the supervisor of a server that ended while its server is
 // still there (another watcher held it, its state could not be opened). What finds the
 // servers and what supervises one are the caller's (Config): this package owns only the
-// bookkeeping, so that a server that fails or hangs never stalls the others.
+// bookkeeping, so that a server that fails or hangs never stalls the others, nor the end of
+// Run (StopWait).
 package servers
 
 import (
