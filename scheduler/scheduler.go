@@ -100,32 +100,69 @@ func (c Config) Due(reset time.Time, exact, native bool) time.Time {
 // when they stopped, then by pane): the first slot is the group's first due instant, each next one
 // Stagger later, a pane is due at its slot or its own due instant, whichever is later, and
 // panes past MaxPerReset are capped. A pane keeps the slot an earlier Schedule gave it
-// (Wait.Kept); a new one comes Stagger after the latest slot before it.
+// (Wait.Kept); a new one comes Stagger after the latest slot before it, and never within
+// Stagger of a slot the group holds already: a wait seen late (by another server's watcher,
+// or read back from the state file) may sort before panes that have their slots. The capped
+// panes are the group's last slots.
 func (c Config) Schedule(waits []Wait) []Slot {
 	ws := slices.Clone(waits)
 	slices.SortStableFunc(ws, func(a, b Wait) int {
 		return cmp.Or(cmp.Compare(a.Account, b.Account), a.Reset.Compare(b.Reset), a.Stopped.Compare(b.Stopped), cmp.Compare(a.Pane, b.Pane))
 	})
 	slots := make([]Slot, 0, len(ws))
-	var groupReset, last time.Time
-	n := 0
-	for i, w := range ws {
-		slot := c.Due(w.Reset, w.Exact, false)
-		if i == 0 || w.Account != ws[i-1].Account || w.Reset.Sub(groupReset) > c.SameReset {
-			groupReset, n, last = w.Reset, 0, time.Time{}
-		} else {
-			slot = last.Add(c.Stagger)
+	for start := 0; start < len(ws); {
+		end := start + 1
+		for end < len(ws) && ws[end].Account == ws[start].Account && ws[end].Reset.Sub(ws[start].Reset) <= c.SameReset {
+			end++
 		}
-		if !w.Kept.IsZero() {
-			slot = w.Kept
-		}
-		last = later(last, slot)
-		due := later(slot, c.Due(w.Reset, w.Exact, w.Native))
-		slots = append(slots, Slot{Pane: w.Pane, Due: due, Slot: slot, Capped: c.MaxPerReset > 0 && n >= c.MaxPerReset})
-		n++
+		slots = append(slots, c.group(ws[start:end])...)
+		start = end
 	}
 	slices.SortStableFunc(slots, func(a, b Slot) int { return a.Due.Compare(b.Due) })
 	return slots
+}
+
+// group gives the slots of one group, its waits in order.
+func (c Config) group(ws []Wait) []Slot {
+	var taken []time.Time // the slots the group holds
+	for _, w := range ws {
+		if !w.Kept.IsZero() {
+			taken = append(taken, w.Kept)
+		}
+	}
+	slots := make([]Slot, 0, len(ws))
+	var last time.Time
+	for n, w := range ws {
+		slot := w.Kept
+		if slot.IsZero() {
+			slot = c.Due(w.Reset, w.Exact, false)
+			if n > 0 {
+				slot = last.Add(c.Stagger)
+			}
+			slot = c.free(slot, taken)
+			taken = append(taken, slot)
+		}
+		last = later(last, slot)
+		due := later(slot, c.Due(w.Reset, w.Exact, w.Native))
+		slots = append(slots, Slot{Pane: w.Pane, Due: due, Slot: slot})
+	}
+	if c.MaxPerReset > 0 { // the panes past the cap are the last to wake, by their slots
+		slices.SortStableFunc(slots, func(a, b Slot) int { return a.Slot.Compare(b.Slot) })
+		for i := c.MaxPerReset; i < len(slots); i++ {
+			slots[i].Capped = true
+		}
+	}
+	return slots
+}
+
+// free returns slot, or the first instant after it at least Stagger from every taken slot.
+func (c Config) free(slot time.Time, taken []time.Time) time.Time {
+	for _, t := range slices.SortedFunc(slices.Values(taken), time.Time.Compare) {
+		if d := slot.Sub(t); d > -c.Stagger && d < c.Stagger {
+			slot = t.Add(c.Stagger)
+		}
+	}
+	return slot
 }
 
 func later(a, b time.Time) time.Time {

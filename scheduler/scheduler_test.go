@@ -79,6 +79,29 @@ func TestScheduleKeepsSlots(t *testing.T) {
 	}
 }
 
+// A wait seen after the others have their slots may sort before them (another server's
+// watcher saw its stop first, or the state file gave it an older stop): it never shares a
+// slot the group holds, it comes Stagger after it, and the cap falls on it, not on a pane
+// that has its slot.
+func TestScheduleNewWaitBeforeKeptSlots(t *testing.T) {
+	c := Default
+	c.MaxPerReset = 2
+	due := t0.Add(time.Minute)
+	got := c.Schedule([]Wait{
+		{Pane: "a %1", Reset: t0, Stopped: t0.Add(-time.Minute), Kept: due},
+		{Pane: "b %1", Reset: t0, Stopped: t0.Add(-time.Minute), Kept: due.Add(5 * time.Second)},
+		{Pane: "c %1", Reset: t0, Stopped: t0.Add(-2 * time.Minute)}, // stopped first, slotted last
+	})
+	want := []Slot{
+		{Pane: "a %1", Due: due, Slot: due},
+		{Pane: "b %1", Due: due.Add(5 * time.Second), Slot: due.Add(5 * time.Second)},
+		{Pane: "c %1", Due: due.Add(10 * time.Second), Slot: due.Add(10 * time.Second), Capped: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Schedule of a new wait before kept slots =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
 // Accounts are scheduled apart: the stagger and the cap count within an account, and one
 // account's waits never delay another's, even at the same reset.
 func TestScheduleAccounts(t *testing.T) {

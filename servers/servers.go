@@ -4,11 +4,13 @@
 // starts again, after a pause, the supervisor of a server that ended while its server is
 // still there (another watcher held it, its state could not be opened). What finds the
 // servers and what supervises one are the caller's (Config): this package owns only the
-// bookkeeping, so that a server that fails or hangs never stalls the others.
+// bookkeeping, so that a server that fails or hangs never stalls the others, nor the end of
+// Run (StopWait).
 package servers
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -21,6 +23,10 @@ const (
 	DefaultEvery    = 5 * time.Second
 	DefaultRetry    = 10 * time.Second
 	DefaultMaxRetry = 5 * time.Minute
+	// DefaultStopWait is long enough for a supervisor to save its state and withdraw its
+	// claim (a bounded tmux call of 2 s), short enough for a SIGTERM to stop the process
+	// within a few seconds.
+	DefaultStopWait = 5 * time.Second
 )
 
 // Config is what Run needs.
@@ -36,8 +42,12 @@ type Config struct {
 	// each time it ends again, up to MaxRetry (DefaultRetry, DefaultMaxRetry when 0). A
 	// supervisor that ran for MaxRetry before it ended starts the count again.
 	Retry, MaxRetry time.Duration
-	Clock           clock.Clock // clock.Real when nil
-	Log             zerolog.Logger
+	// StopWait bounds the wait for the supervisors when Run stops (DefaultStopWait when 0):
+	// one stuck in a call that does not return is left behind, named in the log, and Run
+	// returns.
+	StopWait time.Duration
+	Clock    clock.Clock // clock.Real when nil
+	Log      zerolog.Logger
 }
 
 // server is the bookkeeping of one socket.
@@ -58,7 +68,7 @@ type ended struct {
 // returns once all have returned.
 func Run(ctx context.Context, cfg Config) {
 	cfg = cfg.withDefaults()
-	r := &run{cfg: cfg, servers: map[string]*server{}, ended: make(chan ended)}
+	r := &run{cfg: cfg, servers: map[string]*server{}, ended: make(chan ended), gaveUp: make(chan struct{})}
 	defer r.stopAll()
 	for {
 		r.look(ctx)
@@ -85,6 +95,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxRetry <= 0 {
 		c.MaxRetry = DefaultMaxRetry
 	}
+	if c.StopWait <= 0 {
+		c.StopWait = DefaultStopWait
+	}
 	if c.Clock == nil {
 		c.Clock = clock.Real
 	}
@@ -97,6 +110,7 @@ type run struct {
 	cfg     Config
 	servers map[string]*server
 	ended   chan ended
+	gaveUp  chan struct{} // closed when stopAll stops waiting for the supervisors
 	running int
 }
 
@@ -142,7 +156,10 @@ func (r *run) start(ctx context.Context, socket string, s *server, now time.Time
 	r.cfg.Log.Info().Str("socket", socket).Msg("supervising a tmux server")
 	go func() {
 		err := r.cfg.Watch(wctx, socket)
-		r.ended <- ended{socket: socket, err: err}
+		select {
+		case r.ended <- ended{socket: socket, err: err}:
+		case <-r.gaveUp: // Run has returned without it
+		}
 	}()
 }
 
@@ -164,14 +181,32 @@ func (r *run) end(e ended) {
 	s.pause = min(2*s.pause, r.cfg.MaxRetry)
 }
 
-// stopAll stops every supervisor and waits until all have returned.
+// stopAll stops every supervisor and waits until all have returned, or StopWait has passed:
+// the ones still running then are named in the log and left behind.
 func (r *run) stopAll() {
 	for _, s := range r.servers {
 		if s.cancel != nil {
 			s.cancel()
 		}
 	}
+	timer := r.cfg.Clock.NewTimer(r.cfg.StopWait)
+	defer timer.Stop()
 	for r.running > 0 {
-		r.end(<-r.ended)
+		select {
+		case e := <-r.ended:
+			r.end(e)
+		case <-timer.C():
+			var stuck []string
+			for socket, s := range r.servers {
+				if s.cancel != nil {
+					stuck = append(stuck, socket)
+				}
+			}
+			slices.Sort(stuck)
+			close(r.gaveUp)
+			r.cfg.Log.Error().Strs("sockets", stuck).Dur("waited_ms", r.cfg.StopWait).
+				Msg("a supervisor did not stop in time; stopping without it (its state may not be saved)")
+			return
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
+	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -20,12 +22,13 @@ type fakes struct {
 	mu      sync.Mutex
 	here    []string
 	fail    map[string]error
+	hang    map[string]chan struct{} // a supervisor that ignores its context until this closes
 	starts  map[string]int
 	stopped chan string // a supervisor whose context ended
 }
 
 func newFakes(here ...string) *fakes {
-	return &fakes{here: here, fail: map[string]error{}, starts: map[string]int{}, stopped: make(chan string, 16)}
+	return &fakes{here: here, fail: map[string]error{}, hang: map[string]chan struct{}{}, starts: map[string]int{}, stopped: make(chan string, 16)}
 }
 
 func (f *fakes) set(here ...string) { f.mu.Lock(); f.here = here; f.mu.Unlock() }
@@ -39,10 +42,14 @@ func (f *fakes) find() ([]string, error) {
 func (f *fakes) watch(ctx context.Context, socket string) error {
 	f.mu.Lock()
 	f.starts[socket]++
-	err := f.fail[socket]
+	err, hang := f.fail[socket], f.hang[socket]
 	f.mu.Unlock()
 	if err != nil {
 		return err
+	}
+	if hang != nil {
+		<-hang
+		return nil
 	}
 	<-ctx.Done()
 	f.stopped <- socket
@@ -59,7 +66,7 @@ func (f *fakes) startsOf(socket string) int {
 func newRun(f *fakes) (*run, *clocktest.Manual) {
 	clk := clocktest.New(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
 	cfg := Config{Find: f.find, Watch: f.watch, Clock: clk, Log: zerolog.Nop()}.withDefaults()
-	return &run{cfg: cfg, servers: map[string]*server{}, ended: make(chan ended)}, clk
+	return &run{cfg: cfg, servers: map[string]*server{}, ended: make(chan ended), gaveUp: make(chan struct{})}, clk
 }
 
 func (r *run) supervised(socket string) bool {
@@ -171,5 +178,40 @@ func TestRunStopsAll(t *testing.T) {
 	}
 	if len(f.stopped) != 2 {
 		t.Errorf("%d supervisors saw their context end, want 2", len(f.stopped))
+	}
+}
+
+// A supervisor stuck in a call that ignores its context does not keep Run from returning:
+// stopAll waits StopWait for it, names its server in the log and returns; the other
+// supervisors have stopped.
+func TestStopAllLeavesAStuckSupervisor(t *testing.T) {
+	f := newFakes("/s/ok", "/s/stuck")
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	f.hang["/s/stuck"] = release
+	r, clk := newRun(f)
+	var logs syncbuf.Buffer
+	r.cfg.Log = zerolog.New(&logs)
+	r.look(t.Context())
+	tmuxtest.WaitFor(t, 10*time.Second, "both supervisors started", func() bool {
+		return f.startsOf("/s/ok") > 0 && f.startsOf("/s/stuck") > 0
+	})
+	done := make(chan struct{})
+	go func() {
+		r.stopAll()
+		close(done)
+	}()
+	tmuxtest.WaitFor(t, 10*time.Second, "stopAll to wait on its timer", func() bool { return clk.Timers() > 0 })
+	clk.Add(DefaultStopWait)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("stopAll did not return within 10s after StopWait passed on its clock")
+	}
+	if got := <-f.stopped; got != "/s/ok" {
+		t.Errorf("stopped %s, want /s/ok", got)
+	}
+	if !strings.Contains(logs.String(), `"/s/stuck"]`) || !strings.Contains(logs.String(), "did not stop") {
+		t.Errorf("log = %s, want the stuck server named", logs.String())
 	}
 }

@@ -111,6 +111,9 @@ type Config struct {
 	// Notify, when set, is told of each pane's stop, resume, hold, failure, skip and limit
 	// that holds again (see tell).
 	Notify Notifier
+	// Group holds the stagger and the cap of wakes per reset shared with other watchers
+	// (watch --all-servers); nil is a group of this watcher's own.
+	Group *Group
 }
 
 // Defaults are the settings of `cac-tmux watch` without flags.
@@ -201,6 +204,9 @@ func New(t Tmux, f Finder, cfg Config) *Watcher {
 	if cfg.Zone == nil {
 		cfg.Zone = time.Local
 	}
+	if cfg.Group == nil {
+		cfg.Group = NewGroup()
+	}
 	return &Watcher{cfg: cfg, tmux: t, finder: f, panes: map[string]*pane{}, unsettled: map[string]*pane{}, idents: map[string]identity{},
 		failing: map[string]string{}, restore: map[string]store.Pane{}, reconf: make(chan Config, 1)}
 }
@@ -248,6 +254,7 @@ func (w *Watcher) apply(cfg Config) {
 // loop goes on: a tmux server that goes away is waited for, with backoff. When ctx ends the
 // state is saved and @cac_watcher withdrawn.
 func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
+	defer w.cfg.Group.leave(w)
 	defer w.stop()
 	for {
 		next, err := w.Tick(ctx)
@@ -365,6 +372,7 @@ func (w *Watcher) gone(now time.Time, err error) time.Time {
 		clear(w.unsettled)
 		clear(w.idents)
 		w.announced = false
+		w.cfg.Group.leave(w) // its waits hold no slot while no server is there
 	}
 	w.down++
 	wait := w.cfg.Interval << min(w.down-1, 16)
@@ -709,8 +717,9 @@ func (w *Watcher) settle(id string, p *pane) {
 }
 
 // schedule gives every waiting pane its due instant: reset + margin, staggered between panes
-// of one account due at the same reset, later for panes whose own auto-continue goes first. A
-// pane keeps its place in the stagger, and a capped pane its cap, until its stop changes.
+// of one account due at the same reset (on every server of its Group), later for panes whose
+// own auto-continue goes first. A pane keeps its place in the stagger, and a capped pane its
+// cap, until its stop changes.
 func (w *Watcher) schedule() {
 	var waits []scheduler.Wait
 	for id, p := range w.eachUnsettled() {
@@ -719,7 +728,7 @@ func (w *Watcher) schedule() {
 				Stopped: p.stopped, Native: p.state == Native, Kept: p.slot})
 		}
 	}
-	for _, s := range w.cfg.Schedule.Schedule(waits) {
+	for _, s := range w.cfg.Group.schedule(w, w.cfg.Schedule, waits) {
 		p := w.panes[s.Pane]
 		// A capped pane stays capped for its stop: the panes before it wake and leave the
 		// group, which would otherwise bring it under the cap.

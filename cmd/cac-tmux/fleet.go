@@ -15,6 +15,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/phone"
 	"github.com/cac-tmux/cac-tmux/servers"
+	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -30,6 +31,10 @@ type fleet struct {
 	onRows func([]watcher.Row) // the live table, nil without one
 	signer *phone.Signer       // signs the phone's buttons; nil without [phone]
 	listen func() bool         // whether the phone's endpoint listens now; nil without [phone]
+	// group is the stagger and the cap of wakes per reset of every server's watcher with
+	// --all-servers (one account's panes wake apart on whichever server); nil with one
+	// server, whose watcher keeps its own.
+	group *watcher.Group
 
 	mu      sync.Mutex
 	members map[string]*member // by socket
@@ -65,6 +70,7 @@ func (f *fleet) run(ctx context.Context) error {
 		}
 		return err
 	}
+	f.group = watcher.NewGroup()
 	logConfig(f.log, f.o.loaded, "configuration read")
 	f.log.Info().Str("directory", dir).Strs("sockets", f.o.loaded.Config.Servers.Sockets).Msg("supervising every tmux server of the user")
 	servers.Run(ctx, servers.Config{Find: find, Watch: f.watchSocket, Log: f.log})
@@ -82,12 +88,34 @@ func (f *fleet) watchSocket(ctx context.Context, socket string) error {
 	return f.watch(ctx, tmux, l)
 }
 
+// lockAll takes the lock of the one watch --all-servers of the servers in the user's socket
+// directory (store.LockAllServers): a second one would find every server held and retry
+// forever. Another one running is a usage error (exit 2) naming its pid.
+func lockAll() (*store.Lock, error) {
+	dir := tmuxctl.SocketDir(os.Getenv, os.Getuid())
+	lock, err := store.LockAllServers(os.Getenv, dir)
+	if locked := (*store.LockedError)(nil); errors.As(err, &locked) {
+		who := "another cac-tmux watch --all-servers"
+		if locked.PID > 0 {
+			who += fmt.Sprintf(" (pid %d)", locked.PID)
+		}
+		return nil, usageErrorf("watch: %s holds the servers in %s; stop it first, or leave them to it (cac-tmux list shows what it supervises)", who, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	return lock, nil
+}
+
 // watch supervises the server of tmux with the settings l until ctx ends (nil) or another
 // watcher holds it. The lock and the state are opened first: another watcher's lock is a usage
 // error, reported by the caller.
 func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error {
 	o := f.o
 	st, lock, err := openState(tmux, o.dryRun || o.once)
+	if held := (*heldError)(nil); errors.As(err, &held) {
+		held.fleet = f.all() // it goes on with the other servers
+	}
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
@@ -101,7 +129,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 	f.mu.Lock()
 	cfg.DryRun, cfg.Notify = o.dryRun || o.once, f.notifierFor(ctx, st.Server, o.cfg.Notify) // the notifier of the last reload
 	f.mu.Unlock()
-	cfg.Store, cfg.Server, cfg.PID, cfg.Log = st, st.Server, os.Getpid(), log
+	cfg.Store, cfg.Server, cfg.PID, cfg.Log, cfg.Group = st, st.Server, os.Getpid(), log, f.group
 	if !o.once && o.transport == "control" {
 		tmux.Connect(transportLog(log))
 		defer tmux.Close()

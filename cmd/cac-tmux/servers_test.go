@@ -21,15 +21,7 @@ import (
 // supervises the other three. Every stopped session is resumed exactly once, by one watcher.
 func TestWatchAllServers(t *testing.T) {
 	t.Parallel()
-	tmp, err := os.MkdirTemp("/tmp", "cxa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	dir := filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid())) // the user's tmux directory
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	tmp, dir := userTmux(t)
 	// Every server is up before the reset (at least 40 s away) and each is resumed after it.
 	reset := nextReset(40 * time.Second).Format(time.RFC3339)
 	start := func(name string) (*tmuxtest.Server, string) {
@@ -43,13 +35,7 @@ func TestWatchAllServers(t *testing.T) {
 	alone := startWatch(t, a.Socket) // a's own watcher
 	alone.waitLog(t, 10*time.Second, map[string]string{"message": "watching every Claude Code pane"})
 
-	cmd := exec.Command(bins.cac, "watch", "--all-servers", "--log-format", "json", "--interval", "300ms", "--margin", faultMargin.String())
-	cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+tmp)
-	f, err := os.Create(filepath.Join(t.TempDir(), "all.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := launch(t, cmd, f, f)
+	all := startAll(t, tmp)
 	watching := func(s *tmuxtest.Server, n int) {
 		t.Helper()
 		fields := map[string]string{"message": "watching every Claude Code pane", "socket": s.Socket}
@@ -77,7 +63,7 @@ func TestWatchAllServers(t *testing.T) {
 	if n := all.count(t, map[string]string{"message": "resumed"}); n != 3 {
 		t.Errorf("the watcher of every server resumed %d sessions, want 3 (b, c and d):\n%v", n, all.lines(t))
 	}
-	raw, err := os.ReadFile(f.Name())
+	raw, err := os.ReadFile(all.log)
 	if err != nil {
 		t.Fatal(err)
 	}

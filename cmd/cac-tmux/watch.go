@@ -143,6 +143,13 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	signal.Notify(hup, syscall.SIGHUP) // never the default (exit): the state would not be saved
 	defer signal.Stop(hup)
 	all := o.loaded.Config.Servers.All
+	if all && !o.once && !o.dryRun { // a read-only watch takes no lock, as for one server
+		lock, err := lockAll()
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
+	}
 	if o.once && !all {
 		if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
 			return fmt.Errorf("watch: %s: %w", serverName(o.tmux), hint(err))
@@ -287,7 +294,11 @@ func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, err
 	}
 	st, lock, err := store.Open(os.Getenv, server, readOnly)
 	if locked := (*store.LockedError)(nil); errors.As(err, &locked) {
-		return nil, nil, &UsageError{Err: err}
+		by := "its lock"
+		if dir, err := store.LockDir(os.Getenv); err == nil {
+			by += " " + store.LockPath(dir, server)
+		}
+		return nil, nil, &UsageError{Err: heldBy(c, locked.PID, by)}
 	}
 	if err != nil || readOnly {
 		return st, lock, err
@@ -318,7 +329,7 @@ func claimServer(c *tmuxctl.Client, pid int) error {
 			return err
 		}
 		if other, alive := watcher.Alive(held); alive && other != pid {
-			return &UsageError{Err: fmt.Errorf("watch: another watcher (pid %d) already supervises server %s (its @cac_watcher; its lock is under another runtime directory, or reached the server by another path); stop it first", other, serverName(c))}
+			return &UsageError{Err: heldBy(c, other, "its @cac_watcher; its lock is under another runtime directory, or reached the server by another path")}
 		}
 		if strings.TrimSpace(held) == strconv.Itoa(pid) {
 			return nil
@@ -332,6 +343,39 @@ func claimServer(c *tmuxctl.Client, pid int) error {
 		return fmt.Errorf("watch: claim server %s: @cac_watcher reads %q", serverName(c), held)
 	}
 	return nil
+}
+
+// heldError says that another watcher supervises a server, who, and what to do.
+type heldError struct {
+	pid    int    // 0 when the holder has not written its pid yet
+	server string // the server as people name it (serverName)
+	by     string // how it holds the server: its lock, its @cac_watcher
+	all    bool   // the holder is a watch --all-servers
+	fleet  bool   // the one told is a watch --all-servers, which goes on with the other servers
+}
+
+func (e *heldError) Error() string {
+	who, fix := "another watcher", "stop it first, or watch another server with -L/-S"
+	if e.all {
+		who, fix = "cac-tmux watch --all-servers", "stop it first, or leave this server to it"
+	}
+	if e.fleet {
+		fix = "--all-servers supervises the other servers, and this one once that watcher stops"
+	}
+	if e.pid > 0 {
+		who += fmt.Sprintf(" (pid %d)", e.pid)
+	}
+	return fmt.Sprintf("%s already supervises %s (%s); %s", who, e.server, e.by, fix)
+}
+
+// heldBy is the error of a watch that finds the server of c held by the watcher pid, by
+// (how): a watch --all-servers is named as one when it holds the lock of the servers of this
+// watch's socket directory (store.AllServersHolder) and pid is its.
+func heldBy(c *tmuxctl.Client, pid int, by string) *heldError {
+	h := &heldError{pid: pid, server: serverName(c), by: by}
+	all, running, err := store.AllServersHolder(os.Getenv, tmuxctl.SocketDir(os.Getenv, os.Getuid()))
+	h.all = err == nil && running && pid > 0 && all == pid
+	return h
 }
 
 // serverName names the tmux server for people.
