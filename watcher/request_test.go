@@ -400,12 +400,12 @@ func TestUnitUnskipThroughPaneOption(t *testing.T) {
 }
 
 func TestParseAction(t *testing.T) {
-	for _, a := range []watcher.Action{watcher.ResumeNow, watcher.Skip, watcher.Unskip, watcher.Prompt} {
+	for _, a := range []watcher.Action{watcher.ResumeNow, watcher.Skip, watcher.Unskip, watcher.Prompt, watcher.Handover} {
 		if got, err := watcher.ParseAction(string(a)); got != a || err != nil {
 			t.Errorf("ParseAction(%q) = %q, %v", a, got, err)
 		}
 	}
-	if _, err := watcher.ParseAction("reboot"); err == nil || !strings.Contains(err.Error(), "not resume, skip, unskip or prompt") {
+	if _, err := watcher.ParseAction("reboot"); err == nil || !strings.Contains(err.Error(), "not resume, skip, unskip, prompt or handover") {
 		t.Errorf("ParseAction(reboot) = %v", err)
 	}
 }
