@@ -77,6 +77,7 @@ type ControlClient struct {
 	client Client
 	cmd    *exec.Cmd
 	stdin  *os.File
+	stdout *os.File     // the read end of the client's stdout, read by read
 	stderr bytes.Buffer // the tmux client's stderr, read after it exits
 
 	id       uint64        // unique among the connections of this process
@@ -155,9 +156,10 @@ func (k *ControlClient) start(argv, args []string) error {
 		inW.Close()
 		return err
 	}
-	k.stdin = inW
+	k.stdin, k.stdout = inW, outR
 	k.cmd = exec.Command(argv[0], argv[1:]...)
 	k.cmd.Stdin, k.cmd.Stdout, k.cmd.Stderr = inR, outW, &k.stderr
+	k.cmd.WaitDelay = waitDelay
 	// Close ends it, and so does this process's end (controlAttr).
 	k.cmd.SysProcAttr = controlAttr()
 	err = k.cmd.Start()
@@ -345,12 +347,22 @@ func (k *ControlClient) Close() error {
 		select {
 		case <-k.done:
 		case <-grace.C():
-			k.cmd.Process.Kill()
+			k.kill()
 			<-k.done
 			k.closeErr = errors.New("tmuxctl: control client did not exit on stdin EOF: killed")
 		}
 	})
 	return k.closeErr
+}
+
+// kill ends the client process and stops reading its output, so that read returns and done
+// is closed. Killing the client alone is not enough: it handed its stdout to the server at
+// attach, and a server that never reads (stopped, or a socket that accepts and never
+// answers) holds that pipe open, so read would wait for its end for ever; a live server may
+// write to it after the client is gone. Safe to call more than once.
+func (k *ControlClient) kill() {
+	k.cmd.Process.Kill()
+	k.stdout.Close()
 }
 
 // Run runs one tmux command line and returns its output, exactly as Client.Run would: the
@@ -428,7 +440,7 @@ func (k *ControlClient) drainPending(ctx context.Context) error {
 	// tmux is stuck or the framing lost: give the connection up.
 	if _, _, err := k.await(ctx, k.pending); err != nil && !errors.Is(err, ErrFraming) {
 		if !errors.Is(err, ErrClosed) {
-			k.cmd.Process.Kill()
+			k.kill()
 			err = fmt.Errorf("%w: no reply to an abandoned command: %v", ErrClosed, err)
 		}
 		return fmt.Errorf("%w (%w)", err, errNotSent)
@@ -464,7 +476,7 @@ func (k *ControlClient) send(ctx context.Context, line string) (string, error) {
 		if n > 0 {
 			// Half a line sent: tmux would read the next command as its rest, and on EOF
 			// might run the half. Kill the client, so that nothing more is read.
-			k.cmd.Process.Kill()
+			k.kill()
 			return "", fmt.Errorf("%w: writing a command: %v", ErrClosed, err)
 		}
 		if k.Err() != nil || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
