@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,22 +16,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
-
-// userTmux makes a TMUX_TMPDIR with the user's tmux directory in it (tmux-UID, where tmux
-// puts the sockets of -L NAME) and returns both.
-func userTmux(t *testing.T) (tmp, dir string) {
-	t.Helper()
-	tmp, err := os.MkdirTemp("/tmp", "cxh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	dir = filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return tmp, dir
-}
 
 // bounded runs the cac-tmux binary with TMUX_TMPDIR=tmp and returns its exit status, stdout
 // and stderr; it fails the test if the command has not ended within 30 s (stretched by
