@@ -93,6 +93,8 @@ type ControlClient struct {
 	nonce   string
 	seq     uint64
 	pending string // the TOKEN of an abandoned Run whose reply is still to come
+	// unanswered is pending != "", for Close, which does not wait for a Run in flight.
+	unanswered atomic.Bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -336,12 +338,18 @@ func (k *ControlClient) Err() error {
 }
 
 // Close ends the connection: it closes the client's stdin, which detaches it, and waits for
-// it to exit, killing it if it has not within a second (of the Client's Clock). It is safe to
-// call more than once.
+// it to exit, killing it if it has not within a second (of the Client's Clock). A connection
+// whose last reply never came is killed at once: a server that did not answer it would not
+// read the detach either. It is safe to call more than once.
 func (k *ControlClient) Close() error {
 	k.closeOnce.Do(func() {
 		close(k.closing)
 		k.stdin.Close()
+		if k.unanswered.Load() {
+			k.kill()
+			<-k.done
+			return
+		}
 		grace := k.client.clock().NewTimer(time.Second)
 		defer grace.Stop()
 		select {
@@ -416,6 +424,7 @@ func (k *ControlClient) run(ctx context.Context, args []string) ([]string, error
 	if err != nil {
 		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFraming) {
 			k.pending = token
+			k.unanswered.Store(true)
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = fmt.Errorf("no reply within %s: %w", timeout, err)
 			} else {
@@ -446,6 +455,7 @@ func (k *ControlClient) drainPending(ctx context.Context) error {
 		return fmt.Errorf("%w (%w)", err, errNotSent)
 	}
 	k.pending = ""
+	k.unanswered.Store(false)
 	return nil
 }
 
@@ -785,17 +795,27 @@ func (n *Transport) Close() error {
 	defer n.mu.Unlock()
 	n.closed = true
 	var name string
-	if n.act != nil {
+	if n.act != nil { // closed beside the withdraw: each may wait on a server that never answers
 		name = n.act.name
-		n.act.close()
+		act := n.act
 		n.act = nil
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			act.close()
+		}()
+		defer func() { <-closed }()
 	}
 	if n.k == nil {
 		return nil
 	}
-	ctx, cancel := withTimeout(context.Background(), n.Client.clock(), n.Client.timeout())
-	defer cancel()
-	_ = withdraw(ctx, n.k, name) // best effort: a name left names a client that is gone
+	// Best effort: a name left names a client that is gone. Not tried when the server did not
+	// answer the connection's last command: it would only wait out its timeout.
+	if !n.k.unanswered.Load() {
+		ctx, cancel := withTimeout(context.Background(), n.Client.clock(), n.Client.timeout())
+		_ = withdraw(ctx, n.k, name)
+		cancel()
+	}
 	err := n.k.Close()
 	n.k = nil
 	return err

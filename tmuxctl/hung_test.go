@@ -96,3 +96,25 @@ func TestHungServerEndsTheControlClient(t *testing.T) {
 	})
 	returns(t, "Close", func() { k.Close() })
 }
+
+// A connection whose server stopped answering is closed at once: Close neither waits for the
+// client to detach (a stopped server never reads the detach) nor asks the server anything,
+// so it returns while the Client's clock stands still.
+func TestHungServerClosesAtOnce(t *testing.T) {
+	t.Parallel()
+	s := tmuxtest.Start(t, 80, 24)
+	clk := manual(s)
+	s.Connect(t)
+	s.Stop(t)
+	r := make(chan result, 1)
+	go func() {
+		out, err := s.Client.Run(context.Background(), "list-panes", "-a")
+		r <- result{out, err}
+	}()
+	tmuxtest.WaitFor(t, 5*time.Second, "the command's timer", func() bool { return clk.Timers() == 1 })
+	clk.Add(s.Client.Timeout)
+	if got := receive(t, r, "the command"); !errors.Is(got.err, context.DeadlineExceeded) {
+		t.Fatalf("command on a stopped server: %v, want a timeout", got.err)
+	}
+	returns(t, "Close", func() { s.Client.Close() })
+}
