@@ -33,7 +33,8 @@ reads the pane options (@cac_state, …). When no watcher runs on a server it sa
 --json, "watcher_running": false on each pane): nothing there will be resumed, a published
 state is the last one a watcher published ("waiting (stale)"), and a Claude pane stopped at a
 limit that nothing was published for is looked at here and shown as "stopped (not watched)"
-(in --json, state "stopped").
+(in --json, state "stopped"). A server that fails or does not answer (each tmux call is
+bounded) is named with the reason, and the others are shown all the same.
 
 --host (or [hosts] names in the configuration) adds the panes of other hosts, asked through
 your own ssh (ssh HOST cac-tmux list --json --all), each within [hosts] timeout; a host that
