@@ -186,6 +186,20 @@ func TestStatusOneTmuxCall(t *testing.T) {
 	}
 }
 
+// statusJob is what tmux makes of `#(cac-tmux status)` on s, a server with a persistent
+// client (Connect) whose job output tmux keeps, once it shows a count ("⏸ …").
+func statusJob(t *testing.T, s *tmuxtest.Server) string {
+	t.Helper()
+	job := "#(" + bins.cac + " status)"
+	var got string
+	tmuxtest.WaitFor(t, 10*time.Second, "the status job's output", func() bool {
+		out, err := s.Client.Run(context.Background(), "display-message", "-p", job)
+		got = out
+		return err == nil && strings.HasPrefix(out, "⏸ ")
+	})
+	return got
+}
+
 // TestStatusAsStatusJob lets tmux itself run `#(cac-tmux status)` as a status job (from
 // the job's $TMUX, without -L or -S) and expand it, over a persistent client whose job
 // output tmux keeps.
@@ -196,14 +210,7 @@ func TestStatusAsStatusJob(t *testing.T) {
 	ids := panes(t, s, 2)
 	watched(t, s)
 	publish(t, s, ids[1], "waiting", time.Now().Add(3*time.Hour+30*time.Second))
-	job := "#(" + bins.cac + " status)"
-	var got string
-	tmuxtest.WaitFor(t, 10*time.Second, "the status job's output", func() bool {
-		out, err := s.Client.Run(context.Background(), "display-message", "-p", job)
-		got = out
-		return err == nil && strings.HasPrefix(out, "⏸ ")
-	})
-	if got != "⏸ 1 · 3h00m\n" {
+	if got := statusJob(t, s); got != "⏸ 1 · 3h00m\n" {
 		t.Errorf("#(cac-tmux status) = %q, want %q", got, "⏸ 1 · 3h00m\n")
 	}
 }
@@ -340,14 +347,7 @@ func TestStatusCoversItsOwnServer(t *testing.T) {
 
 	own.Connect(t)
 	own.Tmux(t, "set-environment", "-g", "TMUX_TMPDIR", tmp) // the job's user servers are own and other
-	job := "#(" + bins.cac + " status)"
-	var got string
-	tmuxtest.WaitFor(t, 10*time.Second, "the status job's output", func() bool {
-		out, err := own.Client.Run(context.Background(), "display-message", "-p", job)
-		got = out
-		return err == nil && strings.HasPrefix(out, "⏸ ")
-	})
-	if got != "⏸ 1 · 1h00m\n" {
+	if got := statusJob(t, own); got != "⏸ 1 · 1h00m\n" {
 		t.Errorf("#(cac-tmux status) = %q, want %q: the server it runs for alone", got, "⏸ 1 · 1h00m\n")
 	}
 }
