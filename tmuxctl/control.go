@@ -93,7 +93,8 @@ type ControlClient struct {
 	nonce   string
 	seq     uint64
 	pending string // the TOKEN of an abandoned Run whose reply is still to come
-	// unanswered is pending != "", for Close, which does not wait for a Run in flight.
+	// unanswered: the reply of pending did not come within its Run's timeout (not a Run its
+	// caller gave up on), for Close, which does not wait for a Run in flight.
 	unanswered atomic.Bool
 
 	closeOnce sync.Once
@@ -339,8 +340,8 @@ func (k *ControlClient) Err() error {
 
 // Close ends the connection: it closes the client's stdin, which detaches it, and waits for
 // it to exit, killing it if it has not within a second (of the Client's Clock). A connection
-// whose last reply never came is killed at once: a server that did not answer it would not
-// read the detach either. It is safe to call more than once.
+// whose last reply did not come within its timeout is killed at once: a server that did not
+// answer it would not read the detach either. It is safe to call more than once.
 func (k *ControlClient) Close() error {
 	k.closeOnce.Do(func() {
 		close(k.closing)
@@ -424,8 +425,8 @@ func (k *ControlClient) run(ctx context.Context, args []string) ([]string, error
 	if err != nil {
 		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFraming) {
 			k.pending = token
-			k.unanswered.Store(true)
 			if errors.Is(err, context.DeadlineExceeded) {
+				k.unanswered.Store(true)
 				err = fmt.Errorf("no reply within %s: %w", timeout, err)
 			} else {
 				err = fmt.Errorf("reply abandoned: %w", err)
@@ -810,7 +811,7 @@ func (n *Transport) Close() error {
 		return nil
 	}
 	// Best effort: a name left names a client that is gone. Not tried when the server did not
-	// answer the connection's last command: it would only wait out its timeout.
+	// answer the connection's last command within its timeout: it would only wait out its own.
 	if !n.k.unanswered.Load() {
 		ctx, cancel := withTimeout(context.Background(), n.Client.clock(), n.Client.timeout())
 		_ = withdraw(ctx, n.k, name)

@@ -152,8 +152,8 @@ const DefaultTimeout = 5 * time.Second
 // been killed. A tmux client hands its stdin and stdout to the server (an SCM_RIGHTS message
 // on its socket); a server that never reads that message (stopped, or a socket that accepts
 // and never answers) keeps the pipes open after the client is gone, and without this bound
-// the wait for them never ended (tmux 3.3a to 3.8). A live server closes them when it reads
-// the message, so the bound is never reached there. It runs on the real clock, inside
+// the wait for them never ended (seen with tmux 3.3a). A live server closes them when it
+// reads the message, so the bound is not reached there. It runs on the real clock, inside
 // os/exec.
 const waitDelay = time.Second
 
