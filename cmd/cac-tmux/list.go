@@ -214,7 +214,7 @@ func askAll[T any](clients []*tmuxctl.Client, ask func(*tmuxctl.Client) T) []T {
 
 // userServers are the clients of the servers a command covers: the server -L or -S named
 // (named); inside tmux, the server of $TMUX, the one the command runs for (a status line's
-// #() job has $TMUX too, tmux 3.2a to 3.4), unless all; else every live server of the user
+// #() job has $TMUX too, tmux 3.2a to next-3.8), unless all; else every live server of the user
 // (the sockets of tmux-UID, and the server of $TMUX wherever its socket is). With no server
 // running, tmux alone, so that its error says so.
 func userServers(tmux *tmuxctl.Client, named, all bool) []*tmuxctl.Client {

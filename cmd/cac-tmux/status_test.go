@@ -317,7 +317,7 @@ func BenchmarkStatus(b *testing.B) {
 // a server whose own watcher waits on a pane shows its countdown, not the paused pane of
 // another server nobody watches; --all-servers, and outside tmux, count every server. The
 // same through tmux itself: `#(cac-tmux status)` run by the server as a status job, whose
-// environment has that server's $TMUX (tmux 3.2a to 3.4 alike).
+// environment has that server's $TMUX (tmux 3.2a to next-3.8 alike).
 func TestStatusCoversItsOwnServer(t *testing.T) {
 	t.Parallel()
 	tmp, dir := userTmux(t)
