@@ -19,7 +19,8 @@
 # Options, set before the plugin line:
 #   set -g @cac-tmux-key C            prefix + KEY opens the popup of every Claude pane (default C)
 #   set -g @cac-tmux-status on        append #(cac-tmux status) to status-right: "⏸ 2 · 1h12m"
-#                                     while panes are paused, nothing otherwise (default off)
+#                                     while panes of this server are paused, nothing otherwise
+#                                     (default off; the job's $TMUX names this server)
 #   set -g @cac-tmux-autostart on     start `cac-tmux watch` in a detached session "_cac-tmux"
 #                                     when no watcher runs (default off)
 #   set -g @cac-tmux-bin PATH         the cac-tmux binary (default: cac-tmux on PATH, else

@@ -77,6 +77,7 @@ type ControlClient struct {
 	client Client
 	cmd    *exec.Cmd
 	stdin  *os.File
+	stdout *os.File     // the read end of the client's stdout, read by read
 	stderr bytes.Buffer // the tmux client's stderr, read after it exits
 
 	id       uint64        // unique among the connections of this process
@@ -92,6 +93,9 @@ type ControlClient struct {
 	nonce   string
 	seq     uint64
 	pending string // the TOKEN of an abandoned Run whose reply is still to come
+	// unanswered: the reply of pending did not come within its Run's timeout (not a Run its
+	// caller gave up on), for Close, which does not wait for a Run in flight.
+	unanswered atomic.Bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -155,9 +159,10 @@ func (k *ControlClient) start(argv, args []string) error {
 		inW.Close()
 		return err
 	}
-	k.stdin = inW
+	k.stdin, k.stdout = inW, outR
 	k.cmd = exec.Command(argv[0], argv[1:]...)
 	k.cmd.Stdin, k.cmd.Stdout, k.cmd.Stderr = inR, outW, &k.stderr
+	k.cmd.WaitDelay = waitDelay
 	// Close ends it, and so does this process's end (controlAttr).
 	k.cmd.SysProcAttr = controlAttr()
 	err = k.cmd.Start()
@@ -334,23 +339,39 @@ func (k *ControlClient) Err() error {
 }
 
 // Close ends the connection: it closes the client's stdin, which detaches it, and waits for
-// it to exit, killing it if it has not within a second (of the Client's Clock). It is safe to
-// call more than once.
+// it to exit, killing it if it has not within a second (of the Client's Clock). A connection
+// whose last reply did not come within its timeout is killed at once: a server that did not
+// answer it would not read the detach either. It is safe to call more than once.
 func (k *ControlClient) Close() error {
 	k.closeOnce.Do(func() {
 		close(k.closing)
 		k.stdin.Close()
+		if k.unanswered.Load() {
+			k.kill()
+			<-k.done
+			return
+		}
 		grace := k.client.clock().NewTimer(time.Second)
 		defer grace.Stop()
 		select {
 		case <-k.done:
 		case <-grace.C():
-			k.cmd.Process.Kill()
+			k.kill()
 			<-k.done
 			k.closeErr = errors.New("tmuxctl: control client did not exit on stdin EOF: killed")
 		}
 	})
 	return k.closeErr
+}
+
+// kill ends the client process and stops reading its output, so that read returns and done
+// is closed. Killing the client alone is not enough: it handed its stdout to the server at
+// attach, and a server that never reads (stopped, or a socket that accepts and never
+// answers) holds that pipe open, so read would wait for its end for ever; a live server may
+// write to it after the client is gone. Safe to call more than once.
+func (k *ControlClient) kill() {
+	k.cmd.Process.Kill()
+	k.stdout.Close()
 }
 
 // Run runs one tmux command line and returns its output, exactly as Client.Run would: the
@@ -405,6 +426,7 @@ func (k *ControlClient) run(ctx context.Context, args []string) ([]string, error
 		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFraming) {
 			k.pending = token
 			if errors.Is(err, context.DeadlineExceeded) {
+				k.unanswered.Store(true)
 				err = fmt.Errorf("no reply within %s: %w", timeout, err)
 			} else {
 				err = fmt.Errorf("reply abandoned: %w", err)
@@ -428,12 +450,13 @@ func (k *ControlClient) drainPending(ctx context.Context) error {
 	// tmux is stuck or the framing lost: give the connection up.
 	if _, _, err := k.await(ctx, k.pending); err != nil && !errors.Is(err, ErrFraming) {
 		if !errors.Is(err, ErrClosed) {
-			k.cmd.Process.Kill()
+			k.kill()
 			err = fmt.Errorf("%w: no reply to an abandoned command: %v", ErrClosed, err)
 		}
 		return fmt.Errorf("%w (%w)", err, errNotSent)
 	}
 	k.pending = ""
+	k.unanswered.Store(false)
 	return nil
 }
 
@@ -464,7 +487,7 @@ func (k *ControlClient) send(ctx context.Context, line string) (string, error) {
 		if n > 0 {
 			// Half a line sent: tmux would read the next command as its rest, and on EOF
 			// might run the half. Kill the client, so that nothing more is read.
-			k.cmd.Process.Kill()
+			k.kill()
 			return "", fmt.Errorf("%w: writing a command: %v", ErrClosed, err)
 		}
 		if k.Err() != nil || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
@@ -773,17 +796,27 @@ func (n *Transport) Close() error {
 	defer n.mu.Unlock()
 	n.closed = true
 	var name string
-	if n.act != nil {
+	if n.act != nil { // closed beside the withdraw: each may wait on a server that never answers
 		name = n.act.name
-		n.act.close()
+		act := n.act
 		n.act = nil
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			act.close()
+		}()
+		defer func() { <-closed }()
 	}
 	if n.k == nil {
 		return nil
 	}
-	ctx, cancel := withTimeout(context.Background(), n.Client.clock(), n.Client.timeout())
-	defer cancel()
-	_ = withdraw(ctx, n.k, name) // best effort: a name left names a client that is gone
+	// Best effort: a name left names a client that is gone. Not tried when the server did not
+	// answer the connection's last command within its timeout: it would only wait out its own.
+	if !n.k.unanswered.Load() {
+		ctx, cancel := withTimeout(context.Background(), n.Client.clock(), n.Client.timeout())
+		_ = withdraw(ctx, n.k, name)
+		cancel()
+	}
 	err := n.k.Close()
 	n.k = nil
 	return err

@@ -148,6 +148,15 @@ func classify(stderr string) error {
 // DefaultTimeout bounds one tmux call when the Client sets none.
 const DefaultTimeout = 5 * time.Second
 
+// waitDelay bounds the wait for a tmux client's output to end once the client has exited or
+// been killed. A tmux client hands its stdin and stdout to the server (an SCM_RIGHTS message
+// on its socket); a server that never reads that message (stopped, or a socket that accepts
+// and never answers) keeps the pipes open after the client is gone, and without this bound
+// the wait for them never ended (seen with tmux 3.3a). A live server closes them when it
+// reads the message, so the bound is not reached there. It runs on the real clock, inside
+// os/exec.
+const waitDelay = time.Second
+
 // timeout is the Client's Timeout, DefaultTimeout when zero.
 func (c *Client) timeout() time.Duration {
 	if c.Timeout <= 0 {
@@ -232,6 +241,7 @@ func (c *Client) exec(ctx context.Context, args ...string) (string, error) {
 	defer cancel()
 	argv := c.argv(args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.WaitDelay = waitDelay
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -19,8 +19,9 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
-// userTmux makes a private TMUX_TMPDIR and in it the user's tmux directory, where
-// --all-servers looks for servers; the lock of the one --all-servers is keyed by it.
+// userTmux makes a private TMUX_TMPDIR and in it the user's tmux directory (tmux-UID, where
+// tmux puts the sockets of -L NAME and --all-servers looks for servers; the lock of the one
+// --all-servers is keyed by it), and returns both.
 func userTmux(t *testing.T) (tmp, dir string) {
 	t.Helper()
 	tmp, err := os.MkdirTemp("/tmp", "cxa")

@@ -119,6 +119,38 @@ timeout = "` + tmuxtest.Scale(20*time.Second).String() + `"
 	}
 }
 
+// list --host with no tmux server on this host lists the host: no server here is no problem
+// when hosts are asked (with -L or -S naming one, it is named on a line of its own).
+func TestListHostWithoutLocalServer(t *testing.T) {
+	t.Parallel()
+	srv := sshtest.Start(t)
+	remote := tmuxtest.Start(t, 120, 30)
+	remotePane, _ := startClaude(t, remote, "--reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "cac-tmux"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf := "[hosts]\ncommand = \"" + srv.Remote(t, bins.cac, remote.Socket) + "\"\nssh = [\"ssh\", \"-F\", \"" + srv.Config + "\"]\n"
+	if err := os.WriteFile(filepath.Join(home, "cac-tmux", "config.toml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tmp, _ := userTmux(t) // no server in it
+	none := filepath.Join(t.TempDir(), "none")
+	for _, args := range [][]string{{"list", "--host", sshtest.Host}, {"list", "--host", sshtest.Host, "-S", none}} {
+		cmd := exec.Command(bins.cac, args...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+home, "TMUX_TMPDIR="+tmp)
+		out, err := cmd.CombinedOutput()
+		// The host's rows alone: no SERVER column (table.Merge names a source among several).
+		row := regexp.MustCompile(`(?m)^` + remotePane + ` +main:1\.0 +stopped \(not watched\)`)
+		if err != nil || !row.Match(out) {
+			t.Errorf("%q: %v, want the host's pane:\n%s", args, err, out)
+		}
+		if named := strings.Contains(string(out), "server "+none+": tmux "); named != (len(args) > 3) {
+			t.Errorf("%q: the server of -S named %v, want %v:\n%s", args, named, len(args) > 3, out)
+		}
+	}
+}
+
 // A pane that runs ssh (or mosh) with Claude Code's title, Claude Code on the other host: list
 // --all shows it as remote with what to do, doctor explains it without calling it a problem,
 // and no key ever reaches it (resume refuses it).

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,8 @@ reads the pane options (@cac_state, …). When no watcher runs on a server it sa
 --json, "watcher_running": false on each pane): nothing there will be resumed, a published
 state is the last one a watcher published ("waiting (stale)"), and a Claude pane stopped at a
 limit that nothing was published for is looked at here and shown as "stopped (not watched)"
-(in --json, state "stopped").
+(in --json, state "stopped"). A server that fails or does not answer (each tmux call is
+bounded) is named with the reason, and the others are shown all the same.
 
 --host (or [hosts] names in the configuration) adds the panes of other hosts, asked through
 your own ssh (ssh HOST cac-tmux list --json --all), each within [hosts] timeout; a host that
@@ -68,22 +70,49 @@ type served struct {
 	name     string // the server in a sentence (serverName)
 	rows     []watcher.Row
 	watching bool
+	err      error  // why the server gave no listing; it hides no other server's
+	problem  string // err as the line that names the server shows it; "" when none is shown
+	warnings string // the lines that say which panes were left out of rows, and why
 }
 
 func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio) error {
-	local, err := listServers(ctx, tmux, o, std.err)
+	var remote []hosts.Result
+	var err error
+	asked := make(chan struct{}) // the hosts are asked while the servers are listed
+	go func() {
+		defer close(asked)
+		remote, err = listHosts(ctx, tmux, o)
+	}()
+	local := listServers(ctx, tmux, o, std.err)
+	<-asked
 	if err != nil {
 		return err
 	}
-	remote, err := listHosts(ctx, tmux, o)
-	if err != nil {
+	for i := range local {
+		local[i].problem = serverProblem(local[i], remote, o.oneServer)
+	}
+	if err := noneListed(local, remote); err != nil {
 		return err
 	}
 	if o.asJSON {
 		return writeListJSON(local, remote, o.all, std)
 	}
+	writeListTable(local, remote, o.all, std)
+	return nil
+}
+
+// writeListTable writes the table of the panes (every one with all, else the paused ones) of
+// this host's servers and the other hosts', each server or host without a listing named by a
+// line of its own first.
+func writeListTable(local []served, remote []hosts.Result, all bool, std stdio) {
 	byServer := map[string][]watcher.Row{}
 	for _, s := range local {
+		if s.err != nil {
+			if s.problem != "" {
+				fmt.Fprintf(std.out, "%s: %s\n", table.Printable(s.name), table.Printable(s.problem))
+			}
+			continue
+		}
 		if !s.watching {
 			fmt.Fprintf(std.out, "no watcher runs on %s: nothing here will be resumed (start one: cac-tmux watch)\n", table.Printable(s.name))
 		}
@@ -95,7 +124,7 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio
 			continue
 		}
 		for _, p := range r.Panes {
-			if !o.all && !watcher.State(p.State).Paused() { // the hosts list every pane
+			if !all && !watcher.State(p.State).Paused() { // the hosts list every pane
 				continue
 			}
 			name := r.Host
@@ -108,7 +137,7 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio
 	rows := table.Merge(byServer)
 	if len(rows) == 0 {
 		fmt.Fprintln(std.err, "cac-tmux: no paused Claude Code pane")
-		return nil
+		return
 	}
 	width := 0
 	if std.outTTY {
@@ -117,36 +146,79 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio
 	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), width) {
 		fmt.Fprintln(std.out, line)
 	}
-	return nil
 }
 
-// listServers lists the panes of the server -L or -S named, or of every tmux server of the
-// user (the sockets of tmux-UID, and the server of $TMUX); with none running, of the one tmux
-// would use, whose error then says so.
-func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, warn io.Writer) ([]served, error) {
-	clients := userServers(tmux, o.oneServer)
+// listServers lists the panes of the servers userServers gives, all at once: a server that
+// fails, or answers only when its calls time out, is a served with its error, and delays or
+// hides no other server.
+func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, warn io.Writer) []served {
 	dir := tmuxctl.SocketDir(os.Getenv, os.Getuid())
-	var out []served
-	for _, c := range clients {
-		_, watching := watcher.Watching(ctx, c, os.Getenv)
-		rows, err := watcher.ListRows(ctx, c, newFinder(), o.all, watching, warn)
-		if err != nil {
-			return nil, fmt.Errorf("list: %s: %w", serverName(c), hint(err))
-		}
-		label := serverName(c)
+	local := askAll(userServers(tmux, o.oneServer, true), func(c *tmuxctl.Client) served {
+		s := served{label: serverName(c), name: serverName(c)}
 		if socket, err := c.SocketFileHere(); err == nil {
-			label = tmuxctl.Label(socket, dir)
+			s.label = tmuxctl.Label(socket, dir)
 		}
-		out = append(out, served{label: label, name: serverName(c), rows: rows, watching: watching})
+		_, s.watching = watcher.Watching(ctx, c, os.Getenv)
+		var warnings strings.Builder
+		s.rows, s.err = watcher.ListRows(ctx, c, newFinder(), o.all, s.watching, &warnings)
+		s.warnings = warnings.String()
+		return s
+	})
+	for _, s := range local {
+		io.WriteString(warn, s.warnings)
 	}
-	return out, nil
+	return local
 }
 
-// userServers are the clients of the servers a command without -L or -S covers: every live
-// server of the user (the sockets of tmux-UID, and the server of $TMUX wherever its socket
-// is); tmux alone when one was named (oneServer) or none runs, so that its error says so.
-func userServers(tmux *tmuxctl.Client, oneServer bool) []*tmuxctl.Client {
-	if oneServer {
+// noneListed is the error of a list that has nothing to show but failures: every server of
+// this host failed and no host was asked. A server that failed among others, or beside the
+// hosts, is a line of the listing instead (serverProblem).
+func noneListed(local []served, remote []hosts.Result) error {
+	var errs []error
+	for _, s := range local {
+		if s.err == nil {
+			return nil
+		}
+		if s.problem != "" {
+			errs = append(errs, fmt.Errorf("list: %s: %w", s.name, hint(s.err)))
+		}
+	}
+	if len(remote) > 0 {
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+// serverProblem is the line that names a server of this host that gave no listing, "" for
+// none: with hosts asked, no tmux server at all on this host is no problem (unless -L or -S
+// named one).
+func serverProblem(s served, remote []hosts.Result, oneServer bool) string {
+	if s.err == nil || len(remote) > 0 && !oneServer && errors.Is(s.err, tmuxctl.ErrNoServer) {
+		return ""
+	}
+	return layers(hint(s.err), "")
+}
+
+// askAll calls ask for every client at once and returns the answers in the clients' order:
+// every tmux call is bounded, so a hung server delays the answer by one bound, not by one
+// for each such server.
+func askAll[T any](clients []*tmuxctl.Client, ask func(*tmuxctl.Client) T) []T {
+	out := make([]T, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() { out[i] = ask(c) })
+	}
+	wg.Wait()
+	return out
+}
+
+// userServers are the clients of the servers a command covers: the server -L or -S named
+// (named); inside tmux, the server of $TMUX, the one the command runs for (a status line's
+// #() job has $TMUX too, tmux 3.2a to next-3.8), unless all; else every live server of the user
+// (the sockets of tmux-UID, and the server of $TMUX wherever its socket is). With no server
+// running, tmux alone, so that its error says so.
+func userServers(tmux *tmuxctl.Client, named, all bool) []*tmuxctl.Client {
+	if named || (!all && os.Getenv("TMUX") != "") {
 		return []*tmuxctl.Client{tmux}
 	}
 	var extra []string
@@ -168,6 +240,12 @@ func userServers(tmux *tmuxctl.Client, oneServer bool) []*tmuxctl.Client {
 func listHosts(ctx context.Context, tmux *tmuxctl.Client, o listOptions) ([]hosts.Result, error) {
 	names := o.hosts
 	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
+	var usage *UsageError
+	if err != nil && !errors.As(err, &usage) {
+		// The server's options could not be read: the line of that server says why
+		// (listServers), and the hosts are asked with the file's settings.
+		l, err = loadSettings(ctx, nil, config.Path(os.Getenv), nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list: %w", err)
 	}
@@ -217,6 +295,12 @@ func writeListJSON(local []served, remote []hosts.Result, all bool, std stdio) e
 		}
 	}
 	for _, s := range local {
+		if s.err != nil {
+			if s.problem != "" {
+				fmt.Fprintf(std.err, "cac-tmux: %s: %s\n", s.name, s.problem)
+			}
+			continue
+		}
 		if !s.watching {
 			fmt.Fprintf(std.err, "cac-tmux: no watcher is running on %s: nothing will be resumed; states are the last a watcher published (start one with: cac-tmux watch)\n", s.name)
 		}

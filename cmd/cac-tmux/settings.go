@@ -32,13 +32,20 @@ type loaded struct {
 // as the texts given (config.GivenFlags). Resolve parses and checks every value once, by the
 // rule of its key. Mistakes in the file, in the options and in the flags are a *UsageError
 // (exit 2) listing all of them: this is where a mistake of the configuration, wherever it
-// was made, becomes one. A tmux failure other than no server is an error of its own.
+// was made, becomes one. A tmux failure other than no server is an error of its own. A nil
+// tmux reads no server's options.
 func loadSettings(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (loaded, error) {
 	var l loaded
 	var fileErr error
 	l.file, fileErr = config.ReadFile(path)
-	opts, err := tmux.UserOptions(ctx, config.OptionPrefix)
+	var opts []tmuxctl.UserOption
+	var err error
+	if tmux != nil {
+		opts, err = tmux.UserOptions(ctx, config.OptionPrefix)
+	}
 	switch {
+	case tmux == nil:
+		l.unread = "no tmux server asked"
 	case errors.Is(err, tmuxctl.ErrNoServer):
 		l.unread = "no server runs on " + serverName(tmux)
 	case errors.Is(err, exec.ErrNotFound):

@@ -46,14 +46,17 @@ const defaultStatusFormat = `{{if .Count}}⏸ {{.Count}}{{if not .Watching}} · 
 func newStatus(std stdio) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var format string
+	var all bool
 	c := &cobra.Command{
-		Use:   "status [-L NAME|-S PATH] [--format TEMPLATE]",
+		Use:   "status [-L NAME|-S PATH|--all-servers] [--format TEMPLATE]",
 		Short: "one short line for tmux's status-right: ⏸ 2 · 1h12m",
 		Long: `One short line for tmux's status line, as set -g status-right '#(cac-tmux status) %H:%M':
 the number of paused panes and the countdown to the soonest due one ("⏸ 2 · 1h12m"), "no
 watcher" instead of the countdown when no watcher runs, and nothing at all when nothing is
 paused or no tmux server runs. It reads the pane options a watcher published, in one tmux call
-per server: of every tmux server of the user, or with -L/-S of that one.
+per server: inside tmux (and in a status line's #() job) of the server it runs for; outside
+tmux, or with --all-servers, of every tmux server of the user; with -L/-S of that one. A server
+that does not answer (each call is bounded) is named on stderr and the others are counted.
 
 --format is a Go text/template (pkg.go.dev/text/template) over:
   .Count    paused panes (every state but running)
@@ -64,19 +67,24 @@ per server: of every tmux server of the user, or with -L/-S of that one.
   .NextAt   that instant (a time.Time; zero when none), e.g. {{.NextAt.Format "15:04"}}
   .Watching whether a watcher runs (without one: "⏸ 2 · no watcher", nothing is resumed)
 An empty result prints nothing. Exit status: 0, also when no server runs; 1 when tmux fails
-otherwise (tmux shows no status job's error); 2 for a bad --format.`,
+otherwise on a server, after the line of the others (tmux shows no status job's error); 2 for
+a bad --format.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			tmpl, err := parseStatusFormat(format)
 			if err != nil {
 				return err
 			}
-			one := c.Flags().Changed("socket-name") || c.Flags().Changed("socket-path")
-			return runStatus(c.Context(), userServers(tmux, one), tmpl, clock.Real.Now(), std.out)
+			named := c.Flags().Changed("socket-name") || c.Flags().Changed("socket-path")
+			if named && all {
+				return usageErrorf("status: --all-servers: not with -L or -S (they name one server); drop one of them")
+			}
+			return runStatus(c.Context(), userServers(tmux, named, all), tmpl, clock.Real.Now(), std.out)
 		},
 	}
 	tmux = socketFlags(c.Flags())
 	c.Flags().StringVar(&format, "format", defaultStatusFormat, "the line as a Go text/template (see above)")
+	c.Flags().BoolVar(&all, "all-servers", false, "every tmux server of the user, also inside tmux")
 	return c
 }
 
@@ -97,19 +105,30 @@ func parseStatusFormat(format string) (*template.Template, error) {
 
 // runStatus prints the status line of the servers of clients at now: their paused panes
 // counted together, the soonest due instant, and "no watcher" when a server with paused panes
-// has none. No server prints nothing, whatever
-// the template: a status line shows no error. Other tmux failures are errors (tmux discards a
-// status job's stderr and exit status, so they reach only a person who runs the command).
+// has none. No server prints nothing, whatever the template: a status line shows no error. A
+// server that fails otherwise is left out of the line and its error returned after the line
+// is printed (tmux discards a status job's stderr and exit status, so they reach only a
+// person who runs the command).
 func runStatus(ctx context.Context, clients []*tmuxctl.Client, tmpl *template.Template, now time.Time, out io.Writer) error {
+	type answer struct {
+		panes []tmuxctl.Pane
+		err   error
+	}
+	answers := askAll(clients, func(c *tmuxctl.Client) answer {
+		panes, err := c.PausedPanes(ctx)
+		return answer{panes, err}
+	})
 	d := statusData{Watching: true}
 	answered := false
-	for _, tmux := range clients {
-		panes, err := tmux.PausedPanes(ctx)
+	var errs []error
+	for i, tmux := range clients {
+		panes, err := answers[i].panes, answers[i].err
 		switch {
 		case errors.Is(err, tmuxctl.ErrNoServer):
 			continue
 		case err != nil:
-			return fmt.Errorf("status: %s: %w", serverName(tmux), err)
+			errs = append(errs, fmt.Errorf("status: %s: %w", serverName(tmux), err))
+			continue
 		}
 		answered = true
 		st := watcher.StatusOf(tmux, os.Getenv, panes)
@@ -119,6 +138,15 @@ func runStatus(ctx context.Context, clients []*tmuxctl.Client, tmpl *template.Te
 		}
 		d.Watching = d.Watching && (st.Paused == 0 || st.Watching) // a server nobody watches has paused panes
 	}
+	if err := writeStatus(d, answered, tmpl, now, out); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+// writeStatus writes the line of d at now, nothing when no server answered or the template
+// gives nothing.
+func writeStatus(d statusData, answered bool, tmpl *template.Template, now time.Time, out io.Writer) error {
 	if !answered {
 		return nil
 	}

@@ -170,6 +170,20 @@ func TestStatusOneTmuxCall(t *testing.T) {
 	}
 }
 
+// statusJob is what tmux makes of `#(cac-tmux status)` on s, a server with a persistent
+// client (Connect) whose job output tmux keeps, once it shows a count ("⏸ …").
+func statusJob(t *testing.T, s *tmuxtest.Server) string {
+	t.Helper()
+	job := "#(" + bins.cac + " status)"
+	var got string
+	tmuxtest.WaitFor(t, 10*time.Second, "the status job's output", func() bool {
+		out, err := s.Client.Run(context.Background(), "display-message", "-p", job)
+		got = out
+		return err == nil && strings.HasPrefix(out, "⏸ ")
+	})
+	return got
+}
+
 // TestStatusAsStatusJob lets tmux itself run `#(cac-tmux status)` as a status job (from
 // the job's $TMUX, without -L or -S) and expand it, over a persistent client whose job
 // output tmux keeps.
@@ -180,14 +194,7 @@ func TestStatusAsStatusJob(t *testing.T) {
 	ids := panes(t, s, 2)
 	watched(t, s)
 	publish(t, s, ids[1], "waiting", time.Now().Add(3*time.Hour+30*time.Second))
-	job := "#(" + bins.cac + " status)"
-	var got string
-	tmuxtest.WaitFor(t, 10*time.Second, "the status job's output", func() bool {
-		out, err := s.Client.Run(context.Background(), "display-message", "-p", job)
-		got = out
-		return err == nil && strings.HasPrefix(out, "⏸ ")
-	})
-	if got != "⏸ 1 · 3h00m\n" {
+	if got := statusJob(t, s); got != "⏸ 1 · 3h00m\n" {
 		t.Errorf("#(cac-tmux status) = %q, want %q", got, "⏸ 1 · 3h00m\n")
 	}
 }
@@ -287,5 +294,52 @@ func BenchmarkStatus(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Inside tmux ($TMUX), status covers the server it runs for, not the user's other servers:
+// a server whose own watcher waits on a pane shows its countdown, not the paused pane of
+// another server nobody watches; --all-servers, and outside tmux, count every server. The
+// same through tmux itself: `#(cac-tmux status)` run by the server as a status job, whose
+// environment has that server's $TMUX (tmux 3.2a to next-3.8 alike).
+func TestStatusCoversItsOwnServer(t *testing.T) {
+	t.Parallel()
+	tmp, dir := userTmux(t)
+	own := tmuxtest.StartAt(t, filepath.Join(dir, "own"), 80, 24)
+	ids := panes(t, own, 2)
+	watched(t, own)
+	publish(t, own, ids[1], "waiting", time.Now().Add(time.Hour+30*time.Second))
+	other := tmuxtest.StartAt(t, filepath.Join(dir, "other"), 80, 24)
+	publish(t, other, panes(t, other, 1)[0], "held", time.Time{})
+
+	tmuxEnv := "TMUX=" + own.Socket + ",1,0"
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{[]string{tmuxEnv}, nil, "⏸ 1 · 1h00m\n"},
+		{[]string{tmuxEnv}, []string{"--all-servers"}, "⏸ 2 · no watcher\n"},
+		{nil, nil, "⏸ 2 · no watcher\n"},
+	} {
+		cmd := exec.Command(bins.cac, append([]string{"status"}, tc.args...)...)
+		cmd.Env = append(append(os.Environ(), "TMUX_TMPDIR="+tmp), tc.env...)
+		if out, err := cmd.Output(); err != nil || string(out) != tc.want {
+			t.Errorf("status %q with %q = %q, %v; want %q", tc.args, tc.env, out, err, tc.want)
+		}
+	}
+
+	own.Connect(t)
+	own.Tmux(t, "set-environment", "-g", "TMUX_TMPDIR", tmp) // the job's user servers are own and other
+	if got := statusJob(t, own); got != "⏸ 1 · 1h00m\n" {
+		t.Errorf("#(cac-tmux status) = %q, want %q: the server it runs for alone", got, "⏸ 1 · 1h00m\n")
+	}
+}
+
+// --all-servers with -L or -S names two scopes at once: a usage error.
+func TestStatusAllServersAndOne(t *testing.T) {
+	code, out, errOut := status("--all-servers", "-L", "x")
+	if code != 2 || out != "" || !strings.Contains(errOut, "--all-servers: not with -L or -S") {
+		t.Errorf("status --all-servers -L x = %d, %q, %q; want 2 and the usage error", code, out, errOut)
 	}
 }

@@ -8,6 +8,7 @@ package tmuxtest
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,6 +161,53 @@ func (s *Server) KillServer(t testing.TB) {
 	t.Helper()
 	s.Tmux(t, "kill-server")
 	WaitFor(t, 20*time.Second, "the tmux server on "+s.Socket+" to exit", func() bool { return !tmuxctl.Listening(s.Socket) })
+}
+
+// Stop stops the server with SIGSTOP until the test ends (then SIGCONT, before the server is
+// killed): a server that accepts connections and never answers them, as a hung one does.
+func (s *Server) Stop(t testing.TB) {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(s.Tmux(t, "display-message", "-p", "#{pid}")))
+	if err != nil {
+		t.Fatalf("the pid of the tmux server on %s: %v", s.Socket, err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+}
+
+// Silent listens on a unix socket at path that accepts every connection and never reads or
+// answers, until the test ends: what a tmux client meets at a hung server. A tmux client
+// hands its stdin and stdout to the server it connects to; here they stay unread in the
+// socket, as at a stopped server.
+func Silent(t testing.TB, path string) {
+	t.Helper()
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
 }
 
 // Connect makes s.Client run its commands over a control-mode connection (Client.Connect)
