@@ -217,7 +217,10 @@ func (f *fleet) rows() []watcher.Row {
 // reported and the settings stay as they were.
 func (f *fleet) reload(ctx context.Context) {
 	o := f.o
-	l, err := loadSettings(ctx, o.tmux, o.configPath, o.flags)
+	l, err := settingsBeside(ctx, o.tmux, o.configPath, o.flags)
+	if err == nil && l.failed != nil && !f.all() {
+		err = l.failed
+	}
 	if err != nil {
 		f.log.Error().Err(err).Msg("configuration not reloaded; the watcher goes on with its settings")
 		return

@@ -129,3 +129,33 @@ func TestWatchAllServersStopsBesideStoppedServer(t *testing.T) {
 		t.Errorf("watch --all-servers ended with %d after SIGTERM, want 0", w.code)
 	}
 }
+
+// The default server (the one without -L or -S, outside tmux) hangs: --all-servers still
+// supervises the others, reading its settings from the file; a plain watch of that server
+// exits 1 naming it.
+func TestWatchAllServersBesideAStoppedDefaultServer(t *testing.T) {
+	t.Parallel()
+	tmp, dir := userTmux(t)
+	def := tmuxtest.StartAt(t, filepath.Join(dir, "default"), 80, 24)
+	def.Stop(t)
+	tmuxtest.StartAt(t, filepath.Join(dir, "fine"), 80, 24)
+	env := append(os.Environ(), "TMUX_TMPDIR="+tmp)
+
+	cmd := exec.Command(bins.cac, "watch", "--all-servers", "--log-format", "json", "--interval", "300ms")
+	cmd.Env = env
+	f, err := os.Create(filepath.Join(t.TempDir(), "all.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := launch(t, cmd, f, f)
+	w.waitLog(t, 30*time.Second, map[string]string{"message": "looked at every pane", "server": "fine"})
+	w.cmd.Process.Signal(syscall.SIGTERM)
+	<-w.done
+
+	one := exec.Command(bins.cac, "watch", "--log-format", "json")
+	one.Env = env
+	out, err := one.CombinedOutput()
+	if code := one.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), "the default tmux server") {
+		t.Errorf("watch of the stopped default server: exit %d (%v), output %q; want 1 naming the default tmux server", code, err, out)
+	}
+}

@@ -239,13 +239,9 @@ func userServers(tmux *tmuxctl.Client, named, all bool) []*tmuxctl.Client {
 // listHosts asks the other hosts (--host, else [hosts] names) for their panes, all at once.
 func listHosts(ctx context.Context, tmux *tmuxctl.Client, o listOptions) ([]hosts.Result, error) {
 	names := o.hosts
-	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
-	var usage *UsageError
-	if err != nil && !errors.As(err, &usage) {
-		// The server's options could not be read: the line of that server says why
-		// (listServers), and the hosts are asked with the file's settings.
-		l, err = loadSettings(ctx, nil, config.Path(os.Getenv), nil)
-	}
+	// A server that cannot be asked has a line of its own (listServers); the hosts are asked
+	// with the file's settings then.
+	l, err := settingsBeside(ctx, tmux, config.Path(os.Getenv), nil)
 	if err != nil {
 		return nil, fmt.Errorf("list: %w", err)
 	}

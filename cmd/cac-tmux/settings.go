@@ -25,6 +25,8 @@ type loaded struct {
 	options []config.Option
 	served  bool
 	unread  string
+	// failed is why the server could not be asked, when settingsBeside read without it.
+	failed error
 }
 
 // loadSettings reads the configuration in effect (config.Resolve): the file at path, the
@@ -68,6 +70,21 @@ func loadSettings(ctx context.Context, tmux *tmuxctl.Client, path string, flags 
 	}
 	l.Effective = eff
 	return l, nil
+}
+
+// settingsBeside reads the settings as loadSettings does, for a command that covers more than
+// tmux's server (other servers, other hosts): when that server cannot be asked (it hangs or
+// fails, which is no mistake of the configuration), they are read without its options, and
+// failed says why. A mistake of the configuration is a *UsageError all the same.
+func settingsBeside(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (loaded, error) {
+	l, err := loadSettings(ctx, tmux, path, flags)
+	var usage *UsageError
+	if err == nil || errors.As(err, &usage) {
+		return l, err
+	}
+	l, ferr := loadSettings(ctx, nil, path, flags)
+	l.unread, l.failed = err.Error(), err
+	return l, ferr
 }
 
 // fromElsewhere lists the keys whose values are not the defaults' and where each came from:

@@ -107,7 +107,12 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 	}
 	o.flags = config.GivenFlags(o.keyFlags)
 	// A file named on the command line must exist; the default one may not.
-	l, err := loadSettings(context.Background(), o.tmux, o.configPath, o.flags)
+	// --all-servers supervises the other servers while the one of $TMUX (or the default one)
+	// does not answer; one server is only watched when it does.
+	l, err := settingsBeside(context.Background(), o.tmux, o.configPath, o.flags)
+	if err == nil && l.failed != nil && !l.Config.Servers.All {
+		err = l.failed
+	}
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
