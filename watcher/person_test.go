@@ -11,19 +11,24 @@ import (
 // A person who typed at a stopped pane is at the keyboard: the stop is theirs. Unit tests on
 // the fake server and a manual clock (t0 is 19:00, the reset 19:30, due 19:31).
 
+// typeThenClear has a person type a draft into pane p, stopped at 19:30, seen at t0+typed, and
+// delete it, seen at t0+cleared.
+func (r *rig) typeThenClear(p *fakePane, typed, cleared time.Duration) {
+	r.t.Helper()
+	p.draw(stopped("7:30pm", "a draft"))
+	r.at(typed)
+	p.draw(stopped("7:30pm", ""))
+	r.at(cleared)
+}
+
 // The draft cleared is no invitation: no key at the reset or hours later, until the person
 // resumes by hand; then one resume.
 func TestUnitClearedDraftStaysHeld(t *testing.T) {
 	r := newRig(t, nil)
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	r.at(0)
-	p.draw(stopped("7:30pm", "let me ask something else"))
-	r.at(time.Minute)
-	if got := r.state("%1"); got != watcher.Held {
-		t.Fatalf("state with a draft = %s, want held", got)
-	}
-	p.draw(stopped("7:30pm", "")) // the person deletes the draft
-	for _, d := range []time.Duration{time.Minute + time.Second, 31 * time.Minute, 2 * time.Hour} {
+	r.typeThenClear(p, time.Minute, time.Minute+time.Second)
+	for _, d := range []time.Duration{31 * time.Minute, 2 * time.Hour} {
 		r.at(d)
 	}
 	r.wantKeys(p)
@@ -63,19 +68,13 @@ func TestUnitUntouchedAfterResumesAClearedBox(t *testing.T) {
 	r := newRig(t, func(c *watcher.Config) { c.Policy.UntouchedAfter = 10 * time.Minute })
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	r.at(0)
-	p.draw(stopped("7:30pm", "draft"))
-	r.at(25 * time.Minute)
-	p.draw(stopped("7:30pm", ""))
-	r.at(28 * time.Minute) // cleared: released at 19:38 at the earliest
+	r.typeThenClear(p, 25*time.Minute, 28*time.Minute) // released at 19:38 at the earliest
 	r.at(31 * time.Minute) // due, but not released
 	r.wantKeys(p)
 	if row := r.row("%1"); row.State != watcher.Held || !strings.Contains(row.Note, "19:38:00") {
 		t.Fatalf("row = %+v, want held until 19:38:00", row)
 	}
-	p.draw(stopped("7:30pm", "again"))
-	r.at(35 * time.Minute)
-	p.draw(stopped("7:30pm", ""))
-	r.at(36 * time.Minute) // cleared again: released at 19:46
+	r.typeThenClear(p, 35*time.Minute, 36*time.Minute) // released at 19:46
 	for _, d := range []time.Duration{38 * time.Minute, 45*time.Minute + 59*time.Second} {
 		r.at(d)
 	}
@@ -92,10 +91,7 @@ func TestUnitPersonSurvivesARestart(t *testing.T) {
 	r := newRig(t, withStore(st))
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	r.at(0)
-	p.draw(stopped("7:30pm", "draft"))
-	r.at(time.Minute)
-	p.draw(stopped("7:30pm", ""))
-	r.at(2 * time.Minute)
+	r.typeThenClear(p, time.Minute, 2*time.Minute)
 	r.restart()
 	for _, d := range []time.Duration{3 * time.Minute, 31 * time.Minute, 2 * time.Hour} {
 		r.at(d)
@@ -113,10 +109,7 @@ func TestUnitHandoverLeavesAPersonsStop(t *testing.T) {
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	q := r.tmux.add("%2", 200, stopped("7:30pm", ""))
 	r.at(0)
-	p.draw(stopped("7:30pm", "draft"))
-	r.at(time.Minute)
-	p.draw(stopped("7:30pm", ""))
-	r.at(2 * time.Minute)
+	r.typeThenClear(p, time.Minute, 2*time.Minute)
 	if out := r.do("%1", watcher.Handover); out.Done || !strings.Contains(out.Message, "a person typed") {
 		t.Errorf("Do(handover) of a person's stop = %+v, want refused", out)
 	}

@@ -125,20 +125,8 @@ func TestVimNormalModeResumed(t *testing.T) {
 // the reset plus the margin; the draft stays in the box.
 func TestDraftHeld(t *testing.T) {
 	t.Parallel()
-	tl := need(t)
-	m := startMock(t, tl.mock)
-	c := startClaude(t, tl.claude, m, settings{})
-	reset := c.stopAndLimit(t, m, lead)
-	c.waitText(t, 30*time.Second, "What do you want to do?")
-	c.closeMenu(t)
 	const draft = "half written idea"
-	c.typeText(t, draft)
-	stopped := len(m.requests(t))
-	w := startWatch(t, tl.cac, c)
-
-	if held := w.waitLog(t, 30*time.Second, c.pane, "held"); !strings.Contains(fmt.Sprint(held["note"]), "draft") {
-		t.Errorf("held for %q, want for the draft", held["note"])
-	}
+	m, c, w, reset, stopped := heldDraft(t, draft)
 	t.Logf("held; waiting until %s (the reset plus the margin plus 30 s) for any request", reset.Add(margin+30*time.Second).Format(time.TimeOnly))
 	quiet(t, m, c, stopped, time.Until(reset.Add(margin+30*time.Second)))
 	if got := w.keys(t, c.pane); len(got) != 0 {
@@ -153,18 +141,8 @@ func TestDraftHeld(t *testing.T) {
 // that a person typed there, and nothing reaches the API well past the reset plus the margin.
 func TestClearedDraftStaysHeld(t *testing.T) {
 	t.Parallel()
-	tl := need(t)
-	m := startMock(t, tl.mock)
-	c := startClaude(t, tl.claude, m, settings{})
-	reset := c.stopAndLimit(t, m, lead)
-	c.waitText(t, 30*time.Second, "What do you want to do?")
-	c.closeMenu(t)
 	const draft = "half written idea"
-	c.typeText(t, draft)
-	stopped := len(m.requests(t))
-	w := startWatch(t, tl.cac, c)
-	w.waitLog(t, 30*time.Second, c.pane, "held")
-
+	m, c, w, reset, stopped := heldDraft(t, draft)
 	for range draft {
 		c.key(t, "BSpace")
 	}
@@ -181,6 +159,26 @@ func TestClearedDraftStaysHeld(t *testing.T) {
 	if got := w.keys(t, c.pane); len(got) != 0 {
 		t.Errorf("the watcher sent %q after the draft was deleted", got)
 	}
+}
+
+// heldDraft stops a real Claude Code at a limit, closes its options menu, types draft into
+// its input box and starts a watcher, which holds the pane for the draft. It returns the
+// requests the mock API had received by then (stopped) and the reset.
+func heldDraft(t *testing.T, draft string) (m *mock, c *session, w *watch, reset time.Time, stopped int) {
+	t.Helper()
+	tl := need(t)
+	m = startMock(t, tl.mock)
+	c = startClaude(t, tl.claude, m, settings{})
+	reset = c.stopAndLimit(t, m, lead)
+	c.waitText(t, 30*time.Second, "What do you want to do?")
+	c.closeMenu(t)
+	c.typeText(t, draft)
+	stopped = len(m.requests(t))
+	w = startWatch(t, tl.cac, c)
+	if held := w.waitLog(t, 30*time.Second, c.pane, "held"); !strings.Contains(fmt.Sprint(held["note"]), "draft") {
+		t.Errorf("held for %q, want for the draft", held["note"])
+	}
+	return m, c, w, reset, stopped
 }
 
 // Claude Code's own auto-continue armed (the default): the watcher sends nothing, and Claude
