@@ -1,5 +1,5 @@
 // Package accounts moves a stopped Claude Code session to another Claude Code account, for
-// `cac-tmux switch` (issue 25). An account is one Claude Code config directory (the
+// `cac-tmux switch`. An account is one Claude Code config directory (the
 // process's CLAUDE_CONFIG_DIR, else ~/.claude; docs/claude-code.md, Claude Code's records).
 // The package knows the accounts the user configured ([accounts] dirs, Expand, Resolve),
 // tells from each account's own transcripts whether it is limited and until when (Look,

@@ -6,7 +6,7 @@ import (
 )
 
 // Accounts is [accounts]: the Claude Code accounts `cac-tmux switch` may move a stopped
-// session between (issue 25). Each account is one Claude Code config directory (its
+// session between. Each account is one Claude Code config directory (its
 // CLAUDE_CONFIG_DIR, docs/claude-code.md). Switching is opt-in: with fewer than two
 // directories nothing is ever moved.
 type Accounts struct {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Phone is [phone]: actions from a phone (issue 25). With Listen set, `cac-tmux watch`
+// Phone is [phone]: actions from a phone. With Listen set, `cac-tmux watch`
 // answers the buttons of its ntfy notifications on a loopback HTTP endpoint that the user's
 // own tunnel makes reachable at URL (package phone).
 type Phone struct {

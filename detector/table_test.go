@@ -391,7 +391,7 @@ func TestTableTimeForms(t *testing.T) {
 			at: time.Date(2026, 3, 8, 7, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "America/New_York", zonePrinted: true},
 		// DST: fall back (New York 2026-11-01 02:00 EDT → 01:00 EST): 1:30am happens twice.
 		// When both are at or after Appeared−1min, which one Claude Code meant cannot be
-		// told: the later, ambiguous, never an hour early (issue 22, finding 12).
+		// told: the later, ambiguous, never an hour early.
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  seen(time.Date(2026, 11, 1, 4, 30, 0, 0, time.UTC), newYork), // 00:30 EDT
 			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, ambiguous: true, zone: "America/New_York", zonePrinted: true},
@@ -871,7 +871,7 @@ func TestTableMenu(t *testing.T) {
 			strings.Join(append(stop21, rule(120), " What do you want to do?", "", " ❯ 1. Stop and wait for limit to reset",
 				"   2. Switch to extra usage", "   3. Upgrade your plan", "", " Enter to confirm · escape to cancel"), "\n") + "\n",
 			[]string{"Stop and wait for limit to reset", "Switch to extra usage", "Upgrade your plan"}, 1, 1},
-		// Issue 11, finding 6: a row is pressed only when its whole label is a known Stop label.
+		// A row is pressed only when its whole label is a known Stop label.
 		{"2.1.x, a Stop row that switches to paid usage",
 			screenOf(stop21, menu21("❯ 1. Upgrade your plan", "  2. Stop waiting and switch to usage credits ($)")),
 			[]string{"Upgrade your plan", "Stop waiting and switch to usage credits ($)"}, 1, 0},
@@ -1067,7 +1067,7 @@ func TestTablePrefilledContinue(t *testing.T) {
 	}
 }
 
-// TestRealCaptures2_1_332: Claude Code 2.1.332 against ../shared/tools/mockapi (issue 22). The
+// TestRealCaptures2_1_332: Claude Code 2.1.332 against ../shared/tools/mockapi. The
 // prefilled continue (server flag tengu_vellum_anchor): "continue" in the box under "Press ⏎
 // to continue after reset" is Prefilled, before and after the reset; the box after a typed
 // "continue" is a draft. A reply quoting the line and a bash-mode command's output are no stop;

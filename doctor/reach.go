@@ -14,7 +14,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/config"
 )
 
-// The checks of issue 25's two opt-ins: the phone's buttons ([phone]) and the accounts a
+// The checks of two opt-ins: the phone's buttons ([phone]) and the accounts a
 // session may move to ([accounts]). Each is left out of the report when it is not configured.
 
 // phoneWithin bounds the request through the user's tunnel.

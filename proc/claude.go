@@ -14,7 +14,7 @@ import (
 //
 // With the executable known (exe: /proc/PID/exe, or lsof's program text where there is no
 // /proc), what runs decides, never a name a
-// process was given (issue 11, finding 3): "exec -a claude cat", a shell script named
+// process was given: "exec -a claude cat", a shell script named
 // "claude" (its comm is "claude", its executable the shell) and a wrapper whose Claude Code
 // child is gone are not Claude Code. It is Claude Code when (docs/claude-code.md, Which panes
 // run Claude Code):
@@ -31,7 +31,7 @@ import (
 //     the title for comm when the argument area was rewritten, see procArgs.retitled).
 //
 // With exe "" (the executable could not be learned: another user's process, or gone) it is
-// never Claude Code: names alone cannot tell (issue 21). Every path of Find learns the
+// never Claude Code: names alone cannot tell. Every path of Find learns the
 // executable: /proc/PID/exe on Linux, lsof where there is no /proc.
 func explainClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
 	if why, ok := isClaude(comm, argv, exe, resolve); ok {

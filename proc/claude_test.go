@@ -38,7 +38,7 @@ func TestIsClaude(t *testing.T) {
 		{"claude", []string{"claude"}, "/usr/bin/node", true, "titled itself"}, // npm on Linux: process.title
 		{"MainThread", []string{"x"}, "/usr/bin/node", false, ""},              // runtime by exe, but no script
 		{"MainThread", []string{"x", "@anthropic-ai/claude-code/cli.js"}, "/usr/bin/node", true, "node"},
-		// Issue 11, finding 3: names that are not what runs.
+		// Names that are not what runs.
 		{"cat", []string{"claude"}, "/usr/bin/cat", false, ""},                                  // exec -a claude cat
 		{"node", []string{"claude"}, "/usr/bin/node", false, ""},                                // exec -a claude node
 		{"claude", []string{"/bin/bash", "/home/u/bin/claude"}, "/usr/bin/bash", false, ""},     // a script named claude
@@ -62,7 +62,7 @@ func TestIsClaude(t *testing.T) {
 		{"2.1.329", []string{"./2.1.329"}, "/home/u/build/2.1.329", false, ""}, // no claude directory
 		{"python3", []string{"python3", "/home/u/claude/tool.py"}, "/usr/bin/python3", false, ""},
 		// Without the executable (another user's process): never, whatever the names say
-		// (issue 21: there was a fallback by names, which "exec -a claude cat" passed).
+		// (a fallback by names would pass "exec -a claude cat").
 		{"claude", []string{"claude", "--resume"}, "", false, ""},
 		{"claude", nil, "", false, ""},
 		{"claude.exe", nil, "", false, ""},
@@ -110,7 +110,7 @@ func TestHint(t *testing.T) {
 		{"bash", "", false},
 		{"zsh", "user@host: ~/src", false},
 		{"vim", "claude.md (~/src) - VIM", false},
-		{"nodejs", "", true}, // the runtimes the server-side filter lets through (issue 23: the two lists had drifted)
+		{"nodejs", "", true}, // the runtimes the server-side filter lets through (one list for both)
 		{"bun", "", true},
 		{"nodejsx", "", false},
 		{"2.1", "", false},

@@ -247,7 +247,7 @@ func TestParsePSEnviron(t *testing.T) {
 }
 
 // TestFindNoProcFake: the decision without /proc, on fake tools: by the executable lsof
-// gives, never by a name (issue 21).
+// gives, never by a name.
 func TestFindNoProcFake(t *testing.T) {
 	pkg := t.TempDir() // an npm install, for a script path that resolves into the package
 	cli := filepath.Join(pkg, "lib", "node_modules", "@anthropic-ai", "claude-code", "cli.js")

@@ -204,7 +204,7 @@ func TestFindFakeProc(t *testing.T) {
 				{pid: 203, ppid: 202, pgrp: 200, tpgid: 200, comm: "bash", argv: []string{"bash", "d.sh"}},
 				{pid: 204, ppid: 203, pgrp: 200, tpgid: 200, comm: "claude", argv: []string{"claude"}, exe: nativeExe, start: 5000}},
 		},
-		// Issue 11, finding 3: what runs decides, not a name.
+		// What runs decides, not a name.
 		{
 			name: "wrapper script named claude whose claude child is gone", children: true, pane: 100,
 			procs: []fake{shell(200),

@@ -209,7 +209,7 @@ func TestTmux(t *testing.T) {
 }
 
 // TestTmuxNamesAreNotClaude: on a real server, processes that only carry Claude Code's name
-// (issue 11, finding 3) are not Claude Code, on /proc and without it (issue 21): both read
+// are not Claude Code, on /proc and without it: both read
 // what runs.
 func TestTmuxNamesAreNotClaude(t *testing.T) {
 	needLsof(t)

@@ -63,7 +63,7 @@ func TestRegistryAndSettings(t *testing.T) {
 	}
 }
 
-// Vim mode set with /config lives in the settings files (issue 22, finding 6): the project's
+// Vim mode set with /config lives in the settings files: the project's
 // local and shared settings, then the account's settings.json, then the global config.
 func TestEditorModeFromSettings(t *testing.T) {
 	home := t.TempDir()

@@ -258,7 +258,7 @@ func BenchmarkReadTail(b *testing.B) {
 }
 
 // StopOf: a stop on screen is the process's own only when its transcript ends in a
-// usage-limit row written after the process started (issue 22, findings 1 and 2).
+// usage-limit row written after the process started.
 func TestStopOf(t *testing.T) {
 	start := time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) time.Time { return start.Add(d) }

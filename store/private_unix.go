@@ -11,7 +11,7 @@ import (
 )
 
 // PrivateDir makes dir (0700, with its parents) when it is missing and checks that it is
-// this user's own, as the lock and the state file need (issue 22, finding 4): a directory, not
+// this user's own, as the lock and the state file need: a directory, not
 // a symlink, owned by this user and writable by nobody else; and that its parent, where
 // another user could replace it, is not writable by others unless sticky (like /tmp, where
 // nobody can rename another's entry). The error names the directory and the fix.

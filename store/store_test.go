@@ -256,7 +256,7 @@ func TestLockDiesWithProcess(t *testing.T) {
 
 // TestLockAndStateRefuseWhatOthersControl: a symlink planted where the lock or the state file
 // goes is never followed (its target is left as it was), and a directory or file that another
-// user owns or can write is refused with the fix (issue 22, finding 4).
+// user owns or can write is refused with the fix.
 func TestLockAndStateRefuseWhatOthersControl(t *testing.T) {
 	base := t.TempDir()
 	victim := filepath.Join(base, "victim")

@@ -382,7 +382,7 @@ func byID(panes []tmuxctl.Pane) map[string]tmuxctl.Pane {
 
 // TestMessageKeepsControlCharacters: a @cac_message holding a control character (a TAB, an
 // escape) reads back with a control character in its place, so that the watcher's check
-// refuses it rather than typing "?" for it (issue 22, finding 11); the other options read
+// refuses it rather than typing "?" for it; the other options read
 // with "?" as before.
 func TestMessageKeepsControlCharacters(t *testing.T) {
 	t.Parallel()

@@ -188,8 +188,8 @@ func TestProbe(t *testing.T) {
 }
 
 // TestClaimGlobal: a claim wins only over the value it names, and of many clients claiming the
-// same unset option at once exactly one wins, on every transport (issue 22, finding 7: one
-// watcher per server whatever path reaches it).
+// same unset option at once exactly one wins, on every transport (one watcher per server
+// whatever path reaches it).
 func TestClaimGlobal(t *testing.T) {
 	eachTransport(t, func(t *testing.T, control bool) {
 		s := start(t, control, 80, 24)

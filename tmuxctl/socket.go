@@ -15,7 +15,7 @@ import (
 // give the same path.
 //
 // A socket that exists is resolved through symlinks: `-S` through a link and the path it
-// names are one server (issue 22, finding 7).
+// names are one server.
 func (c *Client) SocketFile(getenv func(string) string, uid int) (string, error) {
 	path, err := c.socketFile(getenv, uid)
 	if err != nil {

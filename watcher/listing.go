@@ -9,7 +9,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
-// What a tick costs (issue 16). A listing of every pane costs the tmux server a row per pane
+// What a tick costs. A listing of every pane costs the tmux server a row per pane
 // on every tick, idle or not. So a tick lists only what changed since the last listing
 // (tmuxctl.Client.ListChanges): the panes of windows with activity since then and the panes
 // that carry a request, which on a server of idle sessions is a handful of rows, while tmux's
@@ -151,7 +151,7 @@ func (l *listing) looked(d, interval time.Duration) {
 
 // lead is how much earlier than one interval after this tick's start the next tick starts,
 // so that a screen drawn just after this tick's listing is seen (looked at, and its state
-// logged) within one interval (issue 16): twice the longest of the last ticks' listings and
+// logged) within one interval: twice the longest of the last ticks' listings and
 // looks, and leadSlack for a timer that fires late, at most a quarter of the interval. On a
 // manual clock, before any tick was timed, it is 0.
 func (l *listing) lead(interval time.Duration) time.Duration {

@@ -18,7 +18,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// Between two full listings a tick lists only what changed (issue 16): these are the changes
+// Between two full listings a tick lists only what changed: these are the changes
 // that listing could miss, each made on a private server while the watcher runs with full
 // listings an hour apart, once the panes it concerns are quiet (their windows' activity older
 // than what the watcher lists), so that only tmux's notifications can tell the watcher. Each

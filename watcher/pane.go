@@ -179,7 +179,7 @@ func (p *pane) needsLook(now time.Time) bool {
 // out for the previous stop, a stop whose reset is the same, has passed, or is a session or
 // 5-hour reset more than 5 h away (a printed time of today read as tomorrow's) means the
 // limit still holds: its attempts carry on and it waits for the backoff, so "continue" never
-// loops (issue 11, finding 4).
+// loops.
 func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	old, oldSource, hadKeys := p.reset, p.source, !p.sent.IsZero()
 	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
@@ -254,7 +254,7 @@ func wholeFrame(v detector.Verdict) bool {
 }
 
 // classify sets the state of a pane stopped at p.stop from what is on screen now. A draft
-// is checked before anything that leads to a key, a bare Enter included (issue 11, finding 1).
+// is checked before anything that leads to a key, a bare Enter included.
 func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	// The message the watcher typed, or the one Claude Code put there itself, is no draft.
 	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message || v.Prefilled
@@ -279,8 +279,7 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 		p.set(Held, "the options menu has no row with a known Stop label; nothing will be pressed")
 	case v.Menu.Open && p.armed && !p.manual:
 		// The user opened /rate-limit-options over the armed auto-continue, which the menu
-		// hides; it still fires, and Stop would only close the user's menu (issue 22,
-		// finding 10).
+		// hides; it still fires, and Stop would only close the user's menu.
 		p.set(Held, "the options menu was opened over Claude Code's armed auto-continue; nothing is pressed (it goes first)")
 	case !v.Menu.Open && !v.Input.Visible:
 		p.set(Held, "no input box on screen; nothing will be typed")

@@ -38,7 +38,7 @@ func (m *memStore) Save(r map[string]store.Pane) error {
 }
 
 // A state file that cannot be written sends no key: a restart would not know the attempt and
-// would send it again, past the bound on attempts (issue 22, finding 8). Once it can be
+// would send it again, past the bound on attempts. Once it can be
 // written again, the resume goes out, counted once.
 func TestPersistFullDiskSendsNothing(t *testing.T) {
 	st := &memStore{}
@@ -289,7 +289,7 @@ func TestPersistServerGoneAndBack(t *testing.T) {
 
 // A server that appears on the socket already claimed by another live watcher (it started
 // while this one waited for a server, its lock elsewhere): this watcher sends nothing there and
-// Run ends with ErrAnotherWatcher, leaving the other's claim alone (issue 22, finding 7).
+// Run ends with ErrAnotherWatcher, leaving the other's claim alone.
 func TestPersistServerClaimedByAnotherWatcher(t *testing.T) {
 	r := newRig(t, func(c *watcher.Config) { c.PID = 4321 })
 	p := r.tmux.add("%1", 100, stopped("6:30pm", ""))

@@ -8,7 +8,7 @@ import (
 )
 
 // The user's say over which panes are supervised, what is typed into them and which stops
-// are resumed by themselves (issue 15): [panes] include/exclude by session name, the pane
+// are resumed by themselves: [panes] include/exclude by session name, the pane
 // options @cac_ignore and @cac_message, and [policy].
 
 // outOfScope says why the watcher keeps its hands off a listed pane, "" when it does not: its

@@ -10,8 +10,8 @@ import (
 	"github.com/cac-tmux/cac-tmux/detector"
 )
 
-// A prompt typed into an idle Claude Code session: a reply from a phone (package phone,
-// issue 25), opt-in. It goes through the request protocol like a resume, so that the running
+// A prompt typed into an idle Claude Code session: a reply from a phone (package phone),
+// opt-in. It goes through the request protocol like a resume, so that the running
 // watcher, which owns the pane, is the one that types; and through gates of its own, stricter
 // than a resume's: the session must be idle at its prompt, not stopped.
 

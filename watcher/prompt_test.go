@@ -11,7 +11,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// Unit tests of a prompt typed into an idle session (a phone's reply, issue 25), on the fake
+// Unit tests of a prompt typed into an idle session (a phone's reply), on the fake
 // server and a manual clock.
 
 func (r *rig) prompt(id, text string) watcher.Outcome {

@@ -194,7 +194,7 @@ func (w *Watcher) consult(ctx context.Context, p *pane) {
 
 // judge sets p.foreign from the transcript (records.StopOf): a stop on screen is the
 // process's own only when its transcript ends in a usage-limit row written after the process
-// started (issue 22: a reply quoting the limit line, a conversation reopened with its old stop
+// started (not a reply quoting the limit line, nor a conversation reopened with its old stop
 // redrawn). Without records p.foreign is "" and the screen decides, as before. It returns the
 // rows it read; ok is false without records.
 //
@@ -249,7 +249,7 @@ func (w *Watcher) refine(p *pane, rows []records.Row) {
 	}
 	// A slot given before this came from the printed reset plus the full margin: schedule
 	// works it out again from the exact reset, or the pane would still wait for the printed
-	// reset plus the margin (issue 22, finding 14).
+	// reset plus the margin.
 	p.reset, p.kind, p.source, p.slot = exact, kind, SourceTranscript, time.Time{}
 	p.event(w.cfg.Log.Info()).Time("reset", exact.At).Msg("exact reset from the transcript")
 	p.event(w.cfg.Log.Debug()).Str("reset_how", exact.How).Msg("how the reset was read")

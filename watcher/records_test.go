@@ -17,7 +17,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// Claude Code's records on the fake server (issue 14): the transcript's usage-limit row gives
+// Claude Code's records on the fake server: the transcript's usage-limit row gives
 // the reset to the second when it belongs to the stop on screen; otherwise, or without
 // records, the screen's reading stands.
 
@@ -103,7 +103,7 @@ func TestUnitTranscriptThatDisagreesIsNotUsed(t *testing.T) {
 	}
 }
 
-// Whose stop is it (issue 22, findings 1 and 2): a stop on screen is the process's own only
+// Whose stop is it: a stop on screen is the process's own only
 // when its transcript ends in a usage-limit row written after the process started. A reply
 // that quotes the limit line, and a conversation reopened after its stop, get no key; a
 // transcript that lags the screen holds the pane only until the row is written.
@@ -181,7 +181,7 @@ func TestUnitTranscriptLaggingTheScreen(t *testing.T) {
 
 // The exact reset read only at a later look (the registry entry unreadable at the first, as
 // when Claude Code rewrites it in place) moves the due instant to the exact reset plus its
-// margin; the slot the printed reset gave is not kept (issue 22, finding 14).
+// margin; the slot the printed reset gave is not kept.
 func TestUnitLaterExactResetMovesTheDue(t *testing.T) {
 	r := newRig(t, nil)
 	exact := time.Date(2026, 11, 20, 19, 30, 17, 0, time.UTC)
@@ -256,7 +256,7 @@ func TestUnitAccountsAreStaggeredApart(t *testing.T) {
 	if row.Account != panes["%3"].env().Dir() {
 		t.Errorf("row account = %q, want %q", row.Account, panes["%3"].env().Dir())
 	}
-	// It says so, on the pane and once in the log (issue 22, finding 9).
+	// It says so, on the pane and once in the log.
 	if !strings.Contains(row.Note, "max_per_reset") || !strings.Contains(row.Note, "cac-tmux resume %3") ||
 		!strings.Contains(panes["%3"].info.Options.Note, "max_per_reset") {
 		t.Errorf("capped pane: note %q, published %+v; want why it does not wake and how to wake it", row.Note, panes["%3"].info.Options)

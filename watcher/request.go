@@ -82,8 +82,8 @@ func refused(format string, a ...any) Outcome { return Outcome{Message: fmt.Spri
 
 // The verdicts of an answer in @cac_reply ("NONCE VERDICT MESSAGE"): ok, refused, and for a
 // resume whose keys went out, sent (an answer with the outcome follows), then held or failed
-// (not resumed) or ok (resumed). A watcher before issue 22 answered a resume ok once its keys
-// went out.
+// (not resumed) or ok (resumed). An older watcher answered a resume ok once its keys went
+// out.
 const (
 	verdictOK      = "ok"
 	verdictSent    = "sent"

@@ -147,7 +147,7 @@ func TestUnitRequestThroughPaneOption(t *testing.T) {
 	}
 }
 
-// The answer to a resume carries the outcome the watcher saw (issue 22, finding 13): it was
+// The answer to a resume carries the outcome the watcher saw: it was
 // "ok" as soon as the keys went out, though the limit still held or the pane was then held.
 // The outcome is answered in the tick that sees it, and only then is the request withdrawn.
 func TestUnitRequestAnswersTheOutcome(t *testing.T) {
@@ -229,8 +229,7 @@ func TestUnitAwaitedSessionGone(t *testing.T) {
 }
 
 // Reply and ParseReply carry every outcome through @cac_reply; another nonce's reply is not
-// this one's, and an answer of a watcher before issue 22 ("ok" once the keys went out) reads
-// as done.
+// this one's, and the answer of an older watcher ("ok" once the keys went out) reads as done.
 func TestReplyRoundTrip(t *testing.T) {
 	for _, o := range []watcher.Outcome{
 		{Done: true, Message: "resumed: a turn runs in w:1.0"},
@@ -254,7 +253,7 @@ func TestReplyRoundTrip(t *testing.T) {
 
 // Claude Code's own auto-continue armed, then the user opens /rate-limit-options, which hides
 // the armed line: the menu is the user's, the auto-continue still fires, and Stop is never
-// pressed (issue 22, finding 10).
+// pressed.
 func TestUnitMenuOverArmedAutoContinue(t *testing.T) {
 	r := newRig(t, nil)
 	p := r.tmux.add("%1", 100, screen(append([]string{"❯ hello", "  ⎿ \u00a0You've hit your session limit · resets 7:30pm (UTC)",

@@ -177,7 +177,7 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 
 // unsaved keeps a pane waiting, its keys unsent, when its record could not be saved: a
 // restart would not know the attempt and would send it again, past the bound on attempts
-// (issue 22, finding 8). It is tried again at the next tick; the log says why once.
+//. It is tried again at the next tick; the log says why once.
 func (w *Watcher) unsaved(p *pane, err error) error {
 	p.set(Waiting, "the state file cannot be written, so nothing is sent (a restart would repeat it): "+err.Error())
 	p.checkAt = time.Time{}
@@ -344,7 +344,7 @@ func (w *Watcher) afterMenu(ctx context.Context, p *pane, now time.Time) error {
 	}
 	if v.Menu.Open && now.Before(p.pressed.Add(w.cfg.Settle)) {
 		// Not closed yet: a loaded machine's Claude Code took over a second to redraw (measured
-		// 0.4–1.1 s, issue 22, finding 14). Looked at again every pause, up to Settle after the
+		// 0.4–1.1 s). Looked at again every pause, up to Settle after the
 		// digit; the digit is never pressed twice.
 		p.checkAt = now.Add(w.cfg.Pause)
 		return nil
@@ -399,7 +399,7 @@ func (w *Watcher) verify(ctx context.Context, p *pane, now time.Time) error {
 // takeNewStop handles a stop that replaced the one the pane waited on, seen at now and appeared
 // at appeared: it is scheduled from its own message. After keys went out, a time-only reset
 // is read from just before the old reset, not from the keys: the same printed time is the
-// same instant (the limit still holds), never the next day's (issue 11, finding 4).
+// same instant (the limit still holds), never the next day's.
 func (w *Watcher) takeNewStop(ctx context.Context, p *pane, screen string, now, appeared time.Time) {
 	prev := p.state
 	if !p.sent.IsZero() && p.reset.Known {

@@ -9,7 +9,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// Unit tests of the safety case (SAFETY.md, issue 11) on the fake server and a manual clock.
+// Unit tests of the safety case (SAFETY.md) on the fake server and a manual clock.
 // Each finding has its scenario on a real tmux server too (safety_tmux_test.go).
 
 func (r *rig) row(id string) watcher.Row {
@@ -125,7 +125,7 @@ func TestUnitLimitStillHoldsIsNeverTomorrow(t *testing.T) {
 // confirmed on screen before the message; where it does not show, nothing more is typed.
 func TestUnitVimMode(t *testing.T) {
 	for _, tc := range []struct {
-		vim, in string // in: where /config wrote editorMode (issue 22, finding 6)
+		vim, in string // in: where /config wrote editorMode
 		keys    []string
 		want    watcher.State
 	}{

@@ -17,7 +17,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// The six findings of issue 11, each a scenario on a private tmux server with the fake Claude
+// Harms found by an adversarial run, each a scenario on a private tmux server with the fake Claude
 // Code (SAFETY.md lists them with the rule each one proves).
 
 // noHarm checks that the fake never reached a state where a key did harm.

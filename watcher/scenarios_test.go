@@ -13,7 +13,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// The scenarios of issue 3, each on its own private tmux server with the fake Claude Code.
+// The scenarios of the design, each on its own private tmux server with the fake Claude Code.
 
 var resumeKeys = []string{"continue", "\r"}
 

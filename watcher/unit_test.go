@@ -554,7 +554,7 @@ func TestUnitPressEnterGetsABareEnter(t *testing.T) {
 }
 
 // Claude Code 2.1.330+ may put "continue" into the box itself under "Press ⏎ to continue
-// after reset" (issue 22, finding 5): that box is no draft, and after the reset Enter alone
+// after reset": that box is no draft, and after the reset Enter alone
 // resumes; typing would give "continuecontinue". A box the user edited is a draft.
 func TestUnitPrefilledContinueGetsEnterOnly(t *testing.T) {
 	prefilled := func(box string) string {
@@ -599,7 +599,7 @@ func TestUnitMenuThatStaysOpenIsHeld(t *testing.T) {
 
 // A menu slow to close after its Stop digit (Claude Code took 1.1 s on a loaded machine) is
 // looked at again until Settle after the digit, then the resume goes on; the digit is pressed
-// once (issue 22, finding 14: it was held for good after one look at 1 s).
+// once (not held for good after one look at 1 s).
 func TestUnitMenuSlowToCloseResumes(t *testing.T) {
 	r := newRig(t, nil)
 	p := r.tmux.add("%1", 100, menuStopSecond())

@@ -285,7 +285,7 @@ func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
 }
 
 // ErrAnotherWatcher means that another watcher claimed the server first (its pid is in
-// @cac_watcher): Run ends, since two watchers would double every key (issue 22, finding 7).
+// @cac_watcher): Run ends, since two watchers would double every key.
 var ErrAnotherWatcher = errors.New("another watcher supervises the server")
 
 // announce claims the server for this watcher: its @cac_watcher is set to the watcher's pid
@@ -685,7 +685,7 @@ func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detect
 	return v
 }
 
-// What a tick costs per pane (issue 16): on a server of a thousand idle Claude panes, a loop
+// What a tick costs per pane: on a server of a thousand idle Claude panes, a loop
 // over every supervised pane costs a cache miss per pane on each tick (its pane was last
 // touched a second ago), which measured as much as the rest of a quiet tick. So a tick goes
 // over its listing's panes and the unsettled ones only. A calm pane (running, nothing
@@ -740,7 +740,7 @@ func (w *Watcher) schedule() {
 }
 
 // cap keeps a pane beyond watch.max_per_reset from waking by itself, and says so on the pane
-// and in the log once (issue 22, finding 9: it showed "waiting" with no due instant and no word).
+// and in the log once, rather than show "waiting" with no due instant and no word.
 func (w *Watcher) cap(p *pane) {
 	p.capped = true
 	p.capNote = fmt.Sprintf("not woken by itself: %d panes of its account already wake at this reset (watch.max_per_reset); cac-tmux resume %s wakes it",

@@ -27,7 +27,7 @@
 //  4. runs the naive poller (capture-pane -p of every pane every -interval) on the same panes
 //     for -naive-window.
 //
-// It prints a markdown table per N (medians, min–max), checks the targets of issues 5 and 16,
+// It prints a markdown table per N (medians, min–max), checks the targets (bench/README.md),
 // and writes a CSV and a PNG plot (CPU % vs N, log–log, drawn with a built-in 5×7 bitmap font)
 // under -out; -readme CSV prints the table in docs/costs.md from such a CSV. Every tmux server is
 // killed and the temporary directory removed at the end, on error and on

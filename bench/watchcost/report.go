@@ -294,7 +294,7 @@ func commandsNote(rs []result) string {
 	return "tmux processes; no control-mode client was used"
 }
 
-// targets checks the targets of issues 5 and 16 at N=1000 (else the largest N): what
+// targets checks the targets (bench/README.md) at N=1000 (else the largest N): what
 // watching costs (watcher + the server CPU it adds) at most 1 % of one core and at most 3× its
 // cost at N=100, detection within one tick (p99 of the trials), the first look at every pane
 // within 1 s, peak RSS ≤ 20 MB, CPU ≥ 20× lower than the naive poller, keys ≤ 1 s after the

@@ -291,7 +291,7 @@ func TestFaultSecondWatcher(t *testing.T) {
 	}
 }
 
-// One watcher per server whatever path reaches it (issue 22, finding 7): a second watcher
+// One watcher per server whatever path reaches it: a second watcher
 // with another XDG_RUNTIME_DIR (its lock elsewhere), or through a symlink to the socket, exits
 // 2 naming the first; once the first is gone (killed, its claim left behind), one takes over.
 func TestFaultSecondWatcherByAnotherPath(t *testing.T) {

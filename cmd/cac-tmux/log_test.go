@@ -10,7 +10,7 @@ import (
 )
 
 // Durations in the log: whole milliseconds under a key that says so in JSON, as people write
-// them on the console (issue 23: took=146.98976, margin=60000 had no unit).
+// them on the console (not took=146.98976, nor margin=60000 without a unit).
 func TestLogDurations(t *testing.T) {
 	var std bytes.Buffer
 	log, _ := watchLog(&watchOptions{logFormat: "json", level: zerolog.InfoLevel}, stdio{err: &std}, false)

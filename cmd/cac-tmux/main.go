@@ -99,11 +99,9 @@ type stdio struct {
 }
 
 func main() {
-	// One P: every command waits on tmux, /proc and timers, and a watcher ticking once a
-	// second on a second P paid for thread hand-offs at every tick (futex wake-ups, costly
-	// under a hypervisor): at 10 panes, 0.13 % against 0.50 % of a core in two paired tries
-	// of issue 16, the same in three others. A GOMAXPROCS set in the environment is kept.
-	// (Not in run: tests call it.)
+	// One P: every command waits on tmux, /proc and timers, and a watcher on a second P pays
+	// for thread hand-offs at every tick (docs/costs.md, What a tick does). A GOMAXPROCS set
+	// in the environment is kept. (Not in run: tests call it.)
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}

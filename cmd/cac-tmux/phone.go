@@ -14,7 +14,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// The phone's buttons (package phone, issue 25), wired into watch: with [phone] listen, the
+// The phone's buttons (package phone), wired into watch: with [phone] listen, the
 // watcher signs the buttons of its ntfy notifications (linked), answers them on listen
 // (phone.Handler), and carries each out as the commands do (phoneActor: watcher.Ask, the gates
 // of `cac-tmux resume`), reporting the outcome to the same ntfy topic.

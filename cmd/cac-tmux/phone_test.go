@@ -101,7 +101,7 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// A stopped session resumed from a phone (issue 25): `watch` with [phone] signs the buttons
+// A stopped session resumed from a phone: `watch` with [phone] signs the buttons
 // of its ntfy notifications; the held session's Resume button resumes it once, through the
 // gates of `cac-tmux resume`, and the outcome comes back to the topic. The same token again,
 // a forged one and one sent for another pane are refused and logged, and nothing more is

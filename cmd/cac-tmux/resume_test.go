@@ -93,7 +93,7 @@ func TestResumeRefusalsAndSkip(t *testing.T) {
 	}
 	plain, plainLog := startClaude(t, s, "--reset", reset)
 	// A window or pane that does not exist is exit 2 and nothing sent, never the current pane
-	// (display-message -t falls back to it): issue 22, finding 3.
+	// (display-message -t falls back to it).
 	plainWin := strings.TrimSpace(s.Tmux(t, "display-message", "-p", "-t", plain, "#{window_index}"))
 	for _, bad := range []string{"main:9.9", "main:" + plainWin + ".7", "main:77", "mai:" + plainWin + ".0", "main", "main:x.0", "%999", "{marked}", "main:" + plainWin + ".0.1"} {
 		for _, verb := range []string{"resume", "skip"} {
@@ -132,8 +132,7 @@ func TestResumeRefusalsAndSkip(t *testing.T) {
 	}
 }
 
-// resume reports the outcome the watcher saw, not that the keys went out (issue 22, finding
-// 13): a limit that still holds is exit 4 and says when the watcher tries again; a pane held
+// resume reports the outcome the watcher saw, not that the keys went out: a limit that still holds is exit 4 and says when the watcher tries again; a pane held
 // after the keys (they never reached the input box) is exit 3 and says why.
 func TestResumeThroughWatcherReportsTheOutcome(t *testing.T) {
 	t.Parallel()

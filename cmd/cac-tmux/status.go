@@ -39,8 +39,8 @@ type statusData struct {
 }
 
 // defaultStatusFormat prints nothing when nothing is paused, else "⏸ 2 · 1h12m", or
-// "⏸ 2 · no watcher" when no watcher runs (issue 22, finding 13: the countdown of a watcher
-// that is gone promised a resume nobody would make).
+// "⏸ 2 · no watcher" when no watcher runs (the countdown of a watcher that is gone would
+// promise a resume nobody makes).
 const defaultStatusFormat = `{{if .Count}}⏸ {{.Count}}{{if not .Watching}} · no watcher{{else}}{{with .Next}} · {{.}}{{end}}{{end}}{{end}}`
 
 func newStatus(std stdio) *cobra.Command {

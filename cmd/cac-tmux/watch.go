@@ -317,7 +317,7 @@ func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, err
 
 // claimServer makes this watcher the server's one: the lock file guards one path to the
 // server, but another XDG_RUNTIME_DIR, a runtime directory removed at logout or another
-// spelling of the socket reach it by another path (issue 22, finding 7). So the server itself
+// spelling of the socket reach it by another path. So the server itself
 // is claimed: its @cac_watcher is set to pid only while it is unset or names a process that no
 // longer runs (tmuxctl.ClaimGlobal: two claims cannot both win). A live watcher there is a
 // usage error (exit 2). With no server on the socket yet there is nothing to claim: the lock

@@ -53,7 +53,7 @@ func TestMenuStopResumed(t *testing.T) {
 	}
 }
 
-// An exact reset (issue 14): the limit lifts at a non-minute instant, which the screen prints
+// An exact reset: the limit lifts at a non-minute instant, which the screen prints
 // cut to the minute and Claude Code's transcript records to the second. With a printed-reset
 // margin of 2 minutes, only the transcript can make the watcher act a few seconds after the
 // exact instant: continue reaches the API after that instant and never before, and

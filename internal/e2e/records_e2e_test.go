@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// The cases of issue 22 and docs/claude-code.md on Claude Code 2.1.332: the continue Claude Code puts
+// The cases of docs/claude-code.md on Claude Code 2.1.332: the continue Claude Code puts
 // into the input box itself, a reply or a tool's output that quotes the limit line, and a
 // conversation reopened with its old stop redrawn.
 
