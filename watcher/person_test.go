@@ -69,7 +69,7 @@ func TestUnitUntouchedAfterResumesAClearedBox(t *testing.T) {
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	r.at(0)
 	r.typeThenClear(p, 25*time.Minute, 28*time.Minute) // released at 19:38 at the earliest
-	r.at(31 * time.Minute) // due, but not released
+	r.at(31 * time.Minute)                             // due, but not released
 	r.wantKeys(p)
 	if row := r.row("%1"); row.State != watcher.Held || !strings.Contains(row.Note, "19:38:00") {
 		t.Fatalf("row = %+v, want held until 19:38:00", row)

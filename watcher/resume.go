@@ -176,8 +176,8 @@ func (w *Watcher) resume(ctx context.Context, p *pane, now time.Time) error {
 }
 
 // unsaved keeps a pane waiting, its keys unsent, when its record could not be saved: a
-// restart would not know the attempt and would send it again, past the bound on attempts
-//. It is tried again at the next tick; the log says why once.
+// restart would not know the attempt and would send it again, past the bound on attempts.
+// It is tried again at the next tick; the log says why once.
 func (w *Watcher) unsaved(p *pane, err error) error {
 	p.set(Waiting, "the state file cannot be written, so nothing is sent (a restart would repeat it): "+err.Error())
 	p.checkAt = time.Time{}
