@@ -132,8 +132,9 @@ func TestResumeRefusalsAndSkip(t *testing.T) {
 	}
 }
 
-// resume reports the outcome the watcher saw, not that the keys went out: a limit that still holds is exit 4 and says when the watcher tries again; a pane held
-// after the keys (they never reached the input box) is exit 3 and says why.
+// resume reports the outcome the watcher saw, not that the keys went out: a limit that still
+// holds is exit 4 and says when the watcher tries again; a pane held after the keys (they
+// never reached the input box) is exit 3 and says why.
 func TestResumeThroughWatcherReportsTheOutcome(t *testing.T) {
 	t.Parallel()
 	s := tmuxtest.Start(t, 120, 30)
