@@ -9,20 +9,16 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
-// What a tick costs. A listing of every pane costs the tmux server a row per pane
-// on every tick, idle or not. So a tick lists only what changed since the last listing
-// (tmuxctl.Client.ListChanges): the panes of windows with activity since then and the panes
-// that carry a request, which on a server of idle sessions is a handful of rows, while tmux's
-// notifications over the control connection say when a pane, window or session was made,
-// closed, moved, renamed or changed mode, and the next listing is a full one. A full listing
-// is also made at the first tick, after the connection is lost or made again, by exec, and
-// every Config.Resync (five minutes), for what tmux 3.3a notifies no control client of
-// (tmuxctl/changes.go: a pane closed or moved in another session while not its window's
-// active pane, windows renumbered, select-pane -d, synchronize-panes, user options set by
-// hand). None of those can send a key astray: the gate before every key re-reads the pane
-// (SAFETY.md); until the next full listing a row may show an old target, or a closed pane.
-// Why five minutes: a full listing of 1,000 panes costs the tmux server about 80 ms
-// (bench/listcost.sh), 0.14 % of a core once a minute, 0.03 % once every five.
+// A listing of every pane costs the tmux server a row per pane, idle or not. So a tick lists
+// only what changed since the last listing (tmuxctl.Client.ListChanges): the panes of windows
+// with activity since then and the panes that carry a request, while tmux's notifications over
+// the control connection say when a pane, window or session was made, closed, moved, renamed
+// or changed mode, and the next listing is a full one. A full listing is also made at the
+// first tick, after the connection is lost or made again, by exec, and every Config.Resync
+// (five minutes; what one costs: docs/costs.md), for what tmux 3.3a notifies no control
+// client of (tmuxctl/changes.go). None of those can send a key astray: the gate before every
+// key re-reads the pane (SAFETY.md); until the next full listing a row may show an old
+// target, or a closed pane.
 
 // listing is what the watcher keeps between two listings of the server.
 type listing struct {

@@ -685,12 +685,10 @@ func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detect
 	return v
 }
 
-// What a tick costs per pane: on a server of a thousand idle Claude panes, a loop
-// over every supervised pane costs a cache miss per pane on each tick (its pane was last
-// touched a second ago), which measured as much as the rest of a quiet tick. So a tick goes
-// over its listing's panes and the unsettled ones only. A calm pane (running, nothing
-// published on it, nothing due) stays calm until a listing shows it again, for its state
-// changes only when it is looked at; settings reloaded unsettle every pane.
+// A tick goes over its listing's panes and the unsettled ones only, not every supervised pane
+// (a loop over a thousand idle panes costs a cache miss each: docs/costs.md). A calm pane
+// (running, nothing published on it, nothing due) stays calm until a listing shows it again,
+// for its state changes only when it is looked at; settings reloaded unsettle every pane.
 
 // eachUnsettled yields the unsettled panes that are still supervised, dropping the others
 // (a pane forgotten since it was unsettled).
