@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/store"
@@ -49,7 +50,7 @@ func checkPanes(ctx context.Context, e Env, sel config.Panes) ([]Pane, Check) {
 		}
 		panes = append(panes, p)
 	}
-	c := Check{Name: "panes", OK: true, Detail: fmt.Sprintf("%d Claude Code pane%s of %d, %d supervised", claude, plural(claude), len(list), supervised)}
+	c := Check{Name: "panes", OK: true, Detail: fmt.Sprintf("%s of %d, %d supervised", printable.Count(claude, "Claude Code pane"), len(list), supervised)}
 	if lookAlikes > 0 {
 		verb := "look like Claude Code but are"
 		if lookAlikes == 1 {
@@ -172,12 +173,12 @@ func checkRecords(ctx context.Context, e Env, panes []Pane) Check {
 	}
 	switch {
 	case problems > 0:
-		return Check{Name: "records", Detail: fmt.Sprintf("the records of %d of %d Claude Code pane%s cannot be read", problems, n, plural(n)),
+		return Check{Name: "records", Detail: fmt.Sprintf("the records of %d of %s cannot be read", problems, printable.Count(n, "Claude Code pane")),
 			Fix: "see the fix under each pane"}
 	case n == 0:
 		return Check{Name: "records", OK: true, Detail: "no Claude Code pane to read the records of"}
 	}
-	return Check{Name: "records", OK: true, Detail: fmt.Sprintf("the records of %d Claude Code pane%s are readable", n, plural(n))}
+	return Check{Name: "records", OK: true, Detail: "the records of " + printable.Count(n, "Claude Code pane") + " are readable"}
 }
 
 // paneRecords says what is readable of one claude process's records, and the fix of a
@@ -209,11 +210,4 @@ func paneRecords(ctx context.Context, f Finder, id proc.Identity) (detail, fix s
 		return sessions + " readable; its entry is not: " + err.Error(), ""
 	}
 	return fmt.Sprintf("%s readable; registry entry of Claude Code %s, session %s", sessions, en.Version, en.SessionID), ""
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

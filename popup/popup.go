@@ -28,6 +28,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -513,7 +514,7 @@ func (m Model) title() string {
 			paused++
 		}
 	}
-	t := fmt.Sprintf("Claude Code sessions · %d pane%s, %d paused", len(m.snap.Rows), plural(len(m.snap.Rows)), paused)
+	t := fmt.Sprintf("Claude Code sessions · %s, %d paused", printable.Count(len(m.snap.Rows), "pane"), paused)
 	if m.snap.Watcher != "" {
 		t += " · " + m.snap.Watcher
 	}
@@ -604,11 +605,4 @@ func (m Model) footer(w int) []string {
 		keys = "esc clear filter · " + keys
 	}
 	return append(f, table.Cut(m.status, w), m.styles.dim.Render(table.Cut(keys, w)))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -3,10 +3,12 @@
 // sequence's ESC, which would retitle the terminal with OSC 2, set its clipboard with OSC 52
 // or clear it with CSI 2J; a carriage return that would print over a line; C1 codes) and each
 // byte that is not UTF-8 becomes "?". It is the one such rule of cac-tmux: table, the popup
-// and hosts show text through it. It never drops or reorders what it keeps.
+// and hosts show text through it. It never drops or reorders what it keeps. Count writes a
+// number of things for people, the one plural of cac-tmux.
 package printable
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -39,4 +41,13 @@ func replace(s string, bad func(rune) bool) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Count is n things for people: "1 pane", "3 panes", "0 attempts" (noun is the singular; an
+// "s" makes its plural).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

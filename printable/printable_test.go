@@ -19,3 +19,14 @@ func TestLineAndText(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 panes"}, {1, "1 pane"}, {2, "2 panes"}, {12, "12 panes"}} {
+		if got := Count(tc.n, "pane"); got != tc.want {
+			t.Errorf("Count(%d, pane) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
@@ -105,7 +106,7 @@ func (w *Watcher) unskip(ctx context.Context, p *pane, now time.Time) (Outcome, 
 	case p.sticky:
 		p.set(Held, "the keys sent for this stop were not taken; nothing more is typed until the stop changes (resume by hand)")
 	case p.attempts > 0:
-		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
+		p.retry(now, "the limit still holds after "+printable.Count(p.attempts, "attempt"))
 	}
 	if err := w.look(ctx, p, now); err != nil {
 		return Outcome{}, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/store"
@@ -195,7 +196,7 @@ func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 			p.reset, p.source = old, oldSource
 		}
 		p.again++
-		p.retry(now, "the limit still holds after "+plural(p.attempts, "attempt"))
+		p.retry(now, "the limit still holds after "+printable.Count(p.attempts, "attempt"))
 		return
 	}
 	p.attempts, p.sent, p.again = 0, time.Time{}, 0
@@ -345,7 +346,7 @@ func (p *pane) personNote(now time.Time) string {
 func (p *pane) retry(now time.Time, why string) {
 	at, ok := p.sched.Retry(now, p.attempts)
 	if !ok {
-		p.set(Failed, why+"; gave up after "+plural(p.attempts, "attempt")+" (resume by hand)")
+		p.set(Failed, why+"; gave up after "+printable.Count(p.attempts, "attempt")+" (resume by hand)")
 		p.retryAt = time.Time{}
 		return
 	}
@@ -491,13 +492,6 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // compareIDs orders pane ids "%2" < "%10".

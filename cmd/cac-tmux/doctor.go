@@ -14,6 +14,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/doctor"
 	"github.com/cac-tmux/cac-tmux/hosts"
+	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -87,7 +88,7 @@ func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bo
 				n++
 			}
 		}
-		return fmt.Errorf("doctor: %d check%s found a problem; each comes with its fix", n, plural(n))
+		return fmt.Errorf("doctor: %s found a problem; each comes with its fix", printable.Count(n, "check"))
 	}
 	return nil
 }

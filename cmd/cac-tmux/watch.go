@@ -20,6 +20,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -426,7 +427,7 @@ func (s *screen) draw(rows []watcher.Row) {
 		}
 	}
 	lines := []string{
-		table.Cut(fmt.Sprintf("cac-tmux watch · %s · %d Claude pane%s, %d paused · every %s · Ctrl-C quits", s.server, len(rows), plural(len(rows)), paused, s.cfg.Interval), width),
+		table.Cut(fmt.Sprintf("cac-tmux watch · %s · %s, %d paused · every %s · Ctrl-C quits", s.server, printable.Count(len(rows), "Claude pane"), paused, s.cfg.Interval), width),
 		"",
 	}
 	body := table.Format(table.Cells(rows, clock.Real.Now()), width)
@@ -456,13 +457,6 @@ func (s *screen) draw(rows []watcher.Row) {
 	}
 	b.WriteString("\x1b[J")
 	io.WriteString(s.out, b.String())
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // ring keeps the last lines written to it: the recent events under the live table.
