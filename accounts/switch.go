@@ -103,7 +103,7 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 
 // ErrBusy is a switch refused because another process's switch runs (store.LockSwitches):
 // nothing was looked at, and the same switch may be tried again once that one ends.
-var ErrBusy = errors.New("another cac-tmux switch runs")
+var ErrBusy = errors.New("accounts: another cac-tmux switch runs")
 
 // oneSwitch lets one switch of this process run at a time, the others waiting their turn:
 // the flock of store.LockSwitches belongs to one open file, so a second switch of the same

@@ -44,7 +44,7 @@ button{display:block;width:100%;min-height:56px;margin:16px 0 0;font:inherit;fon
 </head><body>
 <h1>Reply to Claude Code</h1>
 <p class="where"><strong id="target">{{.Target}}</strong>{{if .Project}} · <span id="project">{{.Project}}</span>{{end}}<br><small>pane {{.Pane}}</small></p>
-<p class="rule">Typed into this Claude Code session when it is idle, then Enter: one line of at most {{.Max}} characters. A prompt, not a command: a reply that starts with ! / # or &amp; is refused.</p>
+<p class="rule">Typed into this Claude Code session when it is idle, then Enter: one line of at most {{.Max}} characters. A prompt, not a command: a reply that starts with ! or / is refused.</p>
 <form method="post" action="reply">
 <input type="hidden" name="server" value="{{.Server}}">
 <input type="hidden" name="pane" value="{{.Pane}}">

@@ -194,6 +194,9 @@ func (e *Endpoint) run(ctx context.Context, ln net.Listener, err error) {
 			err = ServeOn(ctx, ln, e.Handler, e.Log)
 			e.up.Store(false)
 			if err == nil || ctx.Err() != nil {
+				if err != nil {
+					e.Log.Debug().Err(err).Msg("phone: the endpoint stopped")
+				}
 				return
 			}
 		}

@@ -556,3 +556,19 @@ func TestFindPane(t *testing.T) {
 		}
 	}
 }
+
+// A tmux client that printed its output and exited 0 while something else still holds its
+// stdout (a loaded server slow to let the pipes go) succeeded: its output is returned, after
+// the bound on that wait, not an error.
+func TestExecOutputHeldPastExit(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "tmux")
+	script := "#!/bin/sh\necho hello\nsleep 3 &\nexit 0\n" // the sleep keeps stdout open
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := &tmuxctl.Client{Bin: bin, SocketPath: "/nonexistent"} // not connected: each call runs the binary
+	out, err := c.Run(context.Background(), "display-message", "-p", "x")
+	if err != nil || strings.TrimSpace(out) != "hello" {
+		t.Errorf("Run = %q, %v; want hello and no error", out, err)
+	}
+}

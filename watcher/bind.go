@@ -18,7 +18,8 @@ import (
 // an action asked with a binding (AskConfig.Binding) is refused unless the pane still runs
 // that session: a pane id outlives its program (respawn-pane -k, a tmux server started again
 // on the same socket gives %0 again), and a conversation changes in the same process
-// (/clear, /resume).
+// (/clear, /resume). A binding made while the process's registry entry could not be read
+// names the process alone, and then holds for any conversation of that process.
 
 // BindingOf is the binding of the claude process id in the conversation session ("" when
 // its records do not say): 24 hex digits of a SHA-256, so that the process's start and the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/scheduler"
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -111,4 +112,20 @@ func TestUnitGroupEarlierStopScheduledLater(t *testing.T) {
 	b.wantKeys(pb)
 	b.at(first + scheduler.Default.Stagger)
 	b.wantKeys(pb, "continue", "Enter")
+}
+
+// A server whose listing fails (it hangs) gives up its place in the group: with a cap of one
+// wake per reset, the pane of the other server wakes in its stead.
+func TestUnitGroupHungServerHoldsNoSlot(t *testing.T) {
+	clk := clocktest.New(t0)
+	clk.AutoSleep = true
+	rigs, panes := fleetRigs(t, 2, 1, clk)
+	rigs[0].at(0)
+	rigs[0].tmux.onList = func() error { return &tmuxctl.Error{Stderr: "timed out", Err: context.DeadlineExceeded} }
+	if _, err := rigs[0].w.Tick(context.Background()); err == nil {
+		t.Fatal("Tick of a hung server: no error")
+	}
+	rigs[1].at(time.Second)
+	rigs[1].at(31 * time.Minute)
+	rigs[1].wantKeys(panes[1], "continue", "Enter")
 }

@@ -163,9 +163,7 @@ func (p *pane) needsLook(now time.Time) bool {
 	if p.state == Resuming || p.state == Verifying {
 		return false
 	}
-	// window_activity has 1 s resolution: activity in the second of the last look may have
-	// come after it, so that second counts as a change too.
-	changed := !p.info.WindowActivity.Equal(p.activity) || p.lookedReal.Unix() <= p.info.WindowActivity.Unix()
+	changed := p.active()
 	if p.state != Running {
 		at := p.releaseAt()
 		return changed || now.Sub(p.lookedAt) >= revisit || !at.IsZero() && !now.Before(at) && p.lookedAt.Before(at)
@@ -174,6 +172,13 @@ func (p *pane) needsLook(now time.Time) bool {
 		return false // no activity since the last listing, which judged it already
 	}
 	return changed && (p.info.Match != 0 || p.info.Width < narrow) || p.info.Match > 0 && p.info.Match != p.match
+}
+
+// active says whether the pane's window showed activity since the last look. window_activity
+// has 1 s resolution: activity in the second of the last look may have come after it, so that
+// second counts as a change too.
+func (p *pane) active() bool {
+	return !p.info.WindowActivity.Equal(p.activity) || p.lookedReal.Unix() <= p.info.WindowActivity.Unix()
 }
 
 // newStop starts handling a stop that appeared at appeared (zero: unknown). After keys went
@@ -258,8 +263,12 @@ func wholeFrame(v detector.Verdict) bool {
 // is checked before anything that leads to a key, a bare Enter included.
 func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 	// The message the watcher typed, or the one Claude Code put there itself, is no draft.
-	ours := p.typed && strings.TrimSpace(v.Input.Draft) == message || v.Prefilled
-	if v.Input.Draft != "" && !ours {
+	draft := strings.TrimSpace(v.Input.Draft)
+	ours := p.typed && draft == message || v.Prefilled
+	// The watcher's own message drawn in part (Claude Code draws it over several frames on a
+	// loaded machine) is no person's: the look before Enter waits for the rest (awaitShown).
+	drawing := p.typed && strings.HasPrefix(message, draft)
+	if draft != "" && !ours && !drawing {
 		p.person, p.released = true, false
 	}
 	held, why := p.byPolicy()

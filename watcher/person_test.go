@@ -63,7 +63,8 @@ func TestUnitPersonsOwnTurnEndsTheHold(t *testing.T) {
 }
 
 // With policy.untouched_after, a cleared box is resumed by itself, but only once the screen
-// has been unchanged that long: a draft typed again restarts the count.
+// has been unchanged that long: a draft typed again restarts the count, and so does a key
+// typed and deleted between two looks (the same screen, but window activity).
 func TestUnitUntouchedAfterResumesAClearedBox(t *testing.T) {
 	r := newRig(t, func(c *watcher.Config) { c.Policy.UntouchedAfter = 10 * time.Minute })
 	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
@@ -75,12 +76,14 @@ func TestUnitUntouchedAfterResumesAClearedBox(t *testing.T) {
 		t.Fatalf("row = %+v, want held until 19:38:00", row)
 	}
 	r.typeThenClear(p, 35*time.Minute, 36*time.Minute) // released at 19:46
-	for _, d := range []time.Duration{38 * time.Minute, 45*time.Minute + 59*time.Second} {
+	r.at(38 * time.Minute)
+	p.draw(stopped("7:30pm", "")) // typed and deleted unseen: released at 19:50
+	for _, d := range []time.Duration{40 * time.Minute, 46 * time.Minute, 49*time.Minute + 59*time.Second} {
 		r.at(d)
 	}
 	r.wantKeys(p)
-	r.at(46 * time.Minute)
-	r.at(46*time.Minute + time.Second)
+	r.at(50 * time.Minute)
+	r.at(50*time.Minute + time.Second)
 	r.wantKeys(p, "continue", "Enter")
 }
 

@@ -191,15 +191,17 @@ func TestUnitPressEnterOverADraftIsHeld(t *testing.T) {
 // message to show (up to Settle), then sends the Enter; a message that never shows gets none.
 func TestUnitSlowDrawingIsWaitedFor(t *testing.T) {
 	for _, tc := range []struct {
-		lag  int
-		keys []string
+		lag     int
+		partial bool
+		keys    []string
 	}{
-		{3, []string{"continue", "Enter"}}, // drawn after 3 looks, 200ms apart
-		{100, []string{"continue"}},        // never within Settle (3s)
+		{3, false, []string{"continue", "Enter"}}, // drawn after 3 looks, 200ms apart
+		{3, true, []string{"continue", "Enter"}},  // and drawn in part at the look before: no person's draft
+		{100, false, []string{"continue"}},        // never within Settle (3s)
 	} {
 		r := newRig(t, func(c *watcher.Config) { c.Pause = 200 * time.Millisecond })
 		p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
-		p.lag = tc.lag
+		p.lag, p.partial = tc.lag, tc.partial
 		r.at(0)
 		r.at(31 * time.Minute)
 		r.wantKeys(p, tc.keys...)

@@ -38,6 +38,8 @@ type fakePane struct {
 	// (Claude Code takes a moment to draw); unrendered holds the text meanwhile.
 	lag, lagLeft int
 	unrendered   string
+	// partial: the last capture before the text shows it drawn in part (its first half).
+	partial bool
 	// vim is "" (vim mode off), "normal" (typed text is eaten, i enters INSERT mode),
 	// "insert" (the footer says -- INSERT --) or "stuck" (vim mode on, every key eaten).
 	vim string
@@ -155,6 +157,11 @@ func (f *fakeTmux) Capture(_ context.Context, id string) (string, error) {
 		return "", err
 	}
 	f.captures[id]++
+	if p.unrendered != "" && p.partial && p.lagLeft == 1 {
+		p.lagLeft--
+		half := p.unrendered[:len(p.unrendered)/2]
+		return strings.Replace(p.screen, "❯\u00a0", "❯\u00a0"+half, 1), nil
+	}
 	if p.unrendered != "" {
 		if p.lagLeft--; p.lagLeft < 0 {
 			text := p.unrendered

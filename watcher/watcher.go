@@ -415,6 +415,9 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		w.cfg.Log.Debug().Err(err).Msg("the server has no session; listing again next tick")
 		return next, nil
 	case err != nil:
+		// A server that does not answer holds no slot of its group: the others' panes wake
+		// as if it had none, and its own keep their slots (pane.slot) for its next listing.
+		w.cfg.Group.leave(w)
 		return next, err
 	}
 	var errs []error
@@ -677,10 +680,12 @@ func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (text string
 // and records the look.
 func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detector.Verdict {
 	v := detector.Detect(screen, detector.Facts{Now: now, Appeared: appeared, Zone: w.cfg.Zone})
-	p.lookedAt, p.activity, p.match = now, p.info.WindowActivity, p.info.Match
-	if d := digest(screen); d != p.shown {
+	// A change the looks did not catch (a key typed and deleted between two) still shows as
+	// window activity: either starts the count of policy.untouched_after again.
+	if d := digest(screen); d != p.shown || p.active() {
 		p.shown, p.shownSince = d, now
 	}
+	p.lookedAt, p.activity, p.match = now, p.info.WindowActivity, p.info.Match
 	p.looks++
 	return v
 }

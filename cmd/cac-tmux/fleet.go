@@ -127,7 +127,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 	}
 	cfg := watcher.ConfigFrom(l.Config)
 	f.mu.Lock()
-	cfg.DryRun, cfg.Notify = o.dryRun || o.once, f.notifierFor(ctx, st.Server, o.cfg.Notify) // the notifier of the last reload
+	cfg.DryRun, cfg.Notify = o.dryRun || o.once, f.notifierFor(ctx, st.Server, o.cfg.Notify, true) // the notifier of the last reload
 	f.mu.Unlock()
 	cfg.Store, cfg.Server, cfg.PID, cfg.Log, cfg.Group = st, st.Server, os.Getpid(), log, f.group
 	if !o.once && o.transport == "control" {
@@ -260,7 +260,7 @@ func (f *fleet) reload(ctx context.Context) {
 		}
 		cfg := watcher.ConfigFrom(ml.Config)
 		if n != nil {
-			cfg.Notify = f.notifierFor(ctx, m.socket, n)
+			cfg.Notify = f.notifierFor(ctx, m.socket, n, false)
 		}
 		m.w.Reconfigure(cfg)
 	}

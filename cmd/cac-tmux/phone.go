@@ -57,9 +57,10 @@ func (l linked) Send(e notify.Event) { l.next.Send(l.links.Decorate(e)) }
 
 // notifierFor is the notifier of the watcher of the server on socket: n, with the phone's
 // buttons when the endpoint answers them, and switching the sessions that stop with
-// [accounts] auto ([phone] and [accounts] as watch started). A nil n stays nil (Reconfigure
-// keeps the notifier it has).
-func (f *fleet) notifierFor(ctx context.Context, socket string, n watcher.Notifier) watcher.Notifier {
+// [accounts] auto ([phone] and [accounts] as watch started), the stops of the state file first
+// when the watcher starts (at a reload, the switch queue of the start still holds them). A nil
+// n stays nil (Reconfigure keeps the notifier it has).
+func (f *fleet) notifierFor(ctx context.Context, socket string, n watcher.Notifier, start bool) watcher.Notifier {
 	if n == nil {
 		return n
 	}
@@ -73,7 +74,7 @@ func (f *fleet) notifierFor(ctx context.Context, socket string, n watcher.Notifi
 		}
 	}
 	if c := f.o.loaded.Config; c.Accounts.Auto && !f.o.dryRun && !f.o.once {
-		n = autoSwitch(ctx, socket, n, c, f.log)
+		n = autoSwitch(ctx, socket, n, c, f.log, start)
 	}
 	return n
 }

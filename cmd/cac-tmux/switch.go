@@ -117,9 +117,9 @@ func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, c config.Confi
 
 // autoSwitch is n with [accounts] auto: the watcher of the server on socket switches each
 // session that stops to a free account by itself (accounts.Auto), as `cac-tmux switch` would,
-// starting with the sessions its state file holds as stopped (a restarted watcher does not
-// tell of them again).
-func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config.Config, log zerolog.Logger) watcher.Notifier {
+// with restored, starting with the sessions its state file holds as stopped (a restarted
+// watcher does not tell of them again).
+func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config.Config, log zerolog.Logger, restored bool) watcher.Notifier {
 	accts, err := accounts.Expand(c.Accounts.Dirs, os.Getenv("HOME"))
 	if err != nil { // config checked the dirs; HOME is what is left
 		log.Error().Err(err).Msg("sessions that stop are not switched to another account")
@@ -131,6 +131,9 @@ func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config
 	auto := &accounts.Auto{Next: n, Ctx: ctx, Log: log, Clock: clock.Real, Switch: func(ctx context.Context, pane string) (accounts.Switched, error) {
 		return accounts.Switch(ctx, cfg, accounts.Request{Pane: pane, Target: pane})
 	}}
+	if !restored {
+		return auto
+	}
 	st, _, err := store.Open(os.Getenv, socket, true)
 	var recs map[string]store.Pane
 	if err == nil {
