@@ -19,23 +19,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
-// userTmux makes a private TMUX_TMPDIR and in it the user's tmux directory (tmux-UID, where
-// tmux puts the sockets of -L NAME and --all-servers looks for servers; the lock of the one
-// --all-servers is keyed by it), and returns both.
-func userTmux(t *testing.T) (tmp, dir string) {
-	t.Helper()
-	tmp, err := os.MkdirTemp("/tmp", "cxa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	dir = filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return tmp, dir
-}
-
 // startIn starts cac-tmux with args and TMUX_TMPDIR tmp, its stderr (the JSON log) in a file.
 func startIn(t *testing.T, tmp string, args ...string) *watchProc {
 	t.Helper()
