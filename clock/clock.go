@@ -28,6 +28,14 @@ type Timer interface {
 // Real is the system clock.
 var Real Clock = real{}
 
+// Or is c, or Real when c is nil: the default of every Clock field left unset.
+func Or(c Clock) Clock {
+	if c == nil {
+		return Real
+	}
+	return c
+}
+
 type real struct{}
 
 func (real) Now() time.Time { return time.Now() }

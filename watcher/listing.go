@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
@@ -47,7 +46,7 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 	if d := now.Sub(w.listed.fullAt); w.listed.fullAt.IsZero() || d < 0 || d >= w.cfg.Resync {
 		since = tmuxctl.Mark{}
 	}
-	search, at := w.search(), clock.Real.Now()
+	search, at := w.search(), w.cfg.Wall.Now()
 	list, full, mark, err := w.tmux.ListChanges(ctx, search, since)
 	w.listed.mark, w.listed.at = mark, at
 	if err != nil {
@@ -77,7 +76,7 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 	if len(early) < 2 {
 		early = nil // a single look captures for itself
 	}
-	taken := clock.Real.Now()
+	taken := w.cfg.Wall.Now()
 	done := make(chan []tmuxctl.Screen, 1)
 	go func() {
 		var screens []tmuxctl.Screen
@@ -110,7 +109,7 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 		rest = append(rest, info.ID)
 	}
 	if len(rest) >= 2 {
-		taken = clock.Real.Now()
+		taken = w.cfg.Wall.Now()
 		screens, err := w.tmux.Captures(ctx, rest)
 		if err != nil {
 			w.cfg.Log.Debug().Err(err).Int("panes", len(rest)).Msg("captures cut short; the rest are captured one by one")

@@ -95,6 +95,10 @@ type Config struct {
 	// The watcher drops Go's monotonic reading: due instants are wall-clock instants, so after
 	// a suspend a pane wakes on the first tick after its due instant, not that much later.
 	Clock clock.Clock
+	// Wall is the system clock tmux stamps window_activity on: the listings search from it
+	// and a capture is dated on it. nil is clock.Real. A test that shifts Clock leaves Wall
+	// on the system clock.
+	Wall clock.Clock
 	// Store keeps what must survive a restart; nil keeps nothing.
 	Store Store
 	// Server names the tmux server's socket in messages (its path); "" says "the socket".
@@ -198,9 +202,7 @@ func New(t Tmux, f Finder, cfg Config) *Watcher {
 	if cfg.Resync <= 0 {
 		cfg.Resync = d.Resync
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.Real
-	}
+	cfg.Clock, cfg.Wall = clock.Or(cfg.Clock), clock.Or(cfg.Wall)
 	if cfg.Zone == nil {
 		cfg.Zone = time.Local
 	}
@@ -472,7 +474,7 @@ func (w *Watcher) search() tmuxctl.Search {
 	if last := w.listed.at.Truncate(time.Second); last.Before(search.Since) {
 		search.Since = last
 	}
-	if ceiling := clock.Real.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(search.Since) {
+	if ceiling := w.cfg.Wall.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(search.Since) {
 		search.Since = ceiling
 	}
 	return search
@@ -656,7 +658,7 @@ func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (text string
 	s, ok := w.screens[p.info.ID]
 	delete(w.screens, p.info.ID)
 	if !ok {
-		s.taken = clock.Real.Now()
+		s.taken = w.cfg.Wall.Now()
 		s.text, s.err = w.tmux.Capture(ctx, p.info.ID)
 	}
 	if errors.Is(s.err, tmuxctl.ErrNoTarget) {
