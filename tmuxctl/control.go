@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/cac-tmux/cac-tmux/clock"
 )
 
 // Control mode (tmux -C), as tmux 3.3a speaks it:
@@ -747,10 +749,7 @@ func (n *Transport) wait() time.Duration {
 	if wait <= 0 {
 		wait = DefaultRedial
 	}
-	for i := 1; i < n.failures && wait < maxRedial; i++ {
-		wait *= 2
-	}
-	return min(wait, maxRedial)
+	return clock.Backoff(wait, maxRedial, n.failures)
 }
 
 // keepsAlive says why an attached control client would change what the server does when the

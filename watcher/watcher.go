@@ -377,8 +377,7 @@ func (w *Watcher) gone(now time.Time, err error) time.Time {
 		w.cfg.Group.leave(w) // its waits hold no slot while no server is there
 	}
 	w.down++
-	wait := w.cfg.Interval << min(w.down-1, 16)
-	return now.Add(min(wait, max(maxBackoff, w.cfg.Interval)))
+	return now.Add(clock.Backoff(w.cfg.Interval, max(maxBackoff, w.cfg.Interval), w.down))
 }
 
 // report logs err under source when it differs from the last one logged there, and logs the
