@@ -150,7 +150,7 @@ func defineFlags(n, watchArgs, readme *string) {
 	flag.DurationVar(&opt.baselineWindow, "baseline-window", 15*time.Second, "window of the tmux server's baseline CPU, with nothing watching (before the watcher starts)")
 	flag.StringVar(watchArgs, "watch-args", "", "extra arguments appended to every `cac-tmux watch` command line, split on blanks (e.g. --transport=exec)")
 	flag.BoolVar(&opt.latency, "latency", true, "measure detection latency and resume punctuality (adds 0–60s per N and run: the probe's reset is a whole minute)")
-	flag.StringVar(&opt.out, "out", "results", "directory for the CSV and the PNG (relative: to the repository root)")
+	flag.StringVar(&opt.out, "out", "bench/results", "directory for the CSV and the PNG (relative: to the repository root)")
 	flag.BoolVar(&opt.compare, "compare", false, "with -servers S > 1: one `watch --all-servers` against S separate `watch -S` watchers on the same servers, measured alternately over -window after -warmup, -runs times; CPU and peak RSS only (compare-*.csv)")
 	flag.BoolVar(&opt.quick, "quick", false, "a quick try: -n 10,50 -runs 1 -window 10s -warmup 3s -count-window 10s -naive-window 5s -baseline-window 5s -trials 10 (flags given win), 2–3 minutes")
 }
