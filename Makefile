@@ -96,4 +96,4 @@ gobench:
 	$(GO) test ./... -run '^$$' -bench . -benchmem -count 5
 
 clean:
-	rm -rf bin results dist
+	rm -rf bin bench/results dist

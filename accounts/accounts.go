@@ -1,10 +1,10 @@
 // Package accounts moves a stopped Claude Code session to another Claude Code account, for
 // `cac-tmux switch`. An account is one Claude Code config directory (the
 // process's CLAUDE_CONFIG_DIR, else ~/.claude; docs/claude-code.md, Claude Code's records).
-// The package knows the accounts the user configured ([accounts] dirs, Expand, Resolve),
+// The package knows the accounts the user configured ([accounts] dirs, Expand, resolve),
 // tells from each account's own transcripts whether it is limited and until when (Look,
-// Pick), copies a session's transcript into another account (CopySession), works out the
-// command that starts the same Claude Code again (Program), and makes the switch itself
+// pick), copies a session's transcript into another account (copySession), works out the
+// command that starts the same Claude Code again (program), and makes the switch itself
 // (Switch): the choice of the account, the skip handed to the pane, the gates, the copy, the
 // record and the respawn.
 //
@@ -52,22 +52,22 @@ func Expand(dirs []string, home string) ([]Account, error) {
 	return out, nil
 }
 
-// ErrUnknown is a --to that names no configured account.
-var ErrUnknown = errors.New("no such account")
+// errUnknown is a --to that names no configured account.
+var errUnknown = errors.New("no such account")
 
-// Resolve finds the account that to names: its directory as configured or expanded, its
+// resolve finds the account that to names: its directory as configured or expanded, its
 // 1-based position in the list, or the base name of its directory (".claude-work", or
 // "claude-work" without the dot), which must then name one account only.
-func Resolve(accts []Account, to, home string) (Account, error) {
+func resolve(accts []Account, to, home string) (Account, error) {
 	if n, err := strconv.Atoi(to); err == nil {
 		if n < 1 || n > len(accts) {
-			return Account{}, fmt.Errorf("accounts: account %d: %w (there are %d)", n, ErrUnknown, len(accts))
+			return Account{}, fmt.Errorf("accounts: account %d: %w (there are %d)", n, errUnknown, len(accts))
 		}
 		return accts[n-1], nil
 	}
 	if e, err := Expand([]string{to}, home); err == nil {
 		for _, a := range accts {
-			if Same(a.Dir, e[0].Dir) {
+			if same(a.Dir, e[0].Dir) {
 				return a, nil
 			}
 		}
@@ -83,14 +83,14 @@ func Resolve(accts []Account, to, home string) (Account, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return Account{}, fmt.Errorf("accounts: account %q: %w", to, ErrUnknown)
+		return Account{}, fmt.Errorf("accounts: account %q: %w", to, errUnknown)
 	}
-	return Account{}, fmt.Errorf("accounts: account %q: %w: it is the name of %d directories; give the whole path", to, ErrUnknown, len(found))
+	return Account{}, fmt.Errorf("accounts: account %q: %w: it is the name of %d directories; give the whole path", to, errUnknown, len(found))
 }
 
-// Same reports whether two config directories are one: the same path once cleaned, or the
+// same reports whether two config directories are one: the same path once cleaned, or the
 // same directory on disk (a symlink to it, a second mount).
-func Same(a, b string) bool {
+func same(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}

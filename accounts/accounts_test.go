@@ -32,16 +32,16 @@ func TestResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, to := range []string{"2", "~/.claude-work", "/home/me/.claude-work", "/home/me/.claude-work/", ".claude-work", "claude-work"} {
-		if a, err := Resolve(accts, to, "/home/me"); err != nil || a != accts[1] {
-			t.Errorf("Resolve(%q) = %v, %v; want %v", to, a, err, accts[1])
+		if a, err := resolve(accts, to, "/home/me"); err != nil || a != accts[1] {
+			t.Errorf("resolve(%q) = %v, %v; want %v", to, a, err, accts[1])
 		}
 	}
-	if a, err := Resolve(accts, "claude", "/home/me"); err != nil || a != accts[0] {
-		t.Errorf("Resolve(claude) = %v, %v; want %v", a, err, accts[0])
+	if a, err := resolve(accts, "claude", "/home/me"); err != nil || a != accts[0] {
+		t.Errorf("resolve(claude) = %v, %v; want %v", a, err, accts[0])
 	}
 	for _, to := range []string{"0", "5", "claude-x", "/home/me/.claude-other", "other"} {
-		if a, err := Resolve(accts, to, "/home/me"); !errors.Is(err, ErrUnknown) {
-			t.Errorf("Resolve(%q) = %v, %v; want ErrUnknown", to, a, err)
+		if a, err := resolve(accts, to, "/home/me"); !errors.Is(err, errUnknown) {
+			t.Errorf("resolve(%q) = %v, %v; want errUnknown", to, a, err)
 		}
 	}
 }

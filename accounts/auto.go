@@ -23,7 +23,7 @@ import (
 // The switches run one at a time, in the order the panes stopped: many sessions of one
 // account stop at once, and each must be tried, each counted against max_per_day by the one
 // before it. A pane already queued is queued once. A switch that finds another process's
-// switch running (ErrBusy) is tried again once that one ends, before the next pane.
+// switch running (errBusy) is tried again once that one ends, before the next pane.
 type Auto struct {
 	// Next receives every event.
 	Next interface{ Send(notify.Event) }
@@ -98,7 +98,7 @@ func (a *Auto) work() {
 // session has nowhere to go, at info; a failure at warn.
 func (a *Auto) run(pane string) {
 	s, err := a.Switch(a.Ctx, pane)
-	for waited := false; errors.Is(err, ErrBusy); waited = true {
+	for waited := false; errors.Is(err, errBusy); waited = true {
 		if !waited {
 			a.Log.Info().Str("pane", pane).Err(err).Msg("waiting for another switch to end before switching to another account")
 		}
@@ -107,7 +107,7 @@ func (a *Auto) run(pane string) {
 		}
 		s, err = a.Switch(a.Ctx, pane)
 	}
-	var refused *RefusedError
+	var refused *refusedError
 	switch {
 	case a.Ctx.Err() != nil:
 	case errors.As(err, &refused):
@@ -120,5 +120,5 @@ func (a *Auto) run(pane string) {
 	}
 }
 
-// Wait returns once every switch started has ended.
-func (a *Auto) Wait() { a.wg.Wait() }
+// wait returns once every switch started has ended.
+func (a *Auto) wait() { a.wg.Wait() }

@@ -17,7 +17,7 @@ import (
 )
 
 // lockedSwitch stands for Switch and its lock: a call while another one runs is refused as a
-// switch of another process is (ErrBusy); each call that gets the lock says so on started and
+// switch of another process is (errBusy); each call that gets the lock says so on started and
 // holds it until the test sends on release. busy makes the first calls refused so as well.
 type lockedSwitch struct {
 	mu       sync.Mutex
@@ -42,7 +42,7 @@ func (l *lockedSwitch) Switch(ctx context.Context, pane string) (Switched, error
 		}
 		l.busy = max(l.busy-1, 0)
 		l.mu.Unlock()
-		return Switched{}, &RefusedError{Target: pane, Reason: "another cac-tmux switch (pid 1) runs; try again when it ends", Err: ErrBusy}
+		return Switched{}, &refusedError{Target: pane, Reason: "another cac-tmux switch (pid 1) runs; try again when it ends", Err: errBusy}
 	}
 	l.running = true
 	l.mu.Unlock()
@@ -73,7 +73,7 @@ func (l *lockedSwitch) next(t *testing.T) string {
 func wait(t *testing.T, a *Auto) {
 	t.Helper()
 	done := make(chan struct{})
-	go func() { a.Wait(); close(done) }()
+	go func() { a.wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(tmuxtest.Scale(10 * time.Second)):
@@ -89,7 +89,7 @@ func newAuto(t *testing.T, l *lockedSwitch, clk *clocktest.Manual) (*Auto, *sync
 	ctx, cancel := context.WithCancel(context.Background())
 	var log syncbuf.Buffer
 	a := &Auto{Next: discard{}, Switch: l.Switch, Clock: clk, Ctx: ctx, Log: zerolog.New(&log)}
-	t.Cleanup(func() { cancel(); a.Wait() })
+	t.Cleanup(func() { cancel(); a.wait() })
 	return a, &log
 }
 

@@ -13,14 +13,14 @@ import (
 	"strings"
 )
 
-// ErrConflict is a copy refused because the target account already holds a different file of
+// errConflict is a copy refused because the target account already holds a different file of
 // the session: it is left as it is, and nothing is copied.
-var ErrConflict = errors.New("a different file of this session is already there")
+var errConflict = errors.New("a different file of this session is already there")
 
-// ErrLink is a copy refused because a path it would write under the target account is a
+// errLink is a copy refused because a path it would write under the target account is a
 // symbolic link (or not a directory where one is needed): a switch never writes through one,
 // and nothing is copied.
-var ErrLink = errors.New("a switch never writes through a symbolic link, nor over another kind of file")
+var errLink = errors.New("a switch never writes through a symbolic link, nor over another kind of file")
 
 // transfer is one file of a copy.
 type transfer struct {
@@ -30,7 +30,7 @@ type transfer struct {
 	keep bool
 }
 
-// CopySession copies the transcript at src (<config dir>/projects/<project>/<session>.jsonl)
+// copySession copies the transcript at src (<config dir>/projects/<project>/<session>.jsonl)
 // and the directory of the same name beside it, if any (<session>/, which holds the
 // session's tool-results/), into the config directory dst under the same project name, and
 // returns the transcript's new path. The project name is kept as Claude Code wrote it for the
@@ -39,15 +39,15 @@ type transfer struct {
 // directory, looks for it there.
 //
 // Every file is checked before anything is written: a file of the session already in dst
-// with other bytes is ErrConflict (the transcript is the one exception: an earlier copy of
+// with other bytes is errConflict (the transcript is the one exception: an earlier copy of
 // it, of which src is a continuation, is brought up to date), and a symbolic link on the way
 // to any of them under dst (projects/, the project, the session's directory, the file itself)
-// is ErrLink. Every path under dst is reached through an os.Root of dst, which never leaves
+// is errLink. Every path under dst is reached through an os.Root of dst, which never leaves
 // it, even when a directory is swapped for a link meanwhile. Each file is written under a
 // temporary name beside its place, synced and renamed into it, the tool results before the
 // transcript, so Claude Code never reads half a file, nor a transcript whose tool results
 // are missing.
-func CopySession(src, dst string) (string, error) {
+func copySession(src, dst string) (string, error) {
 	session, ok := strings.CutSuffix(filepath.Base(src), ".jsonl")
 	if !ok || session == "" {
 		return "", fmt.Errorf("accounts: copy %s: not a transcript (<session>.jsonl)", src)
@@ -114,7 +114,7 @@ func (c copier) planTree(from, to string) ([]transfer, error) {
 // sameOrPrefix compares the file t.from with the file at t.to: keep is true when t.to holds
 // the same bytes, false when there is no file at t.to, or (with prefix) when it holds a
 // beginning of t.from (an earlier copy, which t.from continues). Anything else is
-// ErrConflict; a link on the way to t.to is ErrLink.
+// errConflict; a link on the way to t.to is errLink.
 func (c copier) sameOrPrefix(t transfer, prefix bool) (keep bool, err error) {
 	exists, err := c.check(t.to)
 	if err != nil || !exists {
@@ -134,12 +134,12 @@ func (c copier) sameOrPrefix(t transfer, prefix bool) (keep bool, err error) {
 	case prefix && bytes.HasPrefix(b, old):
 		return false, nil
 	}
-	return false, fmt.Errorf("accounts: copy to %s: %w (move it away to switch)", c.path(t.to), ErrConflict)
+	return false, fmt.Errorf("accounts: copy to %s: %w (move it away to switch)", c.path(t.to), errConflict)
 }
 
 // check looks at every component of rel under dst without following a link: each directory
 // on the way is a directory or not there yet, and rel itself a regular file or not there
-// (exists false). A link, or another kind of file, is ErrLink.
+// (exists false). A link, or another kind of file, is errLink.
 func (c copier) check(rel string) (exists bool, err error) {
 	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
 	for i := range parts {
@@ -158,7 +158,7 @@ func (c copier) check(rel string) (exists bool, err error) {
 	return true, nil
 }
 
-// refuse is ErrLink for the path p under dst, which is fi.
+// refuse is errLink for the path p under dst, which is fi.
 func (c copier) refuse(p string, fi fs.FileInfo) error {
 	what := "not a directory"
 	switch {
@@ -169,7 +169,7 @@ func (c copier) refuse(p string, fi fs.FileInfo) error {
 	case !fi.Mode().IsRegular():
 		what = "a special file"
 	}
-	return fmt.Errorf("accounts: copy to %s: %w (it is %s): remove it, or switch to another account", c.path(p), ErrLink, what)
+	return fmt.Errorf("accounts: copy to %s: %w (it is %s): remove it, or switch to another account", c.path(p), errLink, what)
 }
 
 // path is rel under dst, for people.

@@ -44,10 +44,10 @@ func TestCopySession(t *testing.T) {
 		t.Fatalf("the source transcript is at %s, %v; want %s", p, err, src)
 	}
 
-	got, err := CopySession(src, b)
+	got, err := copySession(src, b)
 	want := filepath.Join(b, "projects", enc, session+".jsonl")
 	if err != nil || got != want {
-		t.Fatalf("CopySession = %s, %v; want %s", got, err, want)
+		t.Fatalf("copySession = %s, %v; want %s", got, err, want)
 	}
 	if read(t, want) != read(t, src) || read(t, filepath.Join(b, "projects", enc, session, "tool-results", "t1.txt")) != "output one" {
 		t.Errorf("the copy in b differs from the session in a")
@@ -64,11 +64,11 @@ func TestCopySession(t *testing.T) {
 	}
 
 	// Again: the same bytes are there; an earlier copy that the source continues is updated.
-	if _, err := CopySession(src, b); err != nil {
+	if _, err := copySession(src, b); err != nil {
 		t.Errorf("copying the same session again: %v", err)
 	}
 	write(t, src, read(t, src)+row("user", session, now, now))
-	if _, err := CopySession(src, b); err != nil || read(t, want) != read(t, src) {
+	if _, err := copySession(src, b); err != nil || read(t, want) != read(t, src) {
 		t.Errorf("copying a continued session over its earlier copy: %v (copy up to date: %v)", err, read(t, want) == read(t, src))
 	}
 }
@@ -82,8 +82,8 @@ func TestCopySessionRefusesAnotherFile(t *testing.T) {
 	write(t, filepath.Join(a, "projects", "-w", session, "tool-results", "new.txt"), "new")
 	theirs := filepath.Join(b, "projects", "-w", session+".jsonl")
 	write(t, theirs, row("user", session, now, now)) // not a beginning of src
-	if _, err := CopySession(src, b); !errors.Is(err, ErrConflict) {
-		t.Fatalf("CopySession over a different transcript = %v, want ErrConflict", err)
+	if _, err := copySession(src, b); !errors.Is(err, errConflict) {
+		t.Fatalf("copySession over a different transcript = %v, want errConflict", err)
 	}
 	if read(t, theirs) != row("user", session, now, now) {
 		t.Errorf("the different transcript in b was changed")
@@ -95,8 +95,8 @@ func TestCopySessionRefusesAnotherFile(t *testing.T) {
 	// A different tool result is refused too, before the transcript is written.
 	os.Remove(theirs)
 	write(t, filepath.Join(b, "projects", "-w", session, "tool-results", "new.txt"), "not the same")
-	if _, err := CopySession(src, b); !errors.Is(err, ErrConflict) {
-		t.Fatalf("CopySession over a different tool result = %v, want ErrConflict", err)
+	if _, err := copySession(src, b); !errors.Is(err, errConflict) {
+		t.Fatalf("copySession over a different tool result = %v, want errConflict", err)
 	}
 	if _, err := os.Stat(theirs); !os.IsNotExist(err) {
 		t.Errorf("the transcript was copied although the copy was refused (%v)", err)
@@ -143,9 +143,9 @@ func TestCopySessionRefusesLinks(t *testing.T) {
 			if err := os.Symlink(target, link); err != nil {
 				t.Fatal(err)
 			}
-			_, err := CopySession(src, b)
-			if !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), link) {
-				t.Errorf("CopySession through the link %s = %v, want ErrLink naming it", tc.link, err)
+			_, err := copySession(src, b)
+			if !errors.Is(err, errLink) || !strings.Contains(err.Error(), link) {
+				t.Errorf("copySession through the link %s = %v, want errLink naming it", tc.link, err)
 			}
 			var written []string
 			filepath.WalkDir(elsewhere, func(p string, d fs.DirEntry, err error) error {

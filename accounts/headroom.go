@@ -39,7 +39,7 @@ const (
 // resetsAt of a usage-limit row, unless a prompt sent after that row got a reply in the
 // account (the limit was lifted early, or was one model's own). Rows of a session switched
 // into the account at copied[sessionId] and written before that instant are not the
-// account's (CopySession brought them from another account) and are left out. An account
+// account's (copySession brought them from another account) and are left out. An account
 // with no transcripts is free.
 func Look(a Account, now time.Time, copied map[string]time.Time) (Headroom, error) {
 	files, err := recent(a.Dir, now)
@@ -109,10 +109,10 @@ func recent(dir string, now time.Time) ([]string, error) {
 	return out, nil
 }
 
-// Pick chooses among the accounts hs the one to switch to at now: a free one, the one whose
+// pick chooses among the accounts hs the one to switch to at now: a free one, the one whose
 // last limit is oldest (never limited first); of equals, the first. ok is false when all are
 // limited.
-func Pick(hs []Headroom, now time.Time) (best Headroom, ok bool) {
+func pick(hs []Headroom, now time.Time) (best Headroom, ok bool) {
 	for _, h := range hs {
 		if h.Limited(now) {
 			continue

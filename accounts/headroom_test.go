@@ -78,20 +78,20 @@ func TestHeadroom(t *testing.T) {
 	if hc.Limited(now) || !hc.Last.IsZero() {
 		t.Errorf("C (no transcripts) = %+v, want free, never limited", hc)
 	}
-	if got, ok := Pick([]Headroom{ha, hb, hc}, now); !ok || got.Dir != c.Dir {
-		t.Errorf("Pick(A, B, C) = %v %v, want C, never limited", got.Dir, ok)
+	if got, ok := pick([]Headroom{ha, hb, hc}, now); !ok || got.Dir != c.Dir {
+		t.Errorf("pick(A, B, C) = %v %v, want C, never limited", got.Dir, ok)
 	}
-	if got, ok := Pick([]Headroom{hc, hb}, now); !ok || got.Dir != c.Dir {
-		t.Errorf("Pick(C, B) = %v %v, want C", got.Dir, ok)
+	if got, ok := pick([]Headroom{hc, hb}, now); !ok || got.Dir != c.Dir {
+		t.Errorf("pick(C, B) = %v %v, want C", got.Dir, ok)
 	}
 	hb2 := hb
 	hb2.Last = hitA.Add(time.Minute) // limited later than the other free one
 	older := Headroom{Account: c, Last: hitB.Add(-time.Hour), Until: hitB}
-	if got, ok := Pick([]Headroom{ha, hb2, older}, now); !ok || got.Dir != c.Dir {
-		t.Errorf("Pick = %v %v, want the free account whose last limit is oldest (C)", got.Dir, ok)
+	if got, ok := pick([]Headroom{ha, hb2, older}, now); !ok || got.Dir != c.Dir {
+		t.Errorf("pick = %v %v, want the free account whose last limit is oldest (C)", got.Dir, ok)
 	}
-	if got, ok := Pick([]Headroom{ha}, now); ok {
-		t.Errorf("Pick(A limited) = %v, want none", got.Dir)
+	if got, ok := pick([]Headroom{ha}, now); ok {
+		t.Errorf("pick(A limited) = %v, want none", got.Dir)
 	}
 	// Once the reset has passed, A is free.
 	if !ha.Limited(resetA.Add(-time.Second)) || ha.Limited(resetA) {

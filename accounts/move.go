@@ -42,7 +42,7 @@ func (sw *switching) move(ctx context.Context, dst Headroom) (Switched, error) {
 		return sw.started(ctx, dst)
 	}
 	sw.unskip(ctx)
-	if refused := (*RefusedError)(nil); !errors.As(err, &refused) {
+	if refused := (*refusedError)(nil); !errors.As(err, &refused) {
 		err = sw.failed(err)
 	}
 	return Switched{}, err
@@ -65,7 +65,7 @@ func (sw *switching) moveSkipped(ctx context.Context, dst Headroom) (respawned b
 	if err := sw.gates(ctx); err != nil {
 		return false, err
 	}
-	program, err := Program(sw.found.PID)
+	program, err := program(sw.found.PID)
 	if err != nil {
 		return false, sw.refusal("%v", strings.TrimPrefix(err.Error(), "accounts: "))
 	}
@@ -73,8 +73,8 @@ func (sw *switching) moveSkipped(ctx context.Context, dst Headroom) (respawned b
 		// Claude Code started elsewhere would look for the session under another project.
 		return false, sw.refusal("the working directory of session %s (%q) is not a directory any more", sw.entry.SessionID, sw.entry.Cwd)
 	}
-	copied, err := CopySession(sw.script, dst.Dir)
-	if errors.Is(err, ErrConflict) || errors.Is(err, ErrLink) {
+	copied, err := copySession(sw.script, dst.Dir)
+	if errors.Is(err, errConflict) || errors.Is(err, errLink) {
 		return false, sw.refusal("%v", strings.TrimPrefix(err.Error(), "accounts: "))
 	}
 	if err != nil {
@@ -107,7 +107,7 @@ func (sw *switching) moveSkipped(ctx context.Context, dst Headroom) (respawned b
 func respawn(cwd, dst, home string, program []string, session, message string) tmuxctl.Respawn {
 	script := `"$@"; exec "${SHELL:-/bin/sh}"`
 	env := []string{"CLAUDE_CONFIG_DIR=" + dst}
-	if home != "" && Same(dst, (records.Env{Home: home}).Dir()) {
+	if home != "" && same(dst, (records.Env{Home: home}).Dir()) {
 		script, env = "unset CLAUDE_CONFIG_DIR; "+script, nil
 	}
 	argv := append([]string{"/bin/sh", "-c", script, "sh"}, program...)
@@ -165,7 +165,7 @@ func (sw *switching) runsIn(ctx context.Context, dst Headroom) (int, bool) {
 		return 0, false
 	}
 	env, err := sw.Finder.Env(ctx, found.Identity)
-	return found.PID, err == nil && Same(env.Dir(), dst.Dir)
+	return found.PID, err == nil && same(env.Dir(), dst.Dir)
 }
 
 // forget has the watcher's code look at the pane again once the new Claude Code runs, so

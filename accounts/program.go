@@ -12,13 +12,13 @@ import (
 	"github.com/cac-tmux/cac-tmux/proc"
 )
 
-// ErrNoProgram says that the command that started a Claude Code process cannot be told.
-var ErrNoProgram = errors.New("cannot tell how to start this Claude Code again")
+// errNoProgram says that the command that started a Claude Code process cannot be told.
+var errNoProgram = errors.New("cannot tell how to start this Claude Code again")
 
 // procDir is /proc; a test points it elsewhere.
 var procDir = "/proc"
 
-// Program is the command that starts the Claude Code of process pid again, without its
+// program is the command that starts the Claude Code of process pid again, without its
 // arguments: the caller adds the ones it wants (--resume ID). Its arguments are not kept on
 // purpose: they may hold a first prompt (`claude "fix the bug"`, which would be submitted
 // again), another session to resume (-c, --resume) or -p; the session's own settings come
@@ -34,12 +34,12 @@ var procDir = "/proc"
 //     its arguments; an executable replaced by an update, " (deleted)"): the "claude" that
 //     the process's own PATH finds, as the user's shell did.
 //
-// Without /proc (macOS, the BSDs) it is ErrNoProgram.
-func Program(pid int) ([]string, error) {
+// Without /proc (macOS, the BSDs) it is errNoProgram.
+func program(pid int) ([]string, error) {
 	base := filepath.Join(procDir, strconv.Itoa(pid))
 	exe, err := os.Readlink(filepath.Join(base, "exe"))
 	if err != nil {
-		return nil, fmt.Errorf("accounts: program of pid %d: %w: %w", pid, ErrNoProgram, err)
+		return nil, fmt.Errorf("accounts: program of pid %d: %w: %w", pid, errNoProgram, err)
 	}
 	if !strings.HasSuffix(exe, " (deleted)") {
 		if !proc.IsRuntime(filepath.Base(exe)) {
@@ -52,7 +52,7 @@ func Program(pid int) ([]string, error) {
 	if p := onPath(base); p != "" {
 		return []string{p}, nil
 	}
-	return nil, fmt.Errorf("accounts: program of pid %d (%s): %w: no claude on its PATH", pid, exe, ErrNoProgram)
+	return nil, fmt.Errorf("accounts: program of pid %d (%s): %w: no claude on its PATH", pid, exe, errNoProgram)
 }
 
 // scriptOf is the script a runtime process runs: its first argument after the runtime's

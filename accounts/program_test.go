@@ -52,16 +52,16 @@ func TestProgram(t *testing.T) {
 		{"updated away", "/home/me/.local/share/claude/versions/2.1.330 (deleted)", "claude\x00", path, []string{filepath.Join(bin, "claude")}},
 	} {
 		fakeProc(t, fake, tc.exe, tc.cmdline, tc.environ, root)
-		if got, err := Program(7); err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("%s: Program = %q, %v; want %q", tc.name, got, err, tc.want)
+		if got, err := program(7); err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: program = %q, %v; want %q", tc.name, got, err, tc.want)
 		}
 	}
 	fakeProc(t, fake, "/usr/bin/node", "claude\x00", "PATH=/nowhere\x00", root)
-	if got, err := Program(7); !errors.Is(err, ErrNoProgram) {
-		t.Errorf("npm with no claude on its PATH: Program = %q, %v; want ErrNoProgram", got, err)
+	if got, err := program(7); !errors.Is(err, errNoProgram) {
+		t.Errorf("npm with no claude on its PATH: program = %q, %v; want errNoProgram", got, err)
 	}
-	if got, err := Program(8); !errors.Is(err, ErrNoProgram) {
-		t.Errorf("no such process: Program = %q, %v; want ErrNoProgram", got, err)
+	if got, err := program(8); !errors.Is(err, errNoProgram) {
+		t.Errorf("no such process: program = %q, %v; want errNoProgram", got, err)
 	}
 }
 
@@ -73,7 +73,7 @@ func TestProgramOfARealProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Program(os.Getpid()); err != nil || !slices.Equal(got, []string{exe}) {
-		t.Errorf("Program(this test) = %q, %v; want [%s]", got, err, exe)
+	if got, err := program(os.Getpid()); err != nil || !slices.Equal(got, []string{exe}) {
+		t.Errorf("program(this test) = %q, %v; want [%s]", got, err, exe)
 	}
 }

@@ -73,7 +73,7 @@ type Config struct {
 type Request struct {
 	// Pane is the pane's id (%12); Target is the pane as the user gave it, for the messages.
 	Pane, Target string
-	// To names the account to switch to (Resolve); "" picks the free one.
+	// To names the account to switch to (resolve); "" picks the free one.
 	To string
 }
 
@@ -85,25 +85,25 @@ type Switched struct {
 	PID     int          // the new Claude Code process
 }
 
-// RefusedError is a switch a gate refused: nothing was stopped (nor copied, unless the
+// refusedError is a switch a gate refused: nothing was stopped (nor copied, unless the
 // reason says the copy stays), and the skip handed to the pane was taken back. The command
 // exits 1 and names the gate.
-type RefusedError struct {
+type refusedError struct {
 	Target string // the pane as given
 	Reason string
-	// Err is ErrBusy when another process's switch runs; nil for the other gates.
+	// Err is errBusy when another process's switch runs; nil for the other gates.
 	Err error
 }
 
-func (e *RefusedError) Error() string {
+func (e *refusedError) Error() string {
 	return "accounts: switch " + e.Target + ": refused: " + e.Reason
 }
 
-func (e *RefusedError) Unwrap() error { return e.Err }
+func (e *refusedError) Unwrap() error { return e.Err }
 
-// ErrBusy is a switch refused because another process's switch runs (store.LockSwitches):
+// errBusy is a switch refused because another process's switch runs (store.LockSwitches):
 // nothing was looked at, and the same switch may be tried again once that one ends.
-var ErrBusy = errors.New("accounts: another cac-tmux switch runs")
+var errBusy = errors.New("accounts: another cac-tmux switch runs")
 
 // oneSwitch lets one switch of this process run at a time, the others waiting their turn:
 // the flock of store.LockSwitches belongs to one open file, so a second switch of the same
@@ -137,17 +137,17 @@ type switching struct {
 // Switch moves the Claude Code session stopped in the pane to another account and starts
 // it again there (`cac-tmux switch`): it chooses the account (r.To, else the free one whose
 // last limit is oldest), hands the pane a skip, checks every gate on a fresh look, copies the
-// transcript (CopySession), records the switch and respawns the pane with the same Claude
-// Code (Program) resuming the session in that account, then waits until it runs. One switch
+// transcript (copySession), records the switch and respawns the pane with the same Claude
+// Code (program) resuming the session in that account, then waits until it runs. One switch
 // runs at a time per user: within this process a switch waits for the one before it to end
-// (oneSwitch); one of another process (store.LockSwitches) makes it *RefusedError wrapping
-// ErrBusy. A gate that refuses is *RefusedError, a bad r.To *BadInputError; any other error is
+// (oneSwitch); one of another process (store.LockSwitches) makes it *refusedError wrapping
+// errBusy. A gate that refuses is *refusedError, a bad r.To *BadInputError; any other error is
 // a failure.
 func Switch(ctx context.Context, cfg Config, r Request) (Switched, error) {
 	sw := &switching{Config: cfg, Request: r}
 	var want *Account
 	if r.To != "" {
-		a, err := Resolve(sw.Accounts, r.To, sw.Getenv("HOME"))
+		a, err := resolve(sw.Accounts, r.To, sw.Getenv("HOME"))
 		if err != nil {
 			return Switched{}, &BadInputError{fmt.Sprintf("--to %s: %s; the accounts are %s", r.To, strings.TrimPrefix(err.Error(), "accounts: "), names(sw.Accounts))}
 		}
@@ -162,7 +162,7 @@ func Switch(ctx context.Context, cfg Config, r Request) (Switched, error) {
 	lock, err := store.LockSwitches(sw.Getenv)
 	var locked *store.LockedError
 	if errors.As(err, &locked) {
-		return Switched{}, &RefusedError{Target: sw.Target, Err: ErrBusy,
+		return Switched{}, &refusedError{Target: sw.Target, Err: errBusy,
 			Reason: fmt.Sprintf("another cac-tmux switch (pid %d) runs; try again when it ends", locked.PID)}
 	}
 	if err != nil {
@@ -181,7 +181,7 @@ func Switch(ctx context.Context, cfg Config, r Request) (Switched, error) {
 
 // refusal is a gate that refused.
 func (sw *switching) refusal(format string, a ...any) error {
-	return &RefusedError{Target: sw.Target, Reason: fmt.Sprintf(format, a...)}
+	return &refusedError{Target: sw.Target, Reason: fmt.Sprintf(format, a...)}
 }
 
 // failed is err, a failure of the switch, named for it.
@@ -257,10 +257,10 @@ func (sw *switching) account(want *Account) (Headroom, error) {
 	now := sw.Clock.Now()
 	var hs []Headroom
 	for _, a := range sw.Accounts {
-		if Same(a.Dir, sw.from) || want != nil && a != *want {
+		if same(a.Dir, sw.from) || want != nil && a != *want {
 			continue
 		}
-		h, err := Look(a, now, store.Into(sw.history, a.Dir, Same))
+		h, err := Look(a, now, store.Into(sw.history, a.Dir, same))
 		if err != nil {
 			return Headroom{}, sw.refusal("the headroom of %s cannot be read: %v", a.Name, err)
 		}
@@ -272,7 +272,7 @@ func (sw *switching) account(want *Account) (Headroom, error) {
 	case len(hs) == 0:
 		return Headroom{}, sw.refusal("the session runs in %s, and no other account is configured", sw.from)
 	}
-	if h, ok := Pick(hs, now); ok {
+	if h, ok := pick(hs, now); ok {
 		return h, nil
 	}
 	var why []string

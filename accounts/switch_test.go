@@ -243,7 +243,7 @@ func TestSwitchRefusals(t *testing.T) {
 				tc.change(w)
 			}
 			_, err := w.switchTo(tc.to)
-			var refused *RefusedError
+			var refused *refusedError
 			var bad *BadInputError
 			switch {
 			case tc.want == "" && !errors.As(err, &bad):

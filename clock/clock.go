@@ -28,6 +28,14 @@ type Timer interface {
 // Real is the system clock.
 var Real Clock = real{}
 
+// Or is c, or Real when c is nil: the default of every Clock field left unset.
+func Or(c Clock) Clock {
+	if c == nil {
+		return Real
+	}
+	return c
+}
+
 type real struct{}
 
 func (real) Now() time.Time { return time.Now() }
@@ -40,6 +48,16 @@ type realTimer struct{ t *time.Timer }
 
 func (t realTimer) C() <-chan time.Time { return t.t.C }
 func (t realTimer) Stop() bool          { return t.t.Stop() }
+
+// Backoff is the wait before the try after n failed ones: base after the first, then doubled
+// with each further failure, never more than most (base 1 s, most 10 s: 1, 2, 4, 8, 10, 10 s).
+func Backoff(base, most time.Duration, n int) time.Duration {
+	wait := base
+	for i := 1; i < n && wait < most; i++ {
+		wait *= 2
+	}
+	return min(wait, most)
+}
 
 // SleepOn waits d on c's timers, or until ctx ends (then it returns ctx's error). Clocks
 // implement Sleep with it.

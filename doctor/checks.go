@@ -107,7 +107,7 @@ func checkZones(e Env) Check {
 		return Check{Name: "zones", Detail: err.Error(),
 			Fix: "set TZ to an IANA zone such as Europe/Berlin, or unset it to use /etc/localtime"}
 	}
-	name, offset := time.Now().Zone()
+	name, offset := e.now().Local().Zone()
 	return Check{Name: "zones", OK: true, Detail: fmt.Sprintf("zone data loads (%s); the local zone is %s, now %s (UTC%s)",
 		strings.Join(zones, ", "), local, name, formatOffset(offset))}
 }

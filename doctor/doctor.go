@@ -106,12 +106,7 @@ type Env struct {
 }
 
 // now is the time on e's clock.
-func (e Env) now() time.Time {
-	if e.Clock == nil {
-		return clock.Real.Now()
-	}
-	return e.Clock.Now()
-}
+func (e Env) now() time.Time { return clock.Or(e.Clock).Now() }
 
 // Run checks everything, in the order of Report.Checks.
 func Run(ctx context.Context, e Env) Report {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -208,6 +209,29 @@ func TestZones(t *testing.T) {
 	c = checkZones(Env{Getenv: env(""), loadLocation: broken})
 	if c.OK || c.Detail != "time zone Asia/Kolkata does not load: unknown time zone Asia/Kolkata" || !strings.Contains(c.Fix, "time/tzdata") {
 		t.Errorf("checkZones(no zone data) = %+v", c)
+	}
+}
+
+// The zone check names the local zone's abbreviation at the instant of the doctor's clock.
+func TestZonesOnTheClock(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := time.Local
+	time.Local = berlin
+	t.Cleanup(func() { time.Local = local })
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC), "now CEST (UTC+02:00)"},
+		{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), "now CET (UTC+01:00)"},
+	} {
+		c := checkZones(Env{Getenv: func(string) string { return "" }, Clock: clocktest.New(tc.at)})
+		if !c.OK || !strings.Contains(c.Detail, tc.want) {
+			t.Errorf("checkZones at %v = %+v; want %q in its detail", tc.at, c, tc.want)
+		}
 	}
 }
 

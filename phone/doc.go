@@ -12,7 +12,7 @@
 // window, counted on one line); a token, a prompt and a screen are never logged.
 //
 // Links (one per tmux server) adds the buttons to a notify.Event, and none while the endpoint
-// does not listen; Handler is the endpoint; Endpoint (or Listen and ServeOn) answers it on a
+// does not listen; Handler is the endpoint; Endpoint answers it on a
 // loopback address unless told that it may be public, at most 32 connections at once, and
 // tries again when the address is held. What a button asks is carried out by an Actor, which
 // the command implements with watcher.Ask and the session's binding: every action passes the

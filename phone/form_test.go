@@ -1,4 +1,4 @@
-package phone_test
+package phone
 
 import (
 	"bufio"

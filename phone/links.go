@@ -24,17 +24,17 @@ import (
 //     nothing (a failed session is left alone already).
 //   - resumed: a turn runs: look at it, or give it the next prompt once it is idle.
 //   - skipped: take the skip back (Unskip), or look.
-var buttons = map[notify.EventKind][]Action{
-	notify.Stopped: {Skip, Screen},
-	notify.Again:   {Skip, Screen},
-	notify.Held:    {Resume, Skip, Screen},
-	notify.Failed:  {Resume, Screen},
-	notify.Resumed: {Screen, Reply},
-	notify.Skipped: {Unskip, Screen},
+var buttons = map[notify.EventKind][]action{
+	notify.Stopped: {skip, screen},
+	notify.Again:   {skip, screen},
+	notify.Held:    {resume, skip, screen},
+	notify.Failed:  {resume, screen},
+	notify.Resumed: {screen, reply},
+	notify.Skipped: {unskip, screen},
 }
 
 // labels are the buttons' texts.
-var labels = map[Action]string{Resume: "Resume now", Skip: "Skip", Unskip: "Unskip", Screen: "Screen", Reply: "Reply"}
+var labels = map[action]string{resume: "Resume now", skip: "Skip", unskip: "Unskip", screen: "Screen", reply: "Reply"}
 
 // LinksConfig is what the links of one tmux server are made of.
 type LinksConfig struct {
@@ -78,11 +78,11 @@ func NewLinks(c LinksConfig) (*Links, error) {
 	case c.Signer == nil || c.Socket == "" || c.TTL <= 0 || c.Up == nil:
 		return nil, fmt.Errorf("phone: links: a signer, a socket, a positive ttl and the endpoint's state are needed")
 	}
-	return &Links{c: c, base: u, id: c.Signer.ServerID(c.Socket)}, nil
+	return &Links{c: c, base: u, id: c.Signer.serverID(c.Socket)}, nil
 }
 
-// ServerID is the server's ID in the links' URLs (ServerID of its socket).
-func (l *Links) ServerID() string { return l.id }
+// serverID is the server's ID in the links' URLs (serverID of its socket).
+func (l *Links) serverID() string { return l.id }
 
 // Decorate returns e with the buttons of its kind (buttons), each with a token of its own,
 // bound to e's session (e.Binding) and valid for TTL from now. An event without a pane id
@@ -98,10 +98,10 @@ func (l *Links) Decorate(e notify.Event) notify.Event {
 	}
 	expires := l.c.Signer.now().Add(l.c.TTL)
 	for _, a := range buttons[e.Kind] {
-		if a == Screen && !l.c.Screen || a == Reply && !l.c.Prompts {
+		if a == screen && !l.c.Screen || a == reply && !l.c.Prompts {
 			continue
 		}
-		token := l.c.Signer.Mint(Claim{Server: l.id, Pane: e.Pane, Binding: e.Binding, Action: a, Event: string(e.Kind), Expires: expires})
+		token := l.c.Signer.mint(claim{Server: l.id, Pane: e.Pane, Binding: e.Binding, Action: a, Event: string(e.Kind), Expires: expires})
 		e.Actions = append(e.Actions, l.action(e.Pane, a, token))
 	}
 	return e
@@ -110,9 +110,9 @@ func (l *Links) Decorate(e notify.Event) notify.Event {
 // action is the button of a on pane: a POST of token to {url}/v1/act?server=ID&pane=…&action=…,
 // or for Reply a link that opens the form, {url}/v1/reply?server=ID&pane=…&token=… (GET
 // never acts, so a link previewer fetching it does nothing).
-func (l *Links) action(pane string, a Action, token string) notify.Action {
+func (l *Links) action(pane string, a action, token string) notify.Action {
 	q := url.Values{"server": {l.id}, "pane": {pane}}
-	if a == Reply {
+	if a == reply {
 		q.Set("token", token)
 		return notify.Action{Label: labels[a], URL: l.endpoint("reply", q), View: true}
 	}

@@ -1,4 +1,4 @@
-package phone_test
+package phone
 
 import (
 	"encoding/base64"
@@ -10,16 +10,15 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/notify"
-	"github.com/cac-tmux/cac-tmux/phone"
 )
 
 // listening is the state of an endpoint that listens (LinksConfig.Up).
 func listening() bool { return true }
 
 // newLinks is the Links of sock with base URL base, on a manual clock, its endpoint up.
-func newLinks(t *testing.T, s *phone.Signer, base string, screen, prompts bool) *phone.Links {
+func newLinks(t *testing.T, s *Signer, base string, screen, prompts bool) *Links {
 	t.Helper()
-	l, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: base, TTL: time.Hour, Screen: screen, Prompts: prompts, Up: listening})
+	l, err := NewLinks(LinksConfig{Signer: s, Socket: sock, URL: base, TTL: time.Hour, Screen: screen, Prompts: prompts, Up: listening})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +28,7 @@ func newLinks(t *testing.T, s *phone.Signer, base string, screen, prompts bool) 
 // TestButtonsPerEvent: each event gets the buttons a person on a phone can use, three at
 // most; Screen only with screen on, Reply only with prompts on.
 func TestButtonsPerEvent(t *testing.T) {
-	s := phone.NewSigner(clocktest.New(start).Now)
+	s := NewSigner(clocktest.New(start).Now)
 	all, bare := newLinks(t, s, "https://box.example", true, true), newLinks(t, s, "https://box.example", false, false)
 	for _, tc := range []struct {
 		kind      notify.EventKind
@@ -44,7 +43,7 @@ func TestButtonsPerEvent(t *testing.T) {
 	} {
 		e := notify.Event{Kind: tc.kind, Pane: "%3", Target: "main:1.0", Binding: bound}
 		for _, v := range []struct {
-			l    *phone.Links
+			l    *Links
 			want []string
 		}{{all, tc.all}, {bare, tc.bare}} {
 			got := v.l.Decorate(e)
@@ -69,10 +68,10 @@ func TestButtonsPerEvent(t *testing.T) {
 // shows the socket's path.
 func TestButtonURLs(t *testing.T) {
 	clk := clocktest.New(start)
-	s := phone.NewSigner(clk.Now)
+	s := NewSigner(clk.Now)
 	l := newLinks(t, s, "https://box.example/cac/", true, true)
-	if l.ServerID() != s.ServerID(sock) {
-		t.Errorf("ServerID = %q", l.ServerID())
+	if l.serverID() != s.serverID(sock) {
+		t.Errorf("ServerID = %q", l.serverID())
 	}
 	held := l.Decorate(notify.Event{Kind: notify.Held, Pane: "%3", Binding: bound})
 	for i, a := range append(held.Actions, l.Decorate(notify.Event{Kind: notify.Resumed, Pane: "%3", Binding: bound}).Actions...) {
@@ -81,23 +80,23 @@ func TestButtonURLs(t *testing.T) {
 			t.Fatalf("button %q: URL %q (%v)", a.Label, a.URL, err)
 		}
 		q := u.Query()
-		action := phone.Action(q.Get("action"))
+		action := action(q.Get("action"))
 		token := a.Body
 		wantPath := "/cac/v1/act"
 		if a.Label == "Reply" {
-			action, token, wantPath = phone.Reply, q.Get("token"), "/cac/v1/reply"
+			action, token, wantPath = reply, q.Get("token"), "/cac/v1/reply"
 			if !a.View || a.Body != "" {
 				t.Errorf("Reply: View %v Body %q, want a view action", a.View, a.Body)
 			}
 		} else if a.View {
 			t.Errorf("%s: a view action, want http", a.Label)
 		}
-		if u.Scheme != "https" || u.Host != "box.example" || u.Path != wantPath || q.Get("server") != l.ServerID() || q.Get("pane") != "%3" {
+		if u.Scheme != "https" || u.Host != "box.example" || u.Path != wantPath || q.Get("server") != l.serverID() || q.Get("pane") != "%3" {
 			t.Errorf("button %d %q: URL %q", i, a.Label, a.URL)
 		}
-		want := phone.Target{ServerID: l.ServerID(), Pane: "%3", Action: action}
+		want := target{ServerID: l.serverID(), Pane: "%3", Action: action}
 		c, err := s.Check(token, want)
-		if err != nil || c.Server != l.ServerID() || c.Binding != bound || !c.Expires.Equal(start.Add(time.Hour)) {
+		if err != nil || c.Server != l.serverID() || c.Binding != bound || !c.Expires.Equal(start.Add(time.Hour)) {
 			t.Errorf("button %q: Check = %+v, %v", a.Label, c, err)
 		}
 		payload, _, _ := strings.Cut(token, ".")
@@ -115,12 +114,12 @@ func TestButtonURLs(t *testing.T) {
 // session (its process is not known), or of a kind without buttons, get no buttons; nor does
 // any event while the endpoint does not listen (another program may hold its port).
 func TestDecorateWithout(t *testing.T) {
-	var none *phone.Links
+	var none *Links
 	e := notify.Event{Kind: notify.Held, Pane: "%3", Binding: bound}
 	if got := none.Decorate(e); got.Actions != nil {
 		t.Errorf("nil Links: %+v", got.Actions)
 	}
-	s := phone.NewSigner(clocktest.New(start).Now)
+	s := NewSigner(clocktest.New(start).Now)
 	l := newLinks(t, s, "https://box.example", true, true)
 	for _, e := range []notify.Event{{Kind: notify.Held, Binding: bound}, {Kind: notify.Held, Pane: "main:1.0", Binding: bound},
 		{Kind: "other", Pane: "%3", Binding: bound}, {Kind: notify.Held, Pane: "%3"}} {
@@ -129,7 +128,7 @@ func TestDecorateWithout(t *testing.T) {
 		}
 	}
 	up := false
-	down, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", TTL: time.Hour, Up: func() bool { return up }})
+	down, err := NewLinks(LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", TTL: time.Hour, Up: func() bool { return up }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,25 +144,25 @@ func TestDecorateWithout(t *testing.T) {
 // TestNewLinksRefuses: a base URL the phone should not be sent to (plain http beyond this
 // host, a query, credentials) and a missing signer, ttl or endpoint state are errors.
 func TestNewLinksRefuses(t *testing.T) {
-	s := phone.NewSigner(clocktest.New(start).Now)
+	s := NewSigner(clocktest.New(start).Now)
 	for _, u := range []string{"http://box.example", "ftp://box.example", "https://box.example/?a=1", "https://box.example/#x",
 		"https://me:pw@box.example", "box.example", "", "https://"} {
-		if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: u, TTL: time.Hour, Up: listening}); err == nil {
+		if _, err := NewLinks(LinksConfig{Signer: s, Socket: sock, URL: u, TTL: time.Hour, Up: listening}); err == nil {
 			t.Errorf("NewLinks(url %q) = nil error", u)
 		}
 	}
 	for _, u := range []string{"https://box.example", "http://127.0.0.1:8765", "http://localhost:1/x", "http://[::1]:9"} {
-		if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: u, TTL: time.Hour, Up: listening}); err != nil {
+		if _, err := NewLinks(LinksConfig{Signer: s, Socket: sock, URL: u, TTL: time.Hour, Up: listening}); err != nil {
 			t.Errorf("NewLinks(url %q) = %v", u, err)
 		}
 	}
-	if _, err := phone.NewLinks(phone.LinksConfig{Socket: sock, URL: "https://box.example", TTL: time.Hour, Up: listening}); err == nil {
+	if _, err := NewLinks(LinksConfig{Socket: sock, URL: "https://box.example", TTL: time.Hour, Up: listening}); err == nil {
 		t.Error("NewLinks without a signer = nil error")
 	}
-	if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", Up: listening}); err == nil {
+	if _, err := NewLinks(LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", Up: listening}); err == nil {
 		t.Error("NewLinks without a ttl = nil error")
 	}
-	if _, err := phone.NewLinks(phone.LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", TTL: time.Hour}); err == nil {
+	if _, err := NewLinks(LinksConfig{Signer: s, Socket: sock, URL: "https://box.example", TTL: time.Hour}); err == nil {
 		t.Error("NewLinks without the endpoint's state (Up) = nil error")
 	}
 }

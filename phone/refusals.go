@@ -96,8 +96,8 @@ func reasonOf(err error) string {
 	for _, r := range []struct {
 		err  error
 		name string
-	}{{ErrMalformed, "malformed"}, {ErrForged, "forged token"}, {ErrExpired, "expired"}, {ErrUsed, "used"},
-		{ErrOtherTarget, "another target"}, {ErrFull, "too many used"}, {errPrompt, "reply refused"},
+	}{{errMalformed, "malformed"}, {errForged, "forged token"}, {errExpired, "expired"}, {errUsed, "used"},
+		{errOtherTarget, "another target"}, {errFull, "too many used"}, {errPrompt, "reply refused"},
 		{errGone, "session gone"}, {errUnreadable, "pane unreadable"}, {errStopping, "stopping"},
 		{errScreenOff, "screen off"}, {errPromptsOff, "replies off"}} {
 		if errors.Is(err, r.err) {

@@ -1,4 +1,4 @@
-package phone_test
+package phone
 
 import (
 	"io"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/notify"
-	"github.com/cac-tmux/cac-tmux/phone"
 )
 
 // get GETs u and returns the status and the page.
@@ -128,11 +127,11 @@ func TestRepliesOff(t *testing.T) {
 	on := newRig(t, nil)
 	b := on.button(t, notify.Resumed, "Reply")
 	u, _ := url.Parse(b.URL)
-	r := newRig(t, func(c *phone.Config) { c.Prompts = false })
+	r := newRig(t, func(c *Config) { c.Prompts = false })
 	if got := r.links.Decorate(notify.Event{Kind: notify.Resumed, Pane: "%3", Binding: bound}); slices.ContainsFunc(got.Actions, func(a notify.Action) bool { return a.Label == "Reply" }) {
 		t.Errorf("prompts off: buttons %+v", got.Actions)
 	}
-	tok := r.signer.Mint(phone.Claim{Server: r.links.ServerID(), Pane: "%3", Binding: bound, Action: phone.Reply, Expires: start.Add(time.Hour)})
+	tok := r.signer.mint(claim{Server: r.links.serverID(), Pane: "%3", Binding: bound, Action: reply, Expires: start.Add(time.Hour)})
 	q := url.Values{"server": {u.Query().Get("server")}, "pane": {"%3"}, "token": {tok}}
 	if status, text := get(t, r.srv.URL+"/v1/reply?"+q.Encode()); status != http.StatusForbidden || !strings.Contains(text, "replies are off") {
 		t.Errorf("GET with prompts off: %d %q", status, text)
@@ -163,7 +162,7 @@ func TestReplyFormSessionGone(t *testing.T) {
 	}
 	r.checkRefusal(t, "%3", "reply", "gone")
 	u, _ := url.Parse(b.URL)
-	if _, err := r.signer.Check(u.Query().Get("token"), phone.Target{ServerID: r.links.ServerID(), Pane: "%3", Action: phone.Reply}); err != nil {
+	if _, err := r.signer.Check(u.Query().Get("token"), target{ServerID: r.links.serverID(), Pane: "%3", Action: reply}); err != nil {
 		t.Errorf("the form of a gone session used its token: %v", err)
 	}
 }

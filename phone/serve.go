@@ -33,23 +33,23 @@ const (
 	maxConns          = 32
 )
 
-// Serve answers h on addr (host:port) until ctx ends, then shuts down gracefully: Listen,
-// then ServeOn.
-func Serve(ctx context.Context, addr string, public bool, h http.Handler, log zerolog.Logger) error {
-	ln, err := Listen(ctx, addr, public)
+// serve answers h on addr (host:port) until ctx ends, then shuts down gracefully: listen,
+// then serveOn.
+func serve(ctx context.Context, addr string, public bool, h http.Handler, log zerolog.Logger) error {
+	ln, err := listen(ctx, addr, public)
 	if err != nil {
 		return err
 	}
-	return ServeOn(ctx, ln, h, log)
+	return serveOn(ctx, ln, h, log)
 }
 
-// Listen listens on addr (host:port). Unless public, the address must be this host's own
+// listen listens on addr (host:port). Unless public, the address must be this host's own
 // (loopback: "localhost", 127.0.0.0/8, ::1), so that only the user's tunnel reaches it; ""
-// and 0.0.0.0 are every address, not loopback. A name is resolved once, and Listen listens on
+// and 0.0.0.0 are every address, not loopback. A name is resolved once, and listen listens on
 // the address it resolved to. The listener accepts at most maxConns connections at once.
 // Listening apart from serving lets Endpoint tell an address that must never be listened on
 // (an error at the watcher's start) from a port held now (tried again later).
-func Listen(ctx context.Context, addr string, public bool) (net.Listener, error) {
+func listen(ctx context.Context, addr string, public bool) (net.Listener, error) {
 	listen, err := listenAddr(ctx, addr, public)
 	if err != nil {
 		return nil, err
@@ -61,11 +61,11 @@ func Listen(ctx context.Context, addr string, public bool) (net.Listener, error)
 	return netutil.LimitListener(ln, maxConns), nil
 }
 
-// ServeOn answers h on ln until ctx ends, then shuts down gracefully (requests in flight
+// serveOn answers h on ln until ctx ends, then shuts down gracefully (requests in flight
 // get shutdownWithin) and closes ln. The address is logged at info ("addr"), the port
 // chosen for ":0" included; a slow client is cut by the connection timeouts
 // (readHeaderTimeout and the others).
-func ServeOn(ctx context.Context, ln net.Listener, h http.Handler, log zerolog.Logger) error {
+func serveOn(ctx context.Context, ln net.Listener, h http.Handler, log zerolog.Logger) error {
 	addr := ln.Addr().String()
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
 		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
@@ -170,7 +170,7 @@ func (e *Endpoint) Up() bool { return e.up.Load() }
 // failure to listen or to serve is a warning, and it tries again every retryListen. done is
 // closed once it has stopped.
 func (e *Endpoint) Start(ctx context.Context) (done <-chan struct{}, err error) {
-	ln, lerr := Listen(ctx, e.Addr, e.Public)
+	ln, lerr := listen(ctx, e.Addr, e.Public)
 	var bad addressError
 	if errors.As(lerr, &bad) {
 		return nil, lerr
@@ -191,7 +191,7 @@ func (e *Endpoint) run(ctx context.Context, ln net.Listener, err error) {
 		if err == nil {
 			e.up.Store(true)
 			warned = false
-			err = ServeOn(ctx, ln, e.Handler, e.Log)
+			err = serveOn(ctx, ln, e.Handler, e.Log)
 			e.up.Store(false)
 			if err == nil || ctx.Err() != nil {
 				if err != nil {
@@ -210,6 +210,6 @@ func (e *Endpoint) run(ctx context.Context, ln net.Listener, err error) {
 		if e.Clock.Sleep(ctx, retryListen) != nil {
 			return
 		}
-		ln, err = Listen(ctx, e.Addr, e.Public)
+		ln, err = listen(ctx, e.Addr, e.Public)
 	}
 }

@@ -1,4 +1,4 @@
-package phone_test
+package phone
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
-	"github.com/cac-tmux/cac-tmux/phone"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -34,9 +33,9 @@ func wantNotFound(t *testing.T, u string) {
 // refused before anything listens, with the fix.
 func TestServeRefusesBeyondLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:8765", "8765", "localhost"} {
-		// A Serve that listened, wrongly, returns nil when the deadline ends it.
+		// A serve that listened, wrongly, returns nil when the deadline ends it.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		err := phone.Serve(ctx, addr, false, http.NotFoundHandler(), zerolog.Nop())
+		err := serve(ctx, addr, false, http.NotFoundHandler(), zerolog.Nop())
 		cancel()
 		if err == nil || !strings.Contains(err.Error(), "phone: listen") {
 			t.Errorf("Serve(%q) = %v, want a refusal", addr, err)
@@ -47,7 +46,7 @@ func TestServeRefusesBeyondLoopback(t *testing.T) {
 	}
 }
 
-// TestServeLoopback: on a loopback address Serve answers until its context ends, then
+// TestServeLoopback: on a loopback address serve answers until its context ends, then
 // returns nil; the address it listens on (the port of ":0" chosen) is logged.
 func TestServeLoopback(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:0", "localhost:0"} {
@@ -55,7 +54,7 @@ func TestServeLoopback(t *testing.T) {
 			logs := &logBuf{}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
-			go func() { done <- phone.Serve(ctx, addr, false, http.NotFoundHandler(), zerolog.New(logs)) }()
+			go func() { done <- serve(ctx, addr, false, http.NotFoundHandler(), zerolog.New(logs)) }()
 			var listening string
 			tmuxtest.WaitFor(t, 10*time.Second, "the listening log line", func() bool {
 				for _, l := range logs.lines(t) {
@@ -92,7 +91,7 @@ func TestEndpointPortHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs, clk := &logBuf{}, clocktest.New(start)
-	e := &phone.Endpoint{Addr: other.Addr().String(), Handler: http.NotFoundHandler(), Log: zerolog.New(logs), Clock: clk}
+	e := &Endpoint{Addr: other.Addr().String(), Handler: http.NotFoundHandler(), Log: zerolog.New(logs), Clock: clk}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done, err := e.Start(ctx)
@@ -119,7 +118,7 @@ func TestEndpointPortHeld(t *testing.T) {
 		t.Error("Up after it stopped")
 	}
 
-	bad := &phone.Endpoint{Addr: "0.0.0.0:0", Handler: http.NotFoundHandler(), Log: zerolog.Nop(), Clock: clk}
+	bad := &Endpoint{Addr: "0.0.0.0:0", Handler: http.NotFoundHandler(), Log: zerolog.Nop(), Clock: clk}
 	if _, err := bad.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "public = true") {
 		t.Errorf("Start on 0.0.0.0 = %v, want the refusal", err)
 	}
@@ -129,7 +128,7 @@ func TestEndpointPortHeld(t *testing.T) {
 // others wait in the kernel's backlog, holding none of the watcher's file descriptors, until
 // one closes.
 func TestListenBoundsConnections(t *testing.T) {
-	ln, err := phone.Listen(context.Background(), "127.0.0.1:0", false)
+	ln, err := listen(context.Background(), "127.0.0.1:0", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,13 +133,13 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request) {
 	case h.ctx.Err() != nil:
 		h.refuse(w, r, t, http.StatusServiceUnavailable, errStopping)
 		return
-	case t.Action == Screen && !h.c.Screen:
+	case t.Action == screen && !h.c.Screen:
 		h.refuse(w, r, t, http.StatusForbidden, errScreenOff)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxActBody))
 	if err != nil {
-		h.refuse(w, r, t, http.StatusBadRequest, fmt.Errorf("%w: body: %w", ErrMalformed, err))
+		h.refuse(w, r, t, http.StatusBadRequest, fmt.Errorf("%w: body: %w", errMalformed, err))
 		return
 	}
 	c, s, err := h.redeem(strings.TrimSpace(string(body)), t)
@@ -149,7 +149,7 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request) {
 	}
 	h.accept(w, c, "accepted: %s of %s; the outcome follows as a notification\n", c.Action, c.Pane)
 	h.start(func(ctx context.Context) (string, string) {
-		if c.Action == Screen {
+		if c.Action == screen {
 			return h.screen(ctx, c, s)
 		}
 		o, err := h.c.Actor.Act(ctx, s, watcher.Action(c.Action))
@@ -195,10 +195,10 @@ func (h *Handler) showReply(w http.ResponseWriter, r *http.Request) {
 
 // check checks token for t without consuming it (Signer.Check) and returns the session it
 // names, the server mapped back to its socket (as redeem).
-func (h *Handler) check(token string, t Target) (Session, error) {
+func (h *Handler) check(token string, t target) (Session, error) {
 	socket, ok := h.c.Signer.Socket(t.ServerID)
 	if !ok {
-		return Session{}, ErrOtherTarget
+		return Session{}, errOtherTarget
 	}
 	c, err := h.c.Signer.Check(token, t)
 	if err != nil {
@@ -212,11 +212,11 @@ func (h *Handler) check(token string, t Target) (Session, error) {
 func (h *Handler) reply(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, int64(maxActBody+12*max(h.c.PromptMax, 0)))
 	if !h.c.Prompts {
-		h.refuse(w, r, Target{Action: Reply}, http.StatusForbidden, errPromptsOff)
+		h.refuse(w, r, target{Action: reply}, http.StatusForbidden, errPromptsOff)
 		return
 	}
 	if err := r.ParseForm(); err != nil {
-		h.refuse(w, r, Target{Action: Reply}, http.StatusBadRequest, fmt.Errorf("%w: form: %w", ErrMalformed, err))
+		h.refuse(w, r, target{Action: reply}, http.StatusBadRequest, fmt.Errorf("%w: form: %w", errMalformed, err))
 		return
 	}
 	f := r.PostForm
@@ -225,7 +225,7 @@ func (h *Handler) reply(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, t, http.StatusBadRequest, err)
 		return
 	}
-	text, msg := CheckPrompt(f.Get("text"), h.c.PromptMax)
+	text, msg := checkPrompt(f.Get("text"), h.c.PromptMax)
 	switch {
 	case msg != "":
 		h.refuse(w, r, t, http.StatusBadRequest, fmt.Errorf("%w: %s", errPrompt, msg))
@@ -246,26 +246,26 @@ func (h *Handler) reply(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// redeem redeems token for t (Signer.Redeem) and returns its claim and the session it names,
+// redeem redeems token for t (Signer.redeem) and returns its claim and the session it names,
 // the server mapped back to its socket. A server ID whose links the Signer never made is
 // refused before the token is looked at, as one for another target.
-func (h *Handler) redeem(token string, t Target) (Claim, Session, error) {
+func (h *Handler) redeem(token string, t target) (claim, Session, error) {
 	socket, ok := h.c.Signer.Socket(t.ServerID)
 	if !ok {
-		return Claim{}, Session{}, ErrOtherTarget
+		return claim{}, Session{}, errOtherTarget
 	}
-	c, err := h.c.Signer.Redeem(token, t)
+	c, err := h.c.Signer.redeem(token, t)
 	if err != nil {
-		return Claim{}, Session{}, err
+		return claim{}, Session{}, err
 	}
 	return c, Session{Server: socket, Pane: c.Pane, Binding: c.Binding}, nil
 }
 
-// CheckPrompt is the rule of a reply typed from the phone: the text trimmed of spaces
+// checkPrompt is the rule of a reply typed from the phone: the text trimmed of spaces
 // around it, from 1 to limit characters, one line (Claude Code's input box takes a newline
 // as Enter, which would send the first line alone) without control characters. It returns
 // the trimmed text and "", or what is wrong.
-func CheckPrompt(text string, limit int) (string, string) {
+func checkPrompt(text string, limit int) (string, string) {
 	text = strings.TrimSpace(text)
 	switch n := utf8.RuneCountInString(text); {
 	case !utf8.ValidString(text):
@@ -294,9 +294,9 @@ func (h *Handler) start(do func(ctx context.Context) (title, body string)) {
 }
 
 // outcome is the report of an action's outcome (or of its error), and its log line.
-func (h *Handler) outcome(c Claim, o watcher.Outcome, err error) (string, string) {
+func (h *Handler) outcome(c claim, o watcher.Outcome, err error) (string, string) {
 	what := fmt.Sprintf("cac-tmux: %s of %s", c.Action, c.Pane)
-	if c.Action == Reply {
+	if c.Action == reply {
 		what = "cac-tmux: reply to " + c.Pane
 	}
 	if err != nil {
@@ -319,7 +319,7 @@ func (h *Handler) outcome(c Claim, o watcher.Outcome, err error) (string, string
 }
 
 // screen is the report of a Screen action: the end of the pane's text.
-func (h *Handler) screen(ctx context.Context, c Claim, s Session) (string, string) {
+func (h *Handler) screen(ctx context.Context, c claim, s Session) (string, string) {
 	text, err := h.c.Actor.Screen(ctx, s)
 	if err != nil {
 		h.c.Log.Warn().Err(err).Str("pane", c.Pane).Msg("phone: the screen was not read")
@@ -347,7 +347,7 @@ func tail(text string, n int) string {
 }
 
 // accept answers 202 with the text of format and logs the accepted request.
-func (h *Handler) accept(w http.ResponseWriter, c Claim, format string, a ...any) {
+func (h *Handler) accept(w http.ResponseWriter, c claim, format string, a ...any) {
 	h.c.Log.Info().Str("pane", c.Pane).Str("action", string(c.Action)).Str("event", c.Event).Msg("phone: request accepted")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusAccepted)
@@ -372,7 +372,7 @@ var (
 // refuse answers status with a short text for err, and logs the refusal at warn with the
 // target the request named and the reason, never the token; or, beyond refusalBurst in a
 // window, counts it for the window's summary.
-func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, t Target, status int, err error) {
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, t target, status int, err error) {
 	full, summary := h.refused.admit(h.c.Clock.Now(), reasonOf(err))
 	if summary != "" {
 		h.c.Log.Warn().Msg(summary)
@@ -389,9 +389,9 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, t Target, statu
 // statusOf is the HTTP status of a token refused with err.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, ErrMalformed):
+	case errors.Is(err, errMalformed):
 		return http.StatusBadRequest
-	case errors.Is(err, ErrFull):
+	case errors.Is(err, errFull):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusForbidden
@@ -401,13 +401,13 @@ func statusOf(err error) int {
 // helps a guesser (a forged token and one for another target read alike).
 func answerOf(err error) string {
 	switch {
-	case errors.Is(err, ErrExpired):
+	case errors.Is(err, errExpired):
 		return "this link has expired; use the buttons of a newer notification, or act on the computer"
-	case errors.Is(err, ErrUsed):
+	case errors.Is(err, errUsed):
 		return "this link was used already; each button works once"
-	case errors.Is(err, ErrForged), errors.Is(err, ErrOtherTarget):
+	case errors.Is(err, errForged), errors.Is(err, errOtherTarget):
 		return "this link is not valid here (a watcher restarted since voids its links)"
-	case errors.Is(err, ErrFull):
+	case errors.Is(err, errFull):
 		return "too many links were used lately; try again later"
 	case errors.Is(err, errScreenOff), errors.Is(err, errPromptsOff), errors.Is(err, errStopping):
 		return strings.TrimPrefix(err.Error(), "phone: ")
@@ -423,24 +423,24 @@ func answerOf(err error) string {
 
 // actTarget reads the target of POST /v1/act from its query: server, pane and action, once
 // each, and nothing else.
-func actTarget(q url.Values) (Target, error) {
-	t := Target{ServerID: q.Get("server"), Pane: q.Get("pane"), Action: Action(q.Get("action"))}
+func actTarget(q url.Values) (target, error) {
+	t := target{ServerID: q.Get("server"), Pane: q.Get("pane"), Action: action(q.Get("action"))}
 	if err := params(q, "server", "pane", "action"); err != nil {
 		return t, err
 	}
 	switch {
 	case !t.Action.known():
-		return t, fmt.Errorf("%w: unknown action", ErrMalformed)
-	case t.Action == Reply:
-		return t, fmt.Errorf("%w: a reply is sent from its form (/v1/reply)", ErrMalformed)
+		return t, fmt.Errorf("%w: unknown action", errMalformed)
+	case t.Action == reply:
+		return t, fmt.Errorf("%w: a reply is sent from its form (/v1/reply)", errMalformed)
 	}
 	return t, checkTarget(t)
 }
 
 // replyTarget reads the target of /v1/reply from the query of GET (server, pane and token,
 // once each, and nothing else) or the form of POST (text too).
-func replyTarget(v url.Values, form bool) (Target, error) {
-	t := Target{ServerID: v.Get("server"), Pane: v.Get("pane"), Action: Reply}
+func replyTarget(v url.Values, form bool) (target, error) {
+	t := target{ServerID: v.Get("server"), Pane: v.Get("pane"), Action: reply}
 	names := []string{"server", "pane", "token"}
 	if form {
 		names = append(names, "text")
@@ -455,19 +455,19 @@ func replyTarget(v url.Values, form bool) (Target, error) {
 func params(v url.Values, names ...string) error {
 	for k, vs := range v {
 		if !slices.Contains(names, k) || len(vs) != 1 {
-			return fmt.Errorf("%w: unexpected or repeated parameter", ErrMalformed)
+			return fmt.Errorf("%w: unexpected or repeated parameter", errMalformed)
 		}
 	}
 	if len(v) != len(names) {
-		return fmt.Errorf("%w: want the parameters %s", ErrMalformed, strings.Join(names, ", "))
+		return fmt.Errorf("%w: want the parameters %s", errMalformed, strings.Join(names, ", "))
 	}
 	return nil
 }
 
 // checkTarget checks the forms of a target's server ID and pane id.
-func checkTarget(t Target) error {
+func checkTarget(t target) error {
 	if len(t.ServerID) != 16 || strings.Trim(t.ServerID, "0123456789abcdef") != "" || !paneForm(t.Pane) {
-		return fmt.Errorf("%w: bad server or pane", ErrMalformed)
+		return fmt.Errorf("%w: bad server or pane", errMalformed)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package phone_test
+package phone
 
 import (
 	"context"
@@ -20,7 +20,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/notify"
-	"github.com/cac-tmux/cac-tmux/phone"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -41,29 +40,29 @@ type fakeActor struct {
 	gone     string        // why the pane no longer runs the session (Where), "" when it does
 }
 
-func (f *fakeActor) record(s phone.Session, call string) {
+func (f *fakeActor) record(s Session, call string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, call)
 	f.bindings = append(f.bindings, s.Binding)
 }
 
-func (f *fakeActor) Act(_ context.Context, s phone.Session, a watcher.Action) (watcher.Outcome, error) {
+func (f *fakeActor) Act(_ context.Context, s Session, a watcher.Action) (watcher.Outcome, error) {
 	f.record(s, fmt.Sprintf("act %s %s %s", a, s.Server, s.Pane))
 	return f.outcome, f.err
 }
 
-func (f *fakeActor) Screen(_ context.Context, s phone.Session) (string, error) {
+func (f *fakeActor) Screen(_ context.Context, s Session) (string, error) {
 	f.record(s, fmt.Sprintf("screen %s %s", s.Server, s.Pane))
 	return f.screen, f.err
 }
 
-func (f *fakeActor) Prompt(_ context.Context, s phone.Session, text string) (watcher.Outcome, error) {
+func (f *fakeActor) Prompt(_ context.Context, s Session, text string) (watcher.Outcome, error) {
 	f.record(s, fmt.Sprintf("prompt %s %s %s", s.Server, s.Pane, text))
 	return f.outcome, f.err
 }
 
-func (f *fakeActor) Where(_ context.Context, s phone.Session) (watcher.Place, string, error) {
+func (f *fakeActor) Where(_ context.Context, s Session) (watcher.Place, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.gone != "" {
@@ -111,11 +110,11 @@ type report struct{ title, body string }
 // rig is a Handler on an httptest server, with the Links of sock pointing at it.
 type rig struct {
 	clk     *clocktest.Manual
-	signer  *phone.Signer
+	signer  *Signer
 	actor   *fakeActor
-	h       *phone.Handler
+	h       *Handler
 	srv     *httptest.Server
-	links   *phone.Links
+	links   *Links
 	logs    *logBuf
 	cancel  context.CancelFunc // ends the Handler's base context: the watcher stops
 	mu      sync.Mutex
@@ -124,12 +123,12 @@ type rig struct {
 
 // newRig starts a Handler with screen, prompts and prompt_max as given (edit may change its
 // Config).
-func newRig(t *testing.T, edit func(c *phone.Config)) *rig {
+func newRig(t *testing.T, edit func(c *Config)) *rig {
 	t.Helper()
 	r := &rig{clk: clocktest.New(start), logs: &logBuf{}, actor: &fakeActor{outcome: watcher.Outcome{Done: true, Message: "resumed main:1.0"},
 		place: watcher.Place{Target: "main:1.0", Dir: "/home/u/src/cac-tmux"}}}
-	r.signer = phone.NewSigner(r.clk.Now)
-	c := phone.Config{Signer: r.signer, Actor: r.actor, Log: zerolog.New(r.logs).Level(zerolog.DebugLevel), Clock: r.clk,
+	r.signer = NewSigner(r.clk.Now)
+	c := Config{Signer: r.signer, Actor: r.actor, Log: zerolog.New(r.logs).Level(zerolog.DebugLevel), Clock: r.clk,
 		Screen: true, Prompts: true, PromptMax: 20,
 		Report: func(_ context.Context, title, body string) {
 			r.mu.Lock()
@@ -140,10 +139,10 @@ func newRig(t *testing.T, edit func(c *phone.Config)) *rig {
 		edit(&c)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r.h, r.cancel = phone.NewHandler(ctx, c), cancel
+	r.h, r.cancel = NewHandler(ctx, c), cancel
 	r.srv = httptest.NewServer(r.h)
 	t.Cleanup(func() { r.srv.Close(); cancel(); r.h.Wait() })
-	l, err := phone.NewLinks(phone.LinksConfig{Signer: r.signer, Socket: sock, URL: r.srv.URL, TTL: time.Hour, Screen: c.Screen, Prompts: c.Prompts, Up: listening})
+	l, err := NewLinks(LinksConfig{Signer: r.signer, Socket: sock, URL: r.srv.URL, TTL: time.Hour, Screen: c.Screen, Prompts: c.Prompts, Up: listening})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,8 +246,8 @@ func TestButtonActsOnce(t *testing.T) {
 // Actor is never asked.
 func TestRefusedTaps(t *testing.T) {
 	r := newRig(t, nil)
-	other := phone.NewSigner(r.clk.Now)
-	otherLinks, err := phone.NewLinks(phone.LinksConfig{Signer: r.signer, Socket: "/tmp/tmux-1000/work", URL: r.srv.URL, TTL: time.Hour, Up: listening})
+	other := NewSigner(r.clk.Now)
+	otherLinks, err := NewLinks(LinksConfig{Signer: r.signer, Socket: "/tmp/tmux-1000/work", URL: r.srv.URL, TTL: time.Hour, Up: listening})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +267,7 @@ func TestRefusedTaps(t *testing.T) {
 	}{
 		{"forged", func() (string, string) {
 			b := r.button(t, notify.Held, "Skip")
-			return b.URL, other.Mint(phone.Claim{Server: r.links.ServerID(), Pane: "%3", Binding: bound, Action: phone.Skip, Expires: start.Add(time.Hour)})
+			return b.URL, other.mint(claim{Server: r.links.serverID(), Pane: "%3", Binding: bound, Action: skip, Expires: start.Add(time.Hour)})
 		}, 403, "skip", "not signed", "not valid here"},
 		{"malformed", func() (string, string) { return r.button(t, notify.Held, "Skip").URL, "hello" }, 400, "skip", "malformed", "malformed"},
 		{"other pane", func() (string, string) {
@@ -280,7 +279,7 @@ func TestRefusedTaps(t *testing.T) {
 		}, 403, "resume", "another", "not valid here"},
 		{"other server", func() (string, string) {
 			b := r.button(t, notify.Held, "Skip")
-			return retarget(b, "server", otherLinks.ServerID()), b.Body
+			return retarget(b, "server", otherLinks.serverID()), b.Body
 		}, 403, "skip", "another", "not valid here"},
 		{"unknown action", func() (string, string) {
 			b := r.button(t, notify.Held, "Skip")
@@ -357,7 +356,7 @@ func TestScreen(t *testing.T) {
 		t.Error("the log shows the screen")
 	}
 
-	off := newRig(t, func(c *phone.Config) { c.Screen = false })
+	off := newRig(t, func(c *Config) { c.Screen = false })
 	for _, kind := range []notify.EventKind{notify.Stopped, notify.Held, notify.Skipped} {
 		for _, a := range off.links.Decorate(notify.Event{Kind: kind, Pane: "%3", Binding: bound}).Actions {
 			if a.Label == "Screen" {
@@ -365,13 +364,13 @@ func TestScreen(t *testing.T) {
 			}
 		}
 	}
-	tok := off.signer.Mint(phone.Claim{Server: off.links.ServerID(), Pane: "%3", Binding: bound, Action: phone.Screen, Expires: start.Add(time.Hour)})
-	u := off.srv.URL + "/v1/act?" + url.Values{"server": {off.links.ServerID()}, "pane": {"%3"}, "action": {"screen"}}.Encode()
+	tok := off.signer.mint(claim{Server: off.links.serverID(), Pane: "%3", Binding: bound, Action: screen, Expires: start.Add(time.Hour)})
+	u := off.srv.URL + "/v1/act?" + url.Values{"server": {off.links.serverID()}, "pane": {"%3"}, "action": {"screen"}}.Encode()
 	if status, text := off.post(t, u, tok); status != http.StatusForbidden || !strings.Contains(text, "screen is off") {
 		t.Errorf("screen off: %d %q", status, text)
 	}
 	off.checkRefusal(t, "%3", "screen", "screen is off", tok)
-	if _, err := off.signer.Check(tok, phone.Target{ServerID: off.links.ServerID(), Pane: "%3", Action: phone.Screen}); err != nil {
+	if _, err := off.signer.Check(tok, target{ServerID: off.links.serverID(), Pane: "%3", Action: screen}); err != nil {
 		t.Errorf("a refused screen request used its token: %v", err)
 	}
 	if calls := off.actor.Calls(); len(calls) != 0 {
@@ -391,7 +390,7 @@ func TestTail(t *testing.T) {
 		{"aaaa\nbbbbbbb", 6, "bbbbbb"},
 		{"ééé", 3, "é"},
 	} {
-		if got := phone.Tail(tc.text, tc.n); got != tc.want {
+		if got := Tail(tc.text, tc.n); got != tc.want {
 			t.Errorf("Tail(%q, %d) = %q, want %q", tc.text, tc.n, got, tc.want)
 		}
 	}
@@ -429,7 +428,7 @@ func TestStopping(t *testing.T) {
 		t.Errorf("tap: %d %q", status, text)
 	}
 	r.checkRefusal(t, "%3", "skip", "stopping", b.Body)
-	if _, err := r.signer.Check(b.Body, phone.Target{ServerID: r.links.ServerID(), Pane: "%3", Action: phone.Skip}); err != nil || len(r.actor.Calls()) != 0 {
+	if _, err := r.signer.Check(b.Body, target{ServerID: r.links.serverID(), Pane: "%3", Action: skip}); err != nil || len(r.actor.Calls()) != 0 {
 		t.Errorf("Check = %v, Actor asked %q", err, r.actor.Calls())
 	}
 }
@@ -440,7 +439,7 @@ func TestStopping(t *testing.T) {
 func TestRefusalsBounded(t *testing.T) {
 	r := newRig(t, nil)
 	u := r.button(t, notify.Held, "Skip").URL
-	forged := phone.NewSigner(r.clk.Now).Mint(phone.Claim{Server: r.links.ServerID(), Pane: "%3", Binding: bound, Action: phone.Skip, Expires: start.Add(time.Hour)})
+	forged := NewSigner(r.clk.Now).mint(claim{Server: r.links.serverID(), Pane: "%3", Binding: bound, Action: skip, Expires: start.Add(time.Hour)})
 	for range 300 {
 		if status, _ := r.post(t, u, forged); status != http.StatusForbidden {
 			t.Fatalf("forged: %d", status)

@@ -15,25 +15,25 @@ import (
 	"time"
 )
 
-// Action is what a link asks of a pane.
-type Action string
+// action is what a link asks of a pane.
+type action string
 
-// The actions a link can carry. Resume, Skip and Unskip are watcher.Action's own names (the
-// same gates as `cac-tmux resume`, `skip`, `unskip`); Screen sends the pane's text back as a
-// notification; Reply types a prompt into an idle Claude Code.
+// The actions a link can carry. resume, skip and unskip are watcher.Action's own names (the
+// same gates as `cac-tmux resume`, `skip`, `unskip`); screen sends the pane's text back as a
+// notification; reply types a prompt into an idle Claude Code.
 const (
-	Resume Action = "resume"
-	Skip   Action = "skip"
-	Unskip Action = "unskip"
-	Screen Action = "screen"
-	Reply  Action = "reply"
+	resume action = "resume"
+	skip   action = "skip"
+	unskip action = "unskip"
+	screen action = "screen"
+	reply  action = "reply"
 )
 
 // actions are the known actions, for the strict parse of a token and of a request.
-var actions = []Action{Resume, Skip, Unskip, Screen, Reply}
+var actions = []action{resume, skip, unskip, screen, reply}
 
 // known reports whether a is one of actions.
-func (a Action) known() bool {
+func (a action) known() bool {
 	for _, k := range actions {
 		if a == k {
 			return true
@@ -42,9 +42,9 @@ func (a Action) known() bool {
 	return false
 }
 
-// Claim is what a token grants: one action on one Claude Code session in one pane of one tmux
+// claim is what a token grants: one action on one Claude Code session in one pane of one tmux
 // server, until Expires.
-type Claim struct {
+type claim struct {
 	// Server is the tmux server's ID (Signer.ServerID of its socket): the token never holds
 	// the socket's path, which names the user and the server.
 	Server string
@@ -53,7 +53,7 @@ type Claim struct {
 	// Binding is the Claude Code session the notification was about (watcher.BindingOf: its
 	// process and conversation): the action is refused in any other (watcher.Bound).
 	Binding string
-	Action  Action
+	Action  action
 	// Event is the notification the link came with ("held"), for the log.
 	Event string
 	// Expires is when the token stops being accepted (to the second).
@@ -62,31 +62,31 @@ type Claim struct {
 	Nonce string
 }
 
-// Target is what a request names: the server (by its ID, ServerID), the pane and the action.
+// target is what a request names: the server (by its ID, ServerID), the pane and the action.
 // A token is accepted only for the target it was minted for.
-type Target struct {
+type target struct {
 	ServerID string
 	Pane     string
-	Action   Action
+	Action   action
 }
 
 // The reasons a token is refused. A handler logs the reason and answers with a short text;
 // the token itself is never echoed or logged.
 var (
-	// ErrMalformed: not a token at all (wrong shape, alphabet, length or encoding).
-	ErrMalformed = errors.New("phone: malformed token")
-	// ErrForged: well formed, but its signature is not this watcher's. A token minted by a
+	// errMalformed: not a token at all (wrong shape, alphabet, length or encoding).
+	errMalformed = errors.New("phone: malformed token")
+	// errForged: well formed, but its signature is not this watcher's. A token minted by a
 	// watcher that has since restarted ends here too: the key lives in memory only.
-	ErrForged = errors.New("phone: token not signed by this watcher (forged, or from before a restart)")
-	// ErrExpired: its Expires has passed.
-	ErrExpired = errors.New("phone: token expired")
-	// ErrUsed: it was redeemed already.
-	ErrUsed = errors.New("phone: token already used")
-	// ErrOtherTarget: it was minted for another server, pane or action than the request names.
-	ErrOtherTarget = errors.New("phone: token for another server, pane or action")
-	// ErrFull: maxUsed tokens are redeemed and not yet expired; nothing more is redeemed
+	errForged = errors.New("phone: token not signed by this watcher (forged, or from before a restart)")
+	// errExpired: its Expires has passed.
+	errExpired = errors.New("phone: token expired")
+	// errUsed: it was redeemed already.
+	errUsed = errors.New("phone: token already used")
+	// errOtherTarget: it was minted for another server, pane or action than the request names.
+	errOtherTarget = errors.New("phone: token for another server, pane or action")
+	// errFull: maxUsed tokens are redeemed and not yet expired; nothing more is redeemed
 	// until some expire (forgetting one would let it be replayed).
-	ErrFull = errors.New("phone: too many tokens redeemed within their lifetime")
+	errFull = errors.New("phone: too many tokens redeemed within their lifetime")
 )
 
 const (
@@ -128,10 +128,10 @@ func NewSigner(now func() time.Time) *Signer {
 	return &Signer{key: key, now: now, used: usedSet{at: map[string]time.Time{}}, sockets: map[string]string{}}
 }
 
-// Mint returns the token of c with a fresh random Nonce: the payload (encodeClaim) and its
+// mint returns the token of c with a fresh random Nonce: the payload (encodeClaim) and its
 // HMAC-SHA256 under the Signer's key, each base64url without padding, joined by ".". Expires
 // is cut to the second.
-func (s *Signer) Mint(c Claim) string {
+func (s *Signer) mint(c claim) string {
 	c.Nonce = rand.Text()
 	payload := []byte(encodeClaim(c))
 	return b64.EncodeToString(payload) + "." + b64.EncodeToString(s.mac(payload))
@@ -139,35 +139,35 @@ func (s *Signer) Mint(c Claim) string {
 
 // Check verifies token for want without consuming it (to show a form): its signature, its
 // target, its expiry and that it was not used.
-func (s *Signer) Check(token string, want Target) (Claim, error) {
+func (s *Signer) Check(token string, want target) (claim, error) {
 	c, err := s.verify(token, want)
 	if err != nil {
-		return Claim{}, err
+		return claim{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.used.prune(s.now())
 	if s.used.has(c.Nonce) {
-		return Claim{}, ErrUsed
+		return claim{}, errUsed
 	}
 	return c, nil
 }
 
-// Redeem verifies token for want as Check does and consumes it: a token is redeemed once.
+// redeem verifies token for want as Check does and consumes it: a token is redeemed once.
 // Its nonce is kept until it expires (then a replay is refused as expired anyway).
-func (s *Signer) Redeem(token string, want Target) (Claim, error) {
+func (s *Signer) redeem(token string, want target) (claim, error) {
 	c, err := s.verify(token, want)
 	if err != nil {
-		return Claim{}, err
+		return claim{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.used.prune(s.now())
 	switch {
 	case s.used.has(c.Nonce):
-		return Claim{}, ErrUsed
+		return claim{}, errUsed
 	case s.used.Len() >= maxUsed:
-		return Claim{}, ErrFull
+		return claim{}, errFull
 	}
 	s.used.add(c.Nonce, c.Expires)
 	return c, nil
@@ -175,23 +175,23 @@ func (s *Signer) Redeem(token string, want Target) (Claim, error) {
 
 // verify checks everything but the use: the shape, the signature (compared in constant
 // time), the payload's strict form, the target and the expiry.
-func (s *Signer) verify(token string, want Target) (Claim, error) {
+func (s *Signer) verify(token string, want target) (claim, error) {
 	payload, mac, err := split(token)
 	if err != nil {
-		return Claim{}, err
+		return claim{}, err
 	}
 	if !hmac.Equal(mac, s.mac(payload)) {
-		return Claim{}, ErrForged
+		return claim{}, errForged
 	}
 	c, err := decodeClaim(string(payload))
 	if err != nil {
-		return Claim{}, err
+		return claim{}, err
 	}
 	if c.Server != want.ServerID || c.Pane != want.Pane || c.Action != want.Action {
-		return Claim{}, ErrOtherTarget
+		return claim{}, errOtherTarget
 	}
 	if !s.now().Before(c.Expires) {
-		return Claim{}, ErrExpired
+		return claim{}, errExpired
 	}
 	return c, nil
 }
@@ -212,42 +212,42 @@ func split(token string) (payload, mac []byte, err error) {
 	if len(token) == 0 || len(token) > maxToken || strings.ContainsFunc(token, func(r rune) bool {
 		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
 	}) {
-		return nil, nil, ErrMalformed
+		return nil, nil, errMalformed
 	}
 	p, m, ok := strings.Cut(token, ".")
 	if !ok || strings.Contains(m, ".") {
-		return nil, nil, ErrMalformed
+		return nil, nil, errMalformed
 	}
 	payload, err1 := b64.DecodeString(p)
 	mac, err2 := b64.DecodeString(m)
 	if err1 != nil || err2 != nil || len(payload) == 0 || len(mac) != macSize {
-		return nil, nil, ErrMalformed
+		return nil, nil, errMalformed
 	}
 	return payload, mac, nil
 }
 
 // encodeClaim is the payload of c: "c2|SERVER|PANE|BINDING|ACTION|EVENT|EXPIRES|NONCE", the
 // strings query-escaped (so "|" never appears in a field), Expires in Unix seconds.
-func encodeClaim(c Claim) string {
+func encodeClaim(c claim) string {
 	return strings.Join([]string{version, url.QueryEscape(c.Server), url.QueryEscape(c.Pane), url.QueryEscape(c.Binding),
 		string(c.Action), url.QueryEscape(c.Event), strconv.FormatInt(c.Expires.Unix(), 10), c.Nonce}, "|")
 }
 
 // decodeClaim reads a payload strictly: the version, eight fields, a known action, a nonce
 // as rand.Text makes it, and nothing that encodeClaim would have written otherwise.
-func decodeClaim(p string) (Claim, error) {
+func decodeClaim(p string) (claim, error) {
 	f := strings.Split(p, "|")
 	if len(f) != 8 || f[0] != version {
-		return Claim{}, ErrMalformed
+		return claim{}, errMalformed
 	}
 	server, err1 := url.QueryUnescape(f[1])
 	pane, err2 := url.QueryUnescape(f[2])
 	binding, err3 := url.QueryUnescape(f[3])
 	event, err4 := url.QueryUnescape(f[5])
 	exp, err5 := strconv.ParseInt(f[6], 10, 64)
-	c := Claim{Server: server, Pane: pane, Binding: binding, Action: Action(f[4]), Event: event, Expires: time.Unix(exp, 0), Nonce: f[7]}
+	c := claim{Server: server, Pane: pane, Binding: binding, Action: action(f[4]), Event: event, Expires: time.Unix(exp, 0), Nonce: f[7]}
 	if errors.Join(err1, err2, err3, err4, err5) != nil || !c.Action.known() || !nonceForm(c.Nonce) || encodeClaim(c) != p {
-		return Claim{}, ErrMalformed
+		return claim{}, errMalformed
 	}
 	return c, nil
 }
@@ -257,13 +257,13 @@ func nonceForm(n string) bool {
 	return len(n) == 26 && !strings.ContainsFunc(n, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '2' && r <= '7') })
 }
 
-// ServerID names the tmux server on socket in the links' URLs and tokens: the first 16 hex
+// serverID names the tmux server on socket in the links' URLs and tokens: the first 16 hex
 // digits of an HMAC-SHA256 of the path under the Signer's key. It is the same for the same
 // socket while the watcher runs, and it does not show the path, nor can the path be guessed
 // back from it ("/tmp/tmux-1000/default" would be, from a plain digest): the URLs pass
 // through the ntfy server and the tunnel's logs. The Signer remembers it, so that a request
 // is mapped back to the socket (Socket).
-func (s *Signer) ServerID(socket string) string {
+func (s *Signer) serverID(socket string) string {
 	m := hmac.New(sha256.New, s.key)
 	m.Write([]byte("cac-tmux phone server\x00" + socket))
 	id := hex.EncodeToString(m.Sum(nil)[:8])

@@ -20,9 +20,9 @@ func signed(s *Signer, payload string) string {
 func TestPayloadStrict(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	s := NewSigner(func() time.Time { return now })
-	id := s.ServerID("/tmp/tmux-1000/default")
+	id := s.serverID("/tmp/tmux-1000/default")
 	good := "c2|" + id + "|%253|0123456789abcdef01234567|resume|held|1800003600|ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	want := Target{ServerID: id, Pane: "%3", Action: Resume}
+	want := target{ServerID: id, Pane: "%3", Action: resume}
 	c, err := s.Check(signed(s, good), want)
 	if err != nil || c.Server != id || c.Pane != "%3" || c.Binding != "0123456789abcdef01234567" || c.Event != "held" || !c.Expires.Equal(now.Add(time.Hour)) {
 		t.Fatalf("Check(good) = %+v, %v", c, err)
@@ -45,7 +45,7 @@ func TestPayloadStrict(t *testing.T) {
 		strings.Replace(good, "%253", "%3", 1) + "x", // an unescaped "%" and a longer nonce
 	} {
 		_, err := s.Check(signed(s, bad), want)
-		if !errors.Is(err, ErrMalformed) {
+		if !errors.Is(err, errMalformed) {
 			t.Errorf("Check(signed %q) = %v, want ErrMalformed", bad, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package phone_test
+package phone
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
-	"github.com/cac-tmux/cac-tmux/phone"
 )
 
 // start is the manual clock's first instant.
@@ -22,40 +21,40 @@ const (
 	bound = "00112233445566778899aabb"
 )
 
-// claim is a token's claim on pane %3 of server sid, valid for an hour from start.
-func claim(a phone.Action) phone.Claim {
-	return phone.Claim{Server: sid, Pane: "%3", Binding: bound, Action: a, Event: "held", Expires: start.Add(time.Hour)}
+// claimOn is a token's claim on pane %3 of server sid, valid for an hour from start.
+func claimOn(a action) claim {
+	return claim{Server: sid, Pane: "%3", Binding: bound, Action: a, Event: "held", Expires: start.Add(time.Hour)}
 }
 
 // targetOf is the target a request for c names.
-func targetOf(c phone.Claim) phone.Target {
-	return phone.Target{ServerID: c.Server, Pane: c.Pane, Action: c.Action}
+func targetOf(c claim) target {
+	return target{ServerID: c.Server, Pane: c.Pane, Action: c.Action}
 }
 
 // TestRedeemOnce: a token is checked any number of times, redeemed once, then refused as
 // used, by Check too; the claim comes back whole, with its nonce.
 func TestRedeemOnce(t *testing.T) {
 	clk := clocktest.New(start)
-	s := phone.NewSigner(clk.Now)
-	c := claim(phone.Resume)
-	tok := s.Mint(c)
+	s := NewSigner(clk.Now)
+	c := claimOn(resume)
+	tok := s.mint(c)
 	for range 2 {
 		got, err := s.Check(tok, targetOf(c))
-		if err != nil || got.Server != sid || got.Pane != "%3" || got.Binding != bound || got.Action != phone.Resume || got.Event != "held" ||
+		if err != nil || got.Server != sid || got.Pane != "%3" || got.Binding != bound || got.Action != resume || got.Event != "held" ||
 			!got.Expires.Equal(c.Expires) || len(got.Nonce) != 26 {
 			t.Fatalf("Check = %+v, %v", got, err)
 		}
 	}
-	if _, err := s.Redeem(tok, targetOf(c)); err != nil {
+	if _, err := s.redeem(tok, targetOf(c)); err != nil {
 		t.Fatalf("Redeem = %v", err)
 	}
-	if _, err := s.Redeem(tok, targetOf(c)); !errors.Is(err, phone.ErrUsed) {
+	if _, err := s.redeem(tok, targetOf(c)); !errors.Is(err, errUsed) {
 		t.Errorf("Redeem again = %v, want ErrUsed", err)
 	}
-	if _, err := s.Check(tok, targetOf(c)); !errors.Is(err, phone.ErrUsed) {
+	if _, err := s.Check(tok, targetOf(c)); !errors.Is(err, errUsed) {
 		t.Errorf("Check after Redeem = %v, want ErrUsed", err)
 	}
-	if other := s.Mint(c); other == tok {
+	if other := s.mint(c); other == tok {
 		t.Error("two tokens of the same claim are alike: the nonce is not fresh")
 	}
 }
@@ -63,36 +62,36 @@ func TestRedeemOnce(t *testing.T) {
 // TestRefusals: each way a token is refused, with its reason.
 func TestRefusals(t *testing.T) {
 	clk := clocktest.New(start)
-	s := phone.NewSigner(clk.Now)
-	c := claim(phone.Skip)
-	tok := s.Mint(c)
+	s := NewSigner(clk.Now)
+	c := claimOn(skip)
+	tok := s.mint(c)
 	want := targetOf(c)
-	other := func(edit func(w *phone.Target)) phone.Target { w := want; edit(&w); return w }
+	other := func(edit func(w *target)) target { w := want; edit(&w); return w }
 	for _, tc := range []struct {
 		name  string
 		token string
-		want  phone.Target
+		want  target
 		err   error
 	}{
-		{"other pane", tok, other(func(w *phone.Target) { w.Pane = "%4" }), phone.ErrOtherTarget},
-		{"other action", tok, other(func(w *phone.Target) { w.Action = phone.Resume }), phone.ErrOtherTarget},
-		{"other server", tok, other(func(w *phone.Target) { w.ServerID = "fedcba9876543210" }), phone.ErrOtherTarget},
-		{"another watcher's key", phone.NewSigner(clk.Now).Mint(c), want, phone.ErrForged},
-		{"signature of another token", swapSignature(tok, s.Mint(c)), want, phone.ErrForged},
-		{"empty", "", want, phone.ErrMalformed},
-		{"no dot", strings.Replace(tok, ".", "", 1), want, phone.ErrMalformed},
-		{"two dots", tok + ".", want, phone.ErrMalformed},
-		{"padding", tok + "=", want, phone.ErrMalformed},
-		{"newline inside", tok[:10] + "\n" + tok[10:], want, phone.ErrMalformed},
-		{"short signature", tok[:len(tok)-2], want, phone.ErrMalformed},
-		{"3-byte signature", tok[:strings.IndexByte(tok, '.')] + ".AAAA", want, phone.ErrMalformed},
-		{"too long", strings.Repeat("A", 4000) + "." + strings.Repeat("A", 43), want, phone.ErrMalformed},
-		{"not base64", "a*b.c", want, phone.ErrMalformed},
+		{"other pane", tok, other(func(w *target) { w.Pane = "%4" }), errOtherTarget},
+		{"other action", tok, other(func(w *target) { w.Action = resume }), errOtherTarget},
+		{"other server", tok, other(func(w *target) { w.ServerID = "fedcba9876543210" }), errOtherTarget},
+		{"another watcher's key", NewSigner(clk.Now).mint(c), want, errForged},
+		{"signature of another token", swapSignature(tok, s.mint(c)), want, errForged},
+		{"empty", "", want, errMalformed},
+		{"no dot", strings.Replace(tok, ".", "", 1), want, errMalformed},
+		{"two dots", tok + ".", want, errMalformed},
+		{"padding", tok + "=", want, errMalformed},
+		{"newline inside", tok[:10] + "\n" + tok[10:], want, errMalformed},
+		{"short signature", tok[:len(tok)-2], want, errMalformed},
+		{"3-byte signature", tok[:strings.IndexByte(tok, '.')] + ".AAAA", want, errMalformed},
+		{"too long", strings.Repeat("A", 4000) + "." + strings.Repeat("A", 43), want, errMalformed},
+		{"not base64", "a*b.c", want, errMalformed},
 	} {
 		if _, err := s.Check(tc.token, tc.want); !errors.Is(err, tc.err) {
 			t.Errorf("%s: Check = %v, want %v", tc.name, err, tc.err)
 		}
-		if _, err := s.Redeem(tc.token, tc.want); !errors.Is(err, tc.err) {
+		if _, err := s.redeem(tc.token, tc.want); !errors.Is(err, tc.err) {
 			t.Errorf("%s: Redeem = %v, want %v", tc.name, err, tc.err)
 		}
 	}
@@ -102,7 +101,7 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("a second before it expires: Check = %v", err)
 	}
 	clk.Set(c.Expires)
-	if _, err := s.Redeem(tok, want); !errors.Is(err, phone.ErrExpired) {
+	if _, err := s.redeem(tok, want); !errors.Is(err, errExpired) {
 		t.Errorf("at Expires: Redeem = %v, want ErrExpired", err)
 	}
 }
@@ -111,17 +110,17 @@ func TestRefusals(t *testing.T) {
 // token is refused as expired anyway).
 func TestUsedPruned(t *testing.T) {
 	clk := clocktest.New(start)
-	s := phone.NewSigner(clk.Now)
+	s := NewSigner(clk.Now)
 	for _, ttl := range []time.Duration{2 * time.Minute, time.Minute, time.Hour} {
-		c := claim(phone.Resume)
+		c := claimOn(resume)
 		c.Expires = start.Add(ttl)
-		if _, err := s.Redeem(s.Mint(c), targetOf(c)); err != nil {
+		if _, err := s.redeem(s.mint(c), targetOf(c)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	probe := claim(phone.Resume)
+	probe := claimOn(resume)
 	probe.Expires = start.Add(2 * time.Hour)
-	probeToken := s.Mint(probe)
+	probeToken := s.mint(probe)
 	for _, step := range []struct {
 		at   time.Duration
 		used int
@@ -139,35 +138,35 @@ func TestUsedPruned(t *testing.T) {
 // TestUsedBound: beyond the bound of redeemed tokens alive, Redeem refuses (forgetting one
 // would let it be replayed) until one expires.
 func TestUsedBound(t *testing.T) {
-	phone.SetMaxUsed(t, 2)
+	SetMaxUsed(t, 2)
 	clk := clocktest.New(start)
-	s := phone.NewSigner(clk.Now)
+	s := NewSigner(clk.Now)
 	for i := range 3 {
-		c := claim(phone.Resume)
+		c := claimOn(resume)
 		c.Expires = start.Add(time.Duration(i+1) * time.Minute)
-		_, err := s.Redeem(s.Mint(c), targetOf(c))
-		if i < 2 && err != nil || i == 2 && !errors.Is(err, phone.ErrFull) {
+		_, err := s.redeem(s.mint(c), targetOf(c))
+		if i < 2 && err != nil || i == 2 && !errors.Is(err, errFull) {
 			t.Fatalf("Redeem #%d = %v", i+1, err)
 		}
 	}
 	clk.Add(time.Minute)
-	c := claim(phone.Resume)
-	if _, err := s.Redeem(s.Mint(c), targetOf(c)); err != nil {
+	c := claimOn(resume)
+	if _, err := s.redeem(s.mint(c), targetOf(c)); err != nil {
 		t.Errorf("once one expired: Redeem = %v", err)
 	}
 }
 
 // TestRedeemRace: of many requests with one token at once, one is accepted.
 func TestRedeemRace(t *testing.T) {
-	s := phone.NewSigner(clocktest.New(start).Now)
-	c := claim(phone.Resume)
-	tok := s.Mint(c)
+	s := NewSigner(clocktest.New(start).Now)
+	c := claimOn(resume)
+	tok := s.mint(c)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := 0
 	for range 16 {
 		wg.Go(func() {
-			if _, err := s.Redeem(tok, targetOf(c)); err == nil {
+			if _, err := s.redeem(tok, targetOf(c)); err == nil {
 				mu.Lock()
 				ok++
 				mu.Unlock()
@@ -183,9 +182,9 @@ func TestRedeemRace(t *testing.T) {
 // TestEveryMutationRefused: every single-byte change of a valid token, at every place and
 // to every byte value, is refused; and so is every cut of it.
 func TestEveryMutationRefused(t *testing.T) {
-	s := phone.NewSigner(clocktest.New(start).Now)
-	c := claim(phone.Screen)
-	tok := s.Mint(c)
+	s := NewSigner(clocktest.New(start).Now)
+	c := claimOn(screen)
+	tok := s.mint(c)
 	for i := range len(tok) {
 		b := []byte(tok)
 		for v := range 256 {
@@ -207,12 +206,12 @@ func TestEveryMutationRefused(t *testing.T) {
 // another, and does not show the path; it is keyed (another watcher's differs, so a guessed
 // path cannot be checked against it), and the Signer maps it back to the socket.
 func TestServerID(t *testing.T) {
-	s := phone.NewSigner(clocktest.New(start).Now)
-	a, b := s.ServerID(sock), s.ServerID("/tmp/tmux-1000/work")
-	if a != s.ServerID(sock) || a == b || len(a) != 16 || strings.Trim(a, "0123456789abcdef") != "" || strings.Contains(a, "tmux") {
+	s := NewSigner(clocktest.New(start).Now)
+	a, b := s.serverID(sock), s.serverID("/tmp/tmux-1000/work")
+	if a != s.serverID(sock) || a == b || len(a) != 16 || strings.Trim(a, "0123456789abcdef") != "" || strings.Contains(a, "tmux") {
 		t.Errorf("ServerID = %q and %q", a, b)
 	}
-	if other := phone.NewSigner(clocktest.New(start).Now).ServerID(sock); other == a {
+	if other := NewSigner(clocktest.New(start).Now).serverID(sock); other == a {
 		t.Errorf("two signers give %s the same ID %q: not keyed", sock, a)
 	}
 	if got, ok := s.Socket(a); !ok || got != sock {

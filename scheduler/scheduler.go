@@ -11,6 +11,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/cac-tmux/cac-tmux/clock"
 )
 
 // Config holds the scheduling parameters.
@@ -178,11 +180,7 @@ func (c Config) Retry(last time.Time, attempts int) (time.Time, bool) {
 	if attempts >= c.MaxAttempts {
 		return time.Time{}, false
 	}
-	wait := c.RetryBase
-	for i := 1; i < attempts && wait < c.RetryMax; i++ {
-		wait *= 2
-	}
-	return last.Add(min(wait, c.RetryMax)), true
+	return last.Add(clock.Backoff(c.RetryBase, c.RetryMax, attempts)), true
 }
 
 // IsDue reports whether due has come at now. A due instant in the past is due at once, so a

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/google/renameio/v2"
 )
 
 // Path is where the service file of p goes: $XDG_CONFIG_HOME/systemd/user/cac-tmux.service
@@ -145,28 +147,14 @@ func Install(path string, content []byte) (Result, error) {
 	return Created, nil
 }
 
-// write puts content at path through a temporary file in the same directory.
+// write puts content at path, mode 0644, through a temporary file in the same directory
+// (renameio).
 func write(path string, content []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("service: create %s: %w", dir, unwrapPath(err))
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("service: write %s: %w", path, unwrapPath(err))
-	}
-	defer os.Remove(tmp.Name()) // fails once renamed
-	_, err = tmp.Write(content)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err2 := tmp.Close(); err == nil {
-		err = err2
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := renameio.WriteFile(path, content, 0o644, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o644)); err != nil {
 		return fmt.Errorf("service: write %s: %w", path, unwrapPath(err))
 	}
 	return nil

@@ -27,6 +27,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/google/renameio/v2"
 )
 
 // version is the version of the state file's format. A file of another version is set aside.
@@ -207,36 +209,17 @@ func readPrivate(path string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// writeAtomic replaces path with data: temporary file in the same directory, fsync, rename,
-// fsync of the directory. The directory is created 0700 when missing, and must be this
-// user's own (PrivateDir).
-func writeAtomic(path string, data []byte) (err error) {
+// writeAtomic replaces path with data (renameio: a temporary file in the same directory,
+// fsync, rename), then fsyncs the directory. The file is 0600: records name processes and
+// limits, nobody else's business. The directory is created 0700 when missing, and must be
+// this user's own (PrivateDir).
+func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := PrivateDir(dir); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
-	if err != nil {
+	if err := renameio.WriteFile(path, data, 0o600, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o600)); err != nil {
 		return fmt.Errorf("store: write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// CreateTemp makes the file 0600: records name processes and limits, nobody else's business.
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("store: write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("store: sync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("store: close %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("store: rename %s: %w", tmp.Name(), err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		err = d.Sync()

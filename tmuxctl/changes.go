@@ -70,7 +70,7 @@ type Mark struct {
 	Changes  uint64 // the change notifications it had read before the listing
 	requests string // requestsOption when it listed
 	quiet    uint64 // the output signal's wait armed before the listing (activity.go); 0: none
-	from     int64  // the Unix second the listing began, on the real clock, as tmux stamps activity
+	from     int64  // the Unix second the listing began, on the Wall clock, as tmux stamps activity
 	skipped  bool   // a call since listed nothing, the signal saying no pane had printed
 }
 
@@ -149,7 +149,7 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 		}
 	}
 	if k != nil && since != (Mark{}) && !s.Since.IsZero() && since.seen(k) {
-		panes, mark, err := listChanged(ctx, k, a, s, since)
+		panes, mark, err := listChanged(ctx, k, a, s, since, clock.Or(c.Wall))
 		if mark != (Mark{}) || (err != nil && !errors.Is(err, errNotSent)) {
 			return panes, false, mark, err
 		}
@@ -160,7 +160,7 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 		// Armed, and the changes read, before the listing: output after it fires the wait, a
 		// change notified meanwhile lists all again next time.
 		quiet := a.armed(ctx)
-		mark := Mark{Conn: k.id, Changes: k.changes.Load(), quiet: quiet, from: clock.Real.Now().Unix()}
+		mark := Mark{Conn: k.id, Changes: k.changes.Load(), quiet: quiet, from: clock.Or(c.Wall).Now().Unix()}
 		out, requests, err := k.listing(ctx, "list-panes", "-a", "-F", paneFormat(s))
 		if err == nil {
 			mark.requests = requests
@@ -179,15 +179,16 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 // printed since (a, the output signal, may be nil), else the panes of windows with activity
 // since, both with the Mark to pass next. The zero Mark says to list every pane: a change was
 // notified or a request handed over meanwhile, or (an error wrapping errNotSent) the
-// connection was found closed.
-func listChanged(ctx context.Context, k *ControlClient, a *activity, s Search, since Mark) ([]Pane, Mark, error) {
+// connection was found closed. wall tells the second the listing begins, as tmux stamps
+// activity.
+func listChanged(ctx context.Context, k *ControlClient, a *activity, s Search, since Mark, wall clock.Clock) ([]Pane, Mark, error) {
 	if a.quiet(since.quiet) {
 		// Nothing printed and no request handed over (Request wakes the wait): nothing to ask.
 		since.skipped = true
 		return nil, since, nil
 	}
 	mark := since
-	mark.quiet, mark.from, mark.skipped = a.armed(ctx), clock.Real.Now().Unix(), false
+	mark.quiet, mark.from, mark.skipped = a.armed(ctx), wall.Now().Unix(), false
 	if since.skipped && since.from < s.Since.Unix() {
 		// Calls were skipped since the last listing: the output that fired the signal may be
 		// older than the skipped call the caller searches from.

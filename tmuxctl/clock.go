@@ -10,12 +10,7 @@ import (
 
 // clock is the time the client's timeouts and redial waits run on: c.Clock, else the real
 // clock.
-func (c *Client) clock() clock.Clock {
-	if c.Clock == nil {
-		return clock.Real
-	}
-	return c.Clock
-}
+func (c *Client) clock() clock.Clock { return clock.Or(c.Clock) }
 
 // withTimeout is context.WithTimeout on clk's time: the context ends with
 // context.DeadlineExceeded when clk has moved on by d, and at once with its parent (as a

@@ -65,3 +65,19 @@ func SocketDir(getenv func(string) string, uid int) string {
 func (c *Client) SocketFileHere() (string, error) {
 	return c.SocketFile(os.Getenv, os.Getuid())
 }
+
+// Name names the client's server for people, in messages: "server PATH" (-S), "server -L
+// NAME", inside tmux without either "server" and the socket $TMUX names, else "the default
+// tmux server".
+func (c *Client) Name() string {
+	switch {
+	case c.SocketPath != "":
+		return "server " + c.SocketPath
+	case c.SocketName != "":
+		return "server -L " + c.SocketName
+	}
+	if t, _, _ := strings.Cut(os.Getenv("TMUX"), ","); t != "" {
+		return "server " + t
+	}
+	return "the default tmux server"
+}

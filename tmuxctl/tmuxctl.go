@@ -180,6 +180,9 @@ type Client struct {
 	// them fire only when the test moves it, and every timeout of a call in flight fire at
 	// once when it jumps.
 	Clock clock.Clock
+	// Wall is the system clock tmux stamps window_activity on, which ListChanges compares
+	// with; nil is clock.Real. A test that shifts Clock leaves Wall on the system clock.
+	Wall clock.Clock
 
 	conn *Transport // set by Connect: commands go over a control-mode connection while it is up
 }

@@ -572,3 +572,23 @@ func TestExecOutputHeldPastExit(t *testing.T) {
 		t.Errorf("Run = %q, %v; want hello and no error", out, err)
 	}
 }
+
+func TestClientName(t *testing.T) {
+	t.Setenv("TMUX", "/tmp/tmux-1000/work,123,0")
+	for _, tc := range []struct {
+		c    tmuxctl.Client
+		want string
+	}{
+		{tmuxctl.Client{SocketPath: "/run/s", SocketName: "x"}, "server /run/s"},
+		{tmuxctl.Client{SocketName: "work"}, "server -L work"},
+		{tmuxctl.Client{}, "server /tmp/tmux-1000/work"},
+	} {
+		if got := tc.c.Name(); got != tc.want {
+			t.Errorf("%+v.Name() = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+	t.Setenv("TMUX", "")
+	if got := (&tmuxctl.Client{}).Name(); got != "the default tmux server" {
+		t.Errorf("Name() outside tmux = %q, want the default tmux server", got)
+	}
+}

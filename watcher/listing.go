@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
@@ -47,7 +47,7 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 	if d := now.Sub(w.listed.fullAt); w.listed.fullAt.IsZero() || d < 0 || d >= w.cfg.Resync {
 		since = tmuxctl.Mark{}
 	}
-	search, at := w.search(), clock.Real.Now()
+	search, at := w.search(), w.cfg.Wall.Now()
 	list, full, mark, err := w.tmux.ListChanges(ctx, search, since)
 	w.listed.mark, w.listed.at = mark, at
 	if err != nil {
@@ -77,7 +77,7 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 	if len(early) < 2 {
 		early = nil // a single look captures for itself
 	}
-	taken := clock.Real.Now()
+	taken := w.cfg.Wall.Now()
 	done := make(chan []tmuxctl.Screen, 1)
 	go func() {
 		var screens []tmuxctl.Screen
@@ -110,7 +110,7 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 		rest = append(rest, info.ID)
 	}
 	if len(rest) >= 2 {
-		taken = clock.Real.Now()
+		taken = w.cfg.Wall.Now()
 		screens, err := w.tmux.Captures(ctx, rest)
 		if err != nil {
 			w.cfg.Log.Debug().Err(err).Int("panes", len(rest)).Msg("captures cut short; the rest are captured one by one")
@@ -181,4 +181,40 @@ func (w *Watcher) firstLook(took time.Duration) {
 	}
 	w.listed.told = true
 	w.cfg.Log.Info().Int("claude_panes", len(w.panes)).Dur("took_ms", took).Msg("looked at every pane")
+}
+
+// prefilter is the server-side pre-filter of each listing: rows that any limit message, Claude
+// Code's auto-continue lines or the options menu put on screen, searched only in panes whose
+// command may be Claude Code (docs/claude-code.md: Messages, The options menu, Claude Code's own
+// auto-continue, Which panes run Claude Code). A pane the search skips (a wrapper script) is
+// looked at whenever its window shows activity.
+var prefilter = tmuxctl.Search{
+	Pattern:  `limit|usage|spending cap|automatic|what do you want to do`,
+	Commands: proc.CommandPattern(),
+}
+
+// narrow is the width below which a wrapped message may slip past the pre-filter (a single
+// word split over two rows), so a narrow Claude pane is looked at on any activity.
+const narrow = 40
+
+// search is the pre-filter of the next listing, and what a listing of changes lists: the
+// windows with activity since the last listing. tmux stamps window_activity in whole seconds
+// of the system clock, so any activity after the last listing began is stamped at or after
+// that second; activity stamped before the latest stamp the listings showed was seen by them,
+// and so was all of the latest stamp's second once a listing began after it. Never after the
+// wall clock less a second, should tmux's clock go back. The first listing searches nothing:
+// every Claude pane it shows is looked at anyway.
+func (w *Watcher) search() tmuxctl.Search {
+	if w.latest.IsZero() {
+		return tmuxctl.Search{}
+	}
+	search := prefilter
+	search.Since = w.latest.Add(time.Second)
+	if last := w.listed.at.Truncate(time.Second); last.Before(search.Since) {
+		search.Since = last
+	}
+	if ceiling := w.cfg.Wall.Now().Truncate(time.Second).Add(-time.Second); ceiling.Before(search.Since) {
+		search.Since = ceiling
+	}
+	return search
 }

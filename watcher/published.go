@@ -84,7 +84,7 @@ func ListRows(ctx context.Context, c *tmuxctl.Client, f Finder, all, watching bo
 		return nil, err
 	}
 	var rows []Row
-	now := clock.Real.Now()
+	now := clock.Or(c.Wall).Now()
 	for _, p := range panes {
 		r, err := rowOf(p)
 		if err != nil {

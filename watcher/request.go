@@ -164,6 +164,8 @@ type AskConfig struct {
 	// Binding, when set, is the session the action is for (BindingOf): the action is refused
 	// unless the pane runs it (Bound). A phone's button sets it; the commands do not.
 	Binding string
+	// Clock dates the request and times the wait for its answer; nil is clock.Real.
+	Clock clock.Clock
 }
 
 // notices is where the notices go.
@@ -232,7 +234,7 @@ var (
 // once a resume's keys went out, their outcome (awaitOutcome). A request the watcher does not
 // take is withdrawn, and nothing was sent.
 func handOver(ctx context.Context, c *tmuxctl.Client, id string, a Action, pid int, cfg AskConfig) (Outcome, error) {
-	nonce := strconv.FormatInt(clock.Real.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
+	nonce := strconv.FormatInt(clock.Or(cfg.Clock).Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
 	request := string(a) + " " + nonce
 	if cfg.Binding != "" {
 		request = string(a) + bindingSep + cfg.Binding + " " + nonce // a watcher that does not know it refuses the name
@@ -248,7 +250,7 @@ func handOver(ctx context.Context, c *tmuxctl.Client, id string, a Action, pid i
 		who += " (pid " + strconv.Itoa(pid) + ")"
 	}
 	fmt.Fprintf(cfg.notices(), "cac-tmux: %s %s: handed to %s; waiting for it to take the request (at most %s)\n", a, id, who, answerWithin)
-	out, err := awaitReply(ctx, c, cfg.Getenv, id, nonce, answerWithin, false)
+	out, err := awaitReply(ctx, c, cfg, id, nonce, answerWithin, false)
 	if errors.Is(err, errNoAnswer) || errors.Is(err, errWatcherGone) {
 		bg := context.WithoutCancel(ctx)
 		if v, err := c.PaneOption(bg, id, tmuxctl.RequestOption); err == nil && v == request {
@@ -264,13 +266,13 @@ func handOver(ctx context.Context, c *tmuxctl.Client, id string, a Action, pid i
 		return out, err
 	}
 	fmt.Fprintf(cfg.notices(), "cac-tmux: %s %s: %s; waiting for the watcher to see the outcome (at most %s)\n", a, id, out.Message, outcomeWithin)
-	return awaitOutcome(ctx, c, cfg.Getenv, id, nonce, out)
+	return awaitOutcome(ctx, c, cfg, id, nonce, out)
 }
 
 // awaitOutcome waits for the outcome of a resume whose keys went out (sent says so) for the
 // request of nonce. Not answered in time, or the watcher gone, it is not known to have resumed.
-func awaitOutcome(ctx context.Context, c *tmuxctl.Client, getenv func(string) string, id, nonce string, sent Outcome) (Outcome, error) {
-	out, err := awaitReply(ctx, c, getenv, id, nonce, outcomeWithin, true)
+func awaitOutcome(ctx context.Context, c *tmuxctl.Client, cfg AskConfig, id, nonce string, sent Outcome) (Outcome, error) {
+	out, err := awaitReply(ctx, c, cfg, id, nonce, outcomeWithin, true)
 	switch {
 	case errors.Is(err, errNoAnswer):
 		return Outcome{Sent: true, Message: sent.Message + "; the watcher saw no outcome within " + outcomeWithin.String() +
@@ -284,9 +286,10 @@ func awaitOutcome(ctx context.Context, c *tmuxctl.Client, getenv func(string) st
 // awaitReply reads @cac_reply every 100 ms until it answers the request of nonce (with its
 // outcome when final is set), for at most within; every second it checks that a watcher still
 // runs (errWatcherGone).
-func awaitReply(ctx context.Context, c *tmuxctl.Client, getenv func(string) string, id, nonce string, within time.Duration, final bool) (Outcome, error) {
-	deadline := clock.Real.Now().Add(within)
-	for i := 1; clock.Real.Now().Before(deadline); i++ {
+func awaitReply(ctx context.Context, c *tmuxctl.Client, cfg AskConfig, id, nonce string, within time.Duration, final bool) (Outcome, error) {
+	clk := clock.Or(cfg.Clock)
+	deadline := clk.Now().Add(within)
+	for i := 1; clk.Now().Before(deadline); i++ {
 		reply, err := c.PaneOption(ctx, id, tmuxctl.ReplyOption)
 		if err != nil {
 			return Outcome{}, err
@@ -295,11 +298,11 @@ func awaitReply(ctx context.Context, c *tmuxctl.Client, getenv func(string) stri
 			return out, nil
 		}
 		if i%10 == 0 {
-			if _, running := Watching(ctx, c, getenv); !running {
+			if _, running := Watching(ctx, c, cfg.Getenv); !running {
 				return Outcome{}, errWatcherGone
 			}
 		}
-		if err := clock.Real.Sleep(ctx, 100*time.Millisecond); err != nil {
+		if err := clk.Sleep(ctx, 100*time.Millisecond); err != nil {
 			return Outcome{}, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
@@ -132,6 +133,27 @@ func TestAskWatcherGone(t *testing.T) {
 	}
 	if v := paneOpt(t, a.s, a.pane, "@cac_request"); v != "" {
 		t.Errorf("@cac_request after the watcher stopped = %q, want it withdrawn", v)
+	}
+}
+
+// The wait for the running watcher's answer runs on Ask's clock: a watcher that takes no
+// request is given up after 75 s of that clock, however little real time has passed.
+func TestAskNoAnswerOnItsClock(t *testing.T) {
+	a := newAsker(t)
+	_, lock, err := store.Open(a.cfg.Getenv, a.server, false) // a watcher runs, and answers nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	clk := clocktest.New(time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC))
+	clk.AutoSleep = true
+	a.cfg.Clock = clk
+	done := a.ask(watcher.Skip)
+	if got := outcome(t, done); got.err == nil || !strings.Contains(got.err.Error(), "did not take the request within 1m15s; it is withdrawn, and nothing was sent") {
+		t.Errorf("Ask = %+v; want the request withdrawn after 1m15s", got)
+	}
+	if v := paneOpt(t, a.s, a.pane, "@cac_request"); v != "" {
+		t.Errorf("@cac_request after no answer = %q, want it withdrawn", v)
 	}
 }
 

@@ -683,6 +683,20 @@ func TestUnitSearchSinceLatestActivity(t *testing.T) {
 	}
 }
 
+// The listings search from the wall clock the watcher is given (tmux stamps window_activity
+// on the system clock in whole seconds): never from after the second before it.
+func TestUnitSearchSinceWallClock(t *testing.T) {
+	r := newRig(t, func(c *watcher.Config) { c.Wall = clocktest.New(time.Unix(1, 0)) })
+	a := r.tmux.add("%1", 100, idle())
+	r.at(0)
+	a.draw(idle())
+	r.at(2 * time.Second)
+	s := r.tmux.searches
+	if len(s) != 2 || !s[1].Since.Equal(time.Unix(0, 0)) {
+		t.Fatalf("searches = %+v; want two, the second since %v", s, time.Unix(0, 0))
+	}
+}
+
 // A tmux command cut short because the watcher is stopping (SIGTERM during a listing) is not
 // logged as a failure; a listing that fails otherwise is.
 func TestStopDuringTickIsNoFailure(t *testing.T) {

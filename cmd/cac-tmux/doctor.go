@@ -59,7 +59,7 @@ func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bo
 	stateDir, err := store.StateDir(os.Getenv)
 	lockDir, _ := store.LockDir(os.Getenv) // fails as StateDir does
 	r := doctor.Run(ctx, doctor.Env{
-		Tmux: tmux, Finder: newFinder(), Server: serverName(tmux), Socket: socket,
+		Tmux: tmux, Finder: newFinder(), Server: tmux.Name(), Socket: socket,
 		Config: func(ctx context.Context) (config.Config, string, error) {
 			l, err := loadSettings(ctx, tmux, path, nil)
 			if err != nil {

@@ -147,7 +147,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 	}
 	line := log.Info()
 	if !f.all() { // with every server, the logger names it already
-		line = line.Str("server", serverName(tmux))
+		line = line.Str("server", tmux.Name())
 	}
 	line.Str("socket", st.Server).Str("state", st.Path).Dur("interval_ms", cfg.Interval).
 		Dur("margin_ms", cfg.Schedule.Margin).Bool("dry_run", cfg.DryRun).Msg("watching every Claude Code pane")

@@ -154,7 +154,7 @@ func writeListTable(local []served, remote []hosts.Result, all bool, std stdio) 
 func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, warn io.Writer) []served {
 	dir := tmuxctl.SocketDir(os.Getenv, os.Getuid())
 	local := askAll(userServers(tmux, o.oneServer, true), func(c *tmuxctl.Client) served {
-		s := served{label: serverName(c), name: serverName(c)}
+		s := served{label: c.Name(), name: c.Name()}
 		if socket, err := c.SocketFileHere(); err == nil {
 			s.label = tmuxctl.Label(socket, dir)
 		}
@@ -357,7 +357,7 @@ func paneRows(ctx context.Context, tmux *tmuxctl.Client) ([]watcher.Row, error) 
 	_, watching := watcher.Watching(ctx, tmux, os.Getenv)
 	rows, err := watcher.ListRows(ctx, tmux, newFinder(), true, watching, io.Discard)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", serverName(tmux), hint(err))
+		return nil, fmt.Errorf("%s: %w", tmux.Name(), hint(err))
 	}
 	return watcher.Shown(rows, watching), nil
 }

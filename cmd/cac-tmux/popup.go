@@ -83,7 +83,7 @@ func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdi
 		// the one whose key opened the popup. Asked now, before anyone switches.
 		out, err := tmux.Run(ctx, "display-message", "-p", "#{client_name}")
 		if err != nil {
-			return fmt.Errorf("popup: %s: %w", serverName(tmux), hint(err))
+			return fmt.Errorf("popup: %s: %w", tmux.Name(), hint(err))
 		}
 		client = strings.TrimSpace(out)
 	}

@@ -154,13 +154,13 @@ func paneID(ctx context.Context, tmux *tmuxctl.Client, target string) (string, e
 	p, err := tmux.FindPane(ctx, target)
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoTarget):
-		return "", usageErrorf("no pane %q on %s: give a pane id (%%12) or session:window.pane (work:2.1, work:draft.0); cac-tmux list shows them", target, serverName(tmux))
+		return "", usageErrorf("no pane %q on %s: give a pane id (%%12) or session:window.pane (work:2.1, work:draft.0); cac-tmux list shows them", target, tmux.Name())
 	case errors.Is(err, tmuxctl.ErrBadTarget):
 		return "", usageErrorf("%v: give a pane id (%%12) or session:window.pane (work:2.1, work:draft.0); cac-tmux list shows them", strings.TrimPrefix(err.Error(), "tmuxctl: "))
 	case errors.Is(err, tmuxctl.ErrAmbiguous):
 		return "", usageErrorf("%v; cac-tmux list shows the panes", strings.TrimPrefix(err.Error(), "tmuxctl: "))
 	case err != nil:
-		return "", fmt.Errorf("%s: %w", serverName(tmux), hint(err))
+		return "", fmt.Errorf("%s: %w", tmux.Name(), hint(err))
 	}
 	return p.ID, nil
 }

@@ -49,11 +49,11 @@ func loadSettings(ctx context.Context, tmux *tmuxctl.Client, path string, flags 
 	case tmux == nil:
 		l.unread = "no tmux server asked"
 	case errors.Is(err, tmuxctl.ErrNoServer):
-		l.unread = "no server runs on " + serverName(tmux)
+		l.unread = "no server runs on " + tmux.Name()
 	case errors.Is(err, exec.ErrNotFound):
 		l.unread = "tmux is not installed"
 	case err != nil:
-		return loaded{}, fmt.Errorf("tmux options of %s: %w", serverName(tmux), err)
+		return loaded{}, fmt.Errorf("tmux options of %s: %w", tmux.Name(), err)
 	default:
 		l.served = true
 		for _, o := range opts {
@@ -177,7 +177,7 @@ func (l loaded) describe(tmux *tmuxctl.Client) []string {
 				names = append(names, o.Name)
 			}
 		}
-		opts = fmt.Sprintf("tmux options of %s: %d set", serverName(tmux), len(names))
+		opts = fmt.Sprintf("tmux options of %s: %d set", tmux.Name(), len(names))
 		if len(names) > 0 {
 			opts += " (" + strings.Join(names, ", ") + ")"
 		}

@@ -127,7 +127,7 @@ func runStatus(ctx context.Context, clients []*tmuxctl.Client, tmpl *template.Te
 		case errors.Is(err, tmuxctl.ErrNoServer):
 			continue
 		case err != nil:
-			errs = append(errs, fmt.Errorf("status: %s: %w", serverName(tmux), err))
+			errs = append(errs, fmt.Errorf("status: %s: %w", tmux.Name(), err))
 			continue
 		}
 		answered = true

@@ -158,7 +158,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	}
 	if o.once && !all {
 		if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
-			return fmt.Errorf("watch: %s: %w", serverName(o.tmux), hint(err))
+			return fmt.Errorf("watch: %s: %w", o.tmux.Name(), hint(err))
 		}
 	}
 	live := std.outTTY && !o.once && o.logFormat == "auto"
@@ -180,7 +180,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		}
 	}
 	if live {
-		name := serverName(o.tmux)
+		name := o.tmux.Name()
 		if all {
 			name = "every tmux server"
 		}
@@ -346,7 +346,7 @@ func claimServer(c *tmuxctl.Client, pid int) error {
 		return err
 	}
 	if strings.TrimSpace(held) != strconv.Itoa(pid) {
-		return fmt.Errorf("watch: claim server %s: @cac_watcher reads %q", serverName(c), held)
+		return fmt.Errorf("watch: claim server %s: @cac_watcher reads %q", c.Name(), held)
 	}
 	return nil
 }
@@ -378,23 +378,10 @@ func (e *heldError) Error() string {
 // (how): a watch --all-servers is named as one when it holds the lock of the servers of this
 // watch's socket directory (store.AllServersHolder) and pid is its.
 func heldBy(c *tmuxctl.Client, pid int, by string) *heldError {
-	h := &heldError{pid: pid, server: serverName(c), by: by}
+	h := &heldError{pid: pid, server: c.Name(), by: by}
 	all, running, err := store.AllServersHolder(os.Getenv, tmuxctl.SocketDir(os.Getenv, os.Getuid()))
 	h.all = err == nil && running && pid > 0 && all == pid
 	return h
-}
-
-// serverName names the tmux server for people.
-func serverName(c *tmuxctl.Client) string {
-	switch {
-	case c.SocketPath != "":
-		return "server " + c.SocketPath
-	case c.SocketName != "":
-		return "server -L " + c.SocketName
-	case os.Getenv("TMUX") != "":
-		return "server " + strings.Split(os.Getenv("TMUX"), ",")[0]
-	}
-	return "the default tmux server"
 }
 
 // hint adds how to fix a tmux error a user can fix.
