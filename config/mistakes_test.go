@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseEveryMistake: a file with many mistakes gets every one of them, in file order,
@@ -71,11 +72,11 @@ func TestResolveEveryTableMistake(t *testing.T) {
 		t.Errorf("Resolve(two bad [notify] options) = %v\nwant\n%s", err, want)
 	}
 	c := Default()
-	c.Notify.Desktop, c.Notify.Timeout = "maybe", "soon"
+	c.Notify.Desktop, c.Notify.Timeout = "maybe", time.Hour
 	if err := c.validate(); err == nil || err.Error() != `config: notify.desktop: must be "auto", "on" or "off" (got "maybe")` {
 		t.Errorf("validate() = %v, want the first mistake", err)
 	}
-	if c.Notify.Desktop != "maybe" || c.Notify.Timeout != "soon" {
+	if c.Notify.Desktop != "maybe" || c.Notify.Timeout != time.Hour {
 		t.Errorf("validate() changed its Config: %+v", c.Notify)
 	}
 }
