@@ -153,3 +153,14 @@ func TestReadFileDanglingLink(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveNotifyWithOthers: a [notify] option that breaks its key's rule is listed with the
+// mistakes of the other tables' options.
+func TestResolveNotifyWithOthers(t *testing.T) {
+	_, err := Resolve(File{}, []Option{{"@cac-tmux-margin", "x"}, {"@cac-tmux-notify-desktop", "maybe"}}, nil)
+	want := `config: tmux option @cac-tmux-margin: must be a duration like "90s" (got "x")` + "\n" +
+		`config: tmux option @cac-tmux-notify-desktop: must be "auto", "on" or "off" (got "maybe")`
+	if err == nil || err.Error() != want {
+		t.Errorf("Resolve = %v\nwant\n%s", err, want)
+	}
+}
