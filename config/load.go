@@ -23,6 +23,7 @@ type Server interface {
 // or tmux is not installed. Load then reads without tmux options and says Why.
 type Unasked struct{ Why string }
 
+// Error is Why: "no server runs on server -L work".
 func (u *Unasked) Error() string { return u.Why }
 
 // Loaded is the configuration in effect and what it was read from.
