@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/cac-tmux/cac-tmux/notify"
 )
 
 // with returns Default().Watch changed by f.
@@ -47,8 +45,9 @@ func TestKeys(t *testing.T) {
 		"policy.session", "policy.5-hour", "policy.weekly", "policy.opus", "policy.sonnet", "policy.usage",
 		"policy.extra-usage", "policy.usage-credits", "policy.spending-cap", "policy.team", "policy.legacy",
 		"policy.unknown", "policy.max_wait", "policy.untouched_after", "panes.include", "panes.exclude"}
-	want = append(want, notify.Keys()...) // [notify] is the notify package's, in its order
-	want = append(want, "servers.all", "servers.sockets", "hosts.names", "hosts.command", "hosts.timeout", "hosts.ssh",
+	want = append(want, "notify.command", "notify.command_events", "notify.url", "notify.url_events", "notify.token_file",
+		"notify.token_env", "notify.desktop", "notify.desktop_events", "notify.timeout", "notify.min_gap", "notify.max_per_hour",
+		"servers.all", "servers.sockets", "hosts.names", "hosts.command", "hosts.timeout", "hosts.ssh",
 		"phone.listen", "phone.public", "phone.url", "phone.link_ttl", "phone.screen", "phone.prompts", "phone.prompt_max",
 		"accounts.dirs", "accounts.max_per_day", "accounts.auto")
 	got := Keys()

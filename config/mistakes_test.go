@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseEveryMistake: a file with many mistakes gets every one of them, in file order,
@@ -71,11 +72,11 @@ func TestResolveEveryTableMistake(t *testing.T) {
 		t.Errorf("Resolve(two bad [notify] options) = %v\nwant\n%s", err, want)
 	}
 	c := Default()
-	c.Notify.Desktop, c.Notify.Timeout = "maybe", "soon"
+	c.Notify.Desktop, c.Notify.Timeout = "maybe", time.Hour
 	if err := c.validate(); err == nil || err.Error() != `config: notify.desktop: must be "auto", "on" or "off" (got "maybe")` {
 		t.Errorf("validate() = %v, want the first mistake", err)
 	}
-	if c.Notify.Desktop != "maybe" || c.Notify.Timeout != "soon" {
+	if c.Notify.Desktop != "maybe" || c.Notify.Timeout != time.Hour {
 		t.Errorf("validate() changed its Config: %+v", c.Notify)
 	}
 }
@@ -150,5 +151,16 @@ func TestReadFileDanglingLink(t *testing.T) {
 		if f, err := ReadFile(p); err != nil || f.Found || !reflect.DeepEqual(f.config, Default()) {
 			t.Errorf("ReadFile(%s) = %+v, %v, want no file and the defaults", p, f, err)
 		}
+	}
+}
+
+// TestResolveNotifyWithOthers: a [notify] option that breaks its key's rule is listed with the
+// mistakes of the other tables' options.
+func TestResolveNotifyWithOthers(t *testing.T) {
+	_, err := Resolve(File{}, []Option{{"@cac-tmux-margin", "x"}, {"@cac-tmux-notify-desktop", "maybe"}}, nil)
+	want := `config: tmux option @cac-tmux-margin: must be a duration like "90s" (got "x")` + "\n" +
+		`config: tmux option @cac-tmux-notify-desktop: must be "auto", "on" or "off" (got "maybe")`
+	if err == nil || err.Error() != want {
+		t.Errorf("Resolve = %v\nwant\n%s", err, want)
 	}
 }

@@ -239,7 +239,7 @@ func TestSettings(t *testing.T) {
 }
 
 // TestTableCheck registers a table with a rule between its keys (as [notify]'s "at most one
-// of token_file and token_env"): the file, the tmux options and Validate apply it, and its
+// of token_file and token_env"): the file, the tmux options and validate apply it, and its
 // error says where the offending value came from.
 func TestTableCheck(t *testing.T) {
 	pair := &table{name: "pair", keys: []setting{

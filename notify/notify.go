@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os/exec"
 	"slices"
 	"sync"
@@ -77,20 +78,27 @@ type Notifier struct {
 	closed bool
 }
 
-// New checks s (Validate) and starts a worker for each channel it configures. With no
-// channel (Default()), Send does nothing. Close stops the workers.
+// New starts a worker for each channel s configures; the rules of each setting are the
+// configuration's (config.Load checked s). New refuses only what it cannot run: a hook
+// program that is not found, a URL that does not parse. With no channel (Default()), Send
+// does nothing. Close stops the workers.
 func New(s Settings, log zerolog.Logger, clk clock.Clock) (*Notifier, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	timeout, _ := time.ParseDuration(s.Timeout)
-	gap, _ := time.ParseDuration(s.MinGap)
-	ctx, cancel := context.WithCancel(context.Background())
-	n := &Notifier{log: log, clk: clk, timeout: timeout, ctx: ctx, cancel: cancel,
-		closing: make(chan struct{}), limit: newLimiter(gap, s.MaxPerHour)}
+	var hookPath string
 	if len(s.Command) > 0 {
-		path, _ := exec.LookPath(s.Command[0]) // Validate found it
-		n.add(&hook{path: path, args: s.Command[1:]}, s.CommandEvents)
+		p, err := exec.LookPath(s.Command[0])
+		if err != nil {
+			return nil, fmt.Errorf("notify: command: %w", err)
+		}
+		hookPath = p
+	}
+	if _, err := url.Parse(s.URL); err != nil {
+		return nil, fmt.Errorf("notify: url: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := &Notifier{log: log, clk: clk, timeout: s.Timeout, ctx: ctx, cancel: cancel,
+		closing: make(chan struct{}), limit: newLimiter(s.MinGap, s.MaxPerHour)}
+	if hookPath != "" {
+		n.add(&hook{path: hookPath, args: s.Command[1:]}, s.CommandEvents)
 	}
 	if s.URL != "" {
 		n.url = newNtfy(s)
@@ -100,7 +108,7 @@ func New(s Settings, log zerolog.Logger, clk clock.Clock) (*Notifier, error) {
 		if path, err := exec.LookPath(desktopProgram()); err == nil {
 			n.add(&desktop{path: path, goos: goos}, s.DesktopEvents)
 		} else {
-			log.Info().Msgf("notify: no %s on PATH: no desktop notifications (desktop = \"auto\")", desktopProgram())
+			log.Info().Msgf("notify: no %s on PATH: no desktop notifications (desktop = %q)", desktopProgram(), s.Desktop)
 		}
 	}
 	var names []string

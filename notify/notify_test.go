@@ -247,7 +247,7 @@ func TestHangingHook(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "hook.jsonl")
 	r := newRig(t, settings(func(s *notify.Settings) {
 		s.URL, s.Command = srv.URL+"/t", []string{recorder, out, "hang-child"}
-		s.MinGap, s.MaxPerHour = "0s", 0
+		s.MinGap, s.MaxPerHour = 0, 0
 	}))
 	r.send(t, stop)
 	first := waitRecords(t, out, 2) // the hook and its child
@@ -330,7 +330,7 @@ func TestCloseDrains(t *testing.T) {
 // max_per_hour are sent in an hour; other panes and other events go through.
 func TestRateLimit(t *testing.T) {
 	srv := newServer(t, http.StatusOK, false)
-	r := newRig(t, settings(func(s *notify.Settings) { s.URL, s.MinGap, s.MaxPerHour = srv.URL+"/t", "1m", 3 }))
+	r := newRig(t, settings(func(s *notify.Settings) { s.URL, s.MinGap, s.MaxPerHour = srv.URL+"/t", time.Minute, 3 }))
 	ev := func(pane string, k notify.EventKind) notify.Event {
 		return notify.Event{Kind: k, Pane: pane, Target: "s:" + pane}
 	}

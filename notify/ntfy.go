@@ -28,7 +28,7 @@ type ntfy struct {
 }
 
 func newNtfy(s Settings) *ntfy {
-	u, _ := url.Parse(s.URL) // Validate checked it
+	u, _ := url.Parse(s.URL) // New parsed it
 	return &ntfy{url: s.URL, host: u.Scheme + "://" + u.Host, tokenFile: s.TokenFile, tokenEnv: s.TokenEnv,
 		// The timeout is the delivery context's (on the watcher's clock); redirects are
 		// followed, and net/http drops Authorization on a redirect to another host.

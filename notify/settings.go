@@ -11,56 +11,42 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// Settings are the notification settings: the [notify] table of the configuration file,
-// field for field (the toml tags are its keys). Every field has a TOML type: durations are
-// strings in Go's time.ParseDuration syntax ("10s"), like the [watch] table's.
-//
-// Three channels, each off until configured, each with the events it receives:
-//
-//	[notify]
-//	command = ["/usr/local/bin/on-claude", "--quiet"]  # a program and its arguments, never a shell line
-//	command_events = ["stopped", "resumed", "held", "failed", "again"]
-//	url = "https://ntfy.sh/my-secret-topic"            # an ntfy-compatible topic URL
-//	url_events = ["stopped", "resumed", "held", "failed", "again"]
-//	token_file = "/home/me/.config/cac-tmux/ntfy-token" # or token_env = "NTFY_TOKEN"
-//	desktop = "auto"                                     # auto, on or off
-//	desktop_events = ["held", "failed"]
-//	timeout = "10s"
-//	min_gap = "1m"
-//	max_per_hour = 12
+// Settings are what a Notifier sends, where and how often: the [notify] table of the
+// configuration, whose keys, help and rules are package config's registry (the rules that
+// need this package's knowledge are its Check functions). Three channels, each off until
+// configured, each with the events it receives.
 type Settings struct {
 	// Command is the hook: a program (an absolute path, or a name found on PATH) and its
 	// arguments, run once per event with the CAC_* variables. Empty: no hook.
-	Command []string `toml:"command"`
+	Command []string
 	// CommandEvents are the events the hook gets.
-	CommandEvents []EventKind `toml:"command_events"`
+	CommandEvents []EventKind
 	// URL is an ntfy-compatible topic URL (http or https) POSTed to once per event. Empty:
 	// no POST.
-	URL string `toml:"url"`
+	URL string
 	// URLEvents are the events POSTed to URL.
-	URLEvents []EventKind `toml:"url_events"`
+	URLEvents []EventKind
 	// TokenFile is an absolute path to a file holding a bearer token for URL (read at every
 	// POST; surrounding white space is ignored). At most one of TokenFile and TokenEnv.
-	TokenFile string `toml:"token_file"`
+	TokenFile string
 	// TokenEnv names an environment variable holding a bearer token for URL.
-	TokenEnv string `toml:"token_env"`
+	TokenEnv string
 	// Desktop is the desktop channel: notify-send (Linux and the BSDs) or osascript (macOS).
-	Desktop Desktop `toml:"desktop"`
+	Desktop Desktop
 	// DesktopEvents are the events shown on the desktop.
-	DesktopEvents []EventKind `toml:"desktop_events"`
+	DesktopEvents []EventKind
 	// Timeout bounds each delivery attempt on every channel (a hook is killed with its
-	// process group when it runs longer); from 1s to 10m.
-	Timeout string `toml:"timeout"`
+	// process group when it runs longer).
+	Timeout time.Duration
 	// MinGap: an event of the same kind for the same pane within this time of the last one
-	// sent is dropped; "0s" turns it off.
-	MinGap string `toml:"min_gap"`
+	// sent is dropped; 0 turns it off.
+	MinGap time.Duration
 	// MaxPerHour caps the events sent for one pane in any hour; 0 means no cap.
-	MaxPerHour int `toml:"max_per_hour"`
+	MaxPerHour int
 }
 
 // Desktop says whether desktop notifications are shown.
@@ -76,14 +62,8 @@ const (
 	DesktopOn Desktop = "on"
 )
 
-// Limits of the validation.
-const (
-	minTimeout = time.Second
-	maxTimeout = 10 * time.Minute
-)
-
 // Default returns the built-in settings: no hook, no URL, desktop "off", every channel's
-// events defaultEvents() (all but skipped), timeout "10s", min_gap "1m", max_per_hour 12.
+// events defaultEvents() (all but skipped), timeout 10s, min_gap 1m, max_per_hour 12.
 // With them nothing is ever sent.
 func Default() Settings {
 	return Settings{
@@ -91,81 +71,16 @@ func Default() Settings {
 		URLEvents:     defaultEvents(),
 		Desktop:       DesktopOff,
 		DesktopEvents: defaultEvents(),
-		Timeout:       "10s",
-		MinGap:        "1m",
+		Timeout:       10 * time.Second,
+		MinGap:        time.Minute,
 		MaxPerHour:    12,
 	}
 }
 
-// Keys returns the full names of the keys of [notify] in the order Validate checks them,
-// such as "notify.command". The slice is the caller's.
-func Keys() []string {
-	keys := make([]string, len(rules))
-	for i, r := range rules {
-		keys[i] = "notify." + r.key
-	}
-	return keys
-}
-
-// Error is a notification setting that breaks its rule. It maps onto config.Error: the
-// configuration file adds where the key is.
-type Error struct {
-	Key string // "notify.url"
-	Msg string // what is wrong and the fix
-	Got string // the value as it would be written in the file, "" when none
-}
-
-// Error reads like `notify.timeout: must be a duration like "10s" (got "soon")`.
-func (e *Error) Error() string {
-	s := e.Key + ": " + e.Msg
-	if e.Got != "" {
-		s += " (got " + e.Got + ")"
-	}
-	return s
-}
-
-// rule is the rule of one key: it returns what is wrong with the value and the fix, "" when
-// nothing, and the value as written.
-type rule struct {
-	key   string
-	check func(s *Settings) (msg, got string)
-}
-
-// rules are the keys of [notify] in the order Validate checks them.
-var rules = []rule{
-	{"command", func(s *Settings) (string, string) { return checkCommand(s.Command), tomlStrings(s.Command) }},
-	{"command_events", func(s *Settings) (string, string) { return checkEvents(s.CommandEvents) }},
-	{"url", func(s *Settings) (string, string) { return checkURL(s.URL), strconv.Quote(s.URL) }},
-	{"url_events", func(s *Settings) (string, string) { return checkEvents(s.URLEvents) }},
-	{"token_file", func(s *Settings) (string, string) { return checkTokenFile(s), strconv.Quote(s.TokenFile) }},
-	{"token_env", func(s *Settings) (string, string) { return checkTokenEnv(s), strconv.Quote(s.TokenEnv) }},
-	{"desktop", func(s *Settings) (string, string) { return checkDesktop(s.Desktop), strconv.Quote(string(s.Desktop)) }},
-	{"desktop_events", func(s *Settings) (string, string) { return checkEvents(s.DesktopEvents) }},
-	{"timeout", func(s *Settings) (string, string) { return checkTimeout(s.Timeout), strconv.Quote(s.Timeout) }},
-	{"min_gap", func(s *Settings) (string, string) { return checkMinGap(s.MinGap), strconv.Quote(s.MinGap) }},
-	{"max_per_hour", func(s *Settings) (string, string) {
-		if s.MaxPerHour < 0 {
-			return "must not be negative; 0 means no cap", strconv.Itoa(s.MaxPerHour)
-		}
-		return "", ""
-	}},
-}
-
-// Validate checks every setting by its rule and returns nil or the *Error of the first key,
-// in Keys order, that breaks its rule. It looks at the machine as the watcher would: the
-// hook's program must be executable (on PATH when it is a bare name), the token file
-// readable and not empty, the token variable set, and with desktop "on" the desktop program
-// present.
-func (s Settings) Validate() error {
-	for _, r := range rules {
-		if msg, got := r.check(&s); msg != "" {
-			return &Error{Key: "notify." + r.key, Msg: msg, Got: got}
-		}
-	}
-	return nil
-}
-
-func checkCommand(argv []string) string {
+// CheckCommand is the rule of notify.command: "" when argv can be run as the hook (or is
+// empty: no hook), else what is wrong and the fix. It looks at the machine as the watcher
+// would: the program must be executable, on PATH when it is a bare name.
+func CheckCommand(argv []string) string {
 	if len(argv) == 0 {
 		return ""
 	}
@@ -201,27 +116,25 @@ func cause(err error) string {
 	}
 }
 
-// checkEvents checks a list of events; it also returns the list as written.
-func checkEvents(list []EventKind) (string, string) {
-	names := make([]string, len(list))
+// CheckEvents is the rule of a channel's list of events (notify.command_events, …): "" when
+// each is a known event listed once, else what is wrong and the fix.
+func CheckEvents(list []string) string {
 	for i, k := range list {
-		names[i] = string(k)
-	}
-	got := tomlStrings(names)
-	for i, k := range list {
-		if _, err := parseEventKind(string(k)); err != nil {
-			return fmt.Sprintf("unknown event %q; the events are %s", k, eventNames()), got
+		if _, err := parseEventKind(k); err != nil {
+			return fmt.Sprintf("unknown event %q; the events are %s", k, eventNames())
 		}
 		if slices.Contains(list[:i], k) {
-			return fmt.Sprintf("%q is listed twice; list each event once", k), got
+			return fmt.Sprintf("%q is listed twice; list each event once", k)
 		}
 	}
-	return "", got
+	return ""
 }
 
 const wantURL = `must be an http:// or https:// URL like "https://ntfy.sh/my-topic"`
 
-func checkURL(raw string) string {
+// CheckURL is the rule of notify.url: "" when raw is empty (no POST) or an http or https URL
+// with a host, else what is wrong and the fix.
+func CheckURL(raw string) string {
 	if raw == "" {
 		return ""
 	}
@@ -232,17 +145,17 @@ func checkURL(raw string) string {
 	return ""
 }
 
-func checkTokenFile(s *Settings) string {
-	switch {
-	case s.TokenFile == "":
+// CheckTokenFile is the rule of notify.token_file on its own: "" when path is empty or an
+// absolute path to a readable file holding one word, else what is wrong and the fix. That it
+// goes with notify.url, and not with token_env, is the table's rule.
+func CheckTokenFile(path string) string {
+	if path == "" {
 		return ""
-	case s.URL == "":
-		return "is used only with notify.url; set url or remove token_file"
-	case !filepath.IsAbs(s.TokenFile):
+	}
+	if !filepath.IsAbs(path) {
 		return "must be an absolute path"
 	}
-	_, err := readToken(s.TokenFile, "")
-	if err != nil {
+	if _, err := readToken(path, ""); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -250,24 +163,24 @@ func checkTokenFile(s *Settings) string {
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-func checkTokenEnv(s *Settings) string {
-	switch {
-	case s.TokenEnv == "":
+// CheckTokenEnv is the rule of notify.token_env on its own: "" when name is empty or a
+// variable of the watcher's environment holding one word, else what is wrong and the fix.
+func CheckTokenEnv(name string) string {
+	if name == "" {
 		return ""
-	case s.TokenFile != "":
-		return "set token_file or token_env, not both"
-	case s.URL == "":
-		return "is used only with notify.url; set url or remove token_env"
-	case !envName.MatchString(s.TokenEnv):
+	}
+	if !envName.MatchString(name) {
 		return `must be the name of an environment variable, like "NTFY_TOKEN"`
 	}
-	if _, err := readToken("", s.TokenEnv); err != nil {
+	if _, err := readToken("", name); err != nil {
 		return err.Error()
 	}
 	return ""
 }
 
-func checkDesktop(d Desktop) string {
+// CheckDesktop is the rule of notify.desktop: "" for off, auto, and on where the desktop
+// program is on PATH, else what is wrong and the fix.
+func CheckDesktop(d Desktop) string {
 	switch d {
 	case DesktopOff, DesktopAuto:
 		return ""
@@ -278,37 +191,6 @@ func checkDesktop(d Desktop) string {
 		return ""
 	}
 	return `must be "auto", "on" or "off"`
-}
-
-func checkTimeout(s string) string {
-	d, err := time.ParseDuration(s)
-	switch {
-	case err != nil:
-		return `must be a duration like "10s"`
-	case d < minTimeout || d > maxTimeout:
-		return "must be from 1s to 10m"
-	}
-	return ""
-}
-
-func checkMinGap(s string) string {
-	d, err := time.ParseDuration(s)
-	switch {
-	case err != nil:
-		return `must be a duration like "1m"`
-	case d < 0:
-		return `must not be negative; "0s" turns it off`
-	}
-	return ""
-}
-
-// tomlStrings writes a list of strings as a TOML array: ["a", "b"].
-func tomlStrings(list []string) string {
-	q := make([]string, len(list))
-	for i, s := range list {
-		q[i] = strconv.Quote(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // readToken reads the bearer token from the file path or the environment variable env. The

@@ -65,7 +65,7 @@ func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bo
 			if err != nil {
 				return config.Config{}, "", err
 			}
-			return l.Config, strings.Join(l.describe(tmux), "; "), nil
+			return l.Config, strings.Join(l.Describe(), "; "), nil
 		},
 		Watcher:  func(ctx context.Context) (int, bool) { return watcher.Watching(ctx, tmux, os.Getenv) },
 		StateDir: stateDir, LockDir: lockDir, DirErr: err,

@@ -301,7 +301,7 @@ func TestWatchConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.cfg.Interval != time.Second || o.cfg.Schedule.Margin != 90*time.Second || o.cfg.Schedule.MaxAttempts != 5 || o.cfg.Message != "go on" || !o.loaded.file.Found {
+	if o.cfg.Interval != time.Second || o.cfg.Schedule.Margin != 90*time.Second || o.cfg.Schedule.MaxAttempts != 5 || o.cfg.Message != "go on" || !o.loaded.File.Found {
 		t.Errorf("parseWatch(file, --interval 1s) = interval %s, margin %s, attempts %d, message %q; want the flag over the file",
 			o.cfg.Interval, o.cfg.Schedule.Margin, o.cfg.Schedule.MaxAttempts, o.cfg.Message)
 	}
@@ -326,8 +326,8 @@ func TestWatchConfigFile(t *testing.T) {
 	}
 	// The default file may be missing.
 	t.Setenv("XDG_CONFIG_HOME", dir)
-	if o, err := parseWatch(nil); err != nil || o.loaded.file.Found || o.cfg.Schedule.Margin != scheduler.Default.Margin {
-		t.Errorf("parseWatch() without a default file = %v, found %v; want the defaults", err, o.loaded.file.Found)
+	if o, err := parseWatch(nil); err != nil || o.loaded.File.Found || o.cfg.Schedule.Margin != scheduler.Default.Margin {
+		t.Errorf("parseWatch() without a default file = %v, found %v; want the defaults", err, o.loaded.File.Found)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/phone"
 	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/store"
@@ -110,7 +111,7 @@ func lockAll() (*store.Lock, error) {
 // watch supervises the server of tmux with the settings l until ctx ends (nil) or another
 // watcher holds it. The lock and the state are opened first: another watcher's lock is a usage
 // error, reported by the caller.
-func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error {
+func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l config.Loaded) error {
 	o := f.o
 	st, lock, err := openState(tmux, o.dryRun || o.once)
 	if held := (*heldError)(nil); errors.As(err, &held) {
@@ -218,8 +219,8 @@ func (f *fleet) rows() []watcher.Row {
 func (f *fleet) reload(ctx context.Context) {
 	o := f.o
 	l, err := settingsBeside(ctx, o.tmux, o.configPath, o.flags)
-	if err == nil && l.failed != nil && !f.all() {
-		err = l.failed
+	if err == nil && l.Failed != nil && !f.all() {
+		err = l.Failed
 	}
 	if err != nil {
 		f.log.Error().Err(err).Msg("configuration not reloaded; the watcher goes on with its settings")

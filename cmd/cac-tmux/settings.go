@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,87 +14,53 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
-// loaded is the configuration in effect and what it was read from.
-type loaded struct {
-	config.Effective
-	file config.File
-	// options are the server's @cac-tmux-* options; served is false when none were read,
-	// and unread then says why.
-	options []config.Option
-	served  bool
-	unread  string
-	// failed is why the server could not be asked, when settingsBeside read without it.
-	failed error
+// tmuxServer is the server of a tmux client as config.Load asks it for its options.
+type tmuxServer struct{ c *tmuxctl.Client }
+
+func (t tmuxServer) Name() string { return t.c.Name() }
+
+func (t tmuxServer) Options(ctx context.Context, prefix string) ([]config.Option, error) {
+	opts, err := t.c.UserOptions(ctx, prefix)
+	switch {
+	case errors.Is(err, tmuxctl.ErrNoServer):
+		return nil, &config.Unasked{Why: "no server runs on " + t.c.Name()}
+	case errors.Is(err, exec.ErrNotFound):
+		return nil, &config.Unasked{Why: "tmux is not installed"}
+	case err != nil:
+		return nil, fmt.Errorf("tmux options of %s: %w", t.c.Name(), err)
+	}
+	out := make([]config.Option, len(opts))
+	for i, o := range opts {
+		out[i] = config.Option{Name: o.Name, Value: o.Value}
+	}
+	return out, nil
 }
 
-// loadSettings reads the configuration in effect (config.Resolve): the file at path, the
-// global tmux options @cac-tmux-* of the client's server when one runs, and the flags given,
-// as the texts given (config.GivenFlags). Resolve parses and checks every value once, by the
-// rule of its key. Mistakes in the file, in the options and in the flags are a *UsageError
-// (exit 2) listing all of them: this is where a mistake of the configuration, wherever it
-// was made, becomes one. A tmux failure other than no server is an error of its own. A nil
-// tmux reads no server's options.
-func loadSettings(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (loaded, error) {
-	var l loaded
-	var fileErr error
-	l.file, fileErr = config.ReadFile(path)
-	var opts []tmuxctl.UserOption
-	var err error
+// settingsBeside reads the configuration in effect with config.Load: the file at path, the
+// options of tmux's server (nil: none asked) and the flags given. A mistake of the
+// configuration is a *UsageError (exit 2). It serves a command that covers more than that
+// server (other servers, other hosts): a server that cannot be asked is read without, and
+// Failed says why.
+func settingsBeside(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (config.Loaded, error) {
+	var server config.Server
 	if tmux != nil {
-		opts, err = tmux.UserOptions(ctx, config.OptionPrefix)
+		server = tmuxServer{tmux}
 	}
-	switch {
-	case tmux == nil:
-		l.unread = "no tmux server asked"
-	case errors.Is(err, tmuxctl.ErrNoServer):
-		l.unread = "no server runs on " + tmux.Name()
-	case errors.Is(err, exec.ErrNotFound):
-		l.unread = "tmux is not installed"
-	case err != nil:
-		return loaded{}, fmt.Errorf("tmux options of %s: %w", tmux.Name(), err)
-	default:
-		l.served = true
-		for _, o := range opts {
-			l.options = append(l.options, config.Option{Name: o.Name, Value: o.Value})
-		}
+	l, err := config.Load(ctx, path, server, flags)
+	if err != nil {
+		return config.Loaded{}, &UsageError{Err: err}
 	}
-	file := l.file
-	if fileErr != nil {
-		file = config.File{} // the options and flags are checked all the same
-	}
-	eff, err := config.Resolve(file, l.options, flags)
-	if err = errors.Join(fileErr, err); err != nil {
-		return loaded{}, &UsageError{Err: err}
-	}
-	l.Effective = eff
 	return l, nil
 }
 
-// settingsBeside reads the settings as loadSettings does, for a command that covers more than
-// tmux's server (other servers, other hosts): when that server cannot be asked (it hangs or
-// fails, which is no mistake of the configuration), they are read without its options, and
-// failed says why. A mistake of the configuration is a *UsageError all the same.
-func settingsBeside(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (loaded, error) {
-	l, err := loadSettings(ctx, tmux, path, flags)
-	var usage *UsageError
-	if err == nil || errors.As(err, &usage) {
-		return l, err
+// loadSettings is settingsBeside for a command about tmux's server alone: a server that
+// cannot be asked is its error.
+func loadSettings(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (config.Loaded, error) {
+	l, err := settingsBeside(ctx, tmux, path, flags)
+	if err == nil && l.Failed != nil {
+		return config.Loaded{}, l.Failed
 	}
-	l, ferr := loadSettings(ctx, nil, path, flags)
-	l.unread, l.failed = err.Error(), err
-	return l, ferr
-}
-
-// fromElsewhere lists the keys whose values are not the defaults' and where each came from:
-// "watch.margin: tmux option @cac-tmux-margin", for the log.
-func (l loaded) fromElsewhere() []string {
-	var out []string
-	for _, s := range l.Settings() {
-		if s.Source != (config.Source{}) {
-			out = append(out, s.Key+": "+s.Source.String())
-		}
-	}
-	return out
+	return l, err
 }
 
 func newConfig(std stdio) *cobra.Command {
@@ -146,7 +110,7 @@ func runConfigCheck(ctx context.Context, tmux *tmuxctl.Client, path string, std 
 	if err != nil {
 		return fmt.Errorf("config check: %w", err)
 	}
-	for _, line := range l.describe(tmux) {
+	for _, line := range l.Describe() {
 		fmt.Fprintln(std.out, line)
 	}
 	fmt.Fprintln(std.out)
@@ -158,31 +122,6 @@ func runConfigCheck(ctx context.Context, tmux *tmuxctl.Client, path string, std 
 		fmt.Fprintln(std.out, line)
 	}
 	return nil
-}
-
-// describe says what the configuration was read from: the file and the tmux options.
-func (l loaded) describe(tmux *tmuxctl.Client) []string {
-	file := "file " + l.file.Path + ": read"
-	switch {
-	case l.file.Path == "":
-		file = "file: none (neither XDG_CONFIG_HOME nor HOME is set)"
-	case !l.file.Found:
-		file = "file " + l.file.Path + ": none; the defaults apply (cac-tmux config example prints one)"
-	}
-	opts := "tmux options: " + l.unread + "; none read"
-	if l.served {
-		names := make([]string, 0, len(l.options))
-		for _, o := range l.options {
-			if !slices.Contains(config.PluginOptions(), o.Name) {
-				names = append(names, o.Name)
-			}
-		}
-		opts = fmt.Sprintf("tmux options of %s: %d set", tmux.Name(), len(names))
-		if len(names) > 0 {
-			opts += " (" + strings.Join(names, ", ") + ")"
-		}
-	}
-	return []string{file, opts}
 }
 
 func newConfigExample(std stdio) *cobra.Command {

@@ -53,7 +53,7 @@ type watchOptions struct {
 	// start and on SIGHUP).
 	cfg    watcher.Config
 	level  zerolog.Level
-	loaded loaded
+	loaded config.Loaded
 	flags  []config.Flag
 	// notify holds the notifier, replaced on SIGHUP.
 	notify *notifiers
@@ -111,13 +111,13 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 	// --all-servers supervises the other servers while the one of $TMUX (or the default one)
 	// does not answer; one server is only watched when it does.
 	l, err := settingsBeside(context.Background(), o.tmux, o.configPath, o.flags)
-	if err == nil && l.failed != nil && !l.Config.Servers.All {
-		err = l.failed
+	if err == nil && l.Failed != nil && !l.Config.Servers.All {
+		err = l.Failed
 	}
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	if fs.Changed("config") && !l.file.Found {
+	if fs.Changed("config") && !l.File.Found {
 		return usageErrorf("watch: --config: %s does not exist (without --config, %s is read when it exists)", o.configPath, config.Path(os.Getenv))
 	}
 	o.loaded = l
@@ -129,12 +129,12 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 
 // logConfig logs what the configuration was read from and the settings that are not the
 // defaults, with where each came from.
-func logConfig(log zerolog.Logger, l loaded, msg string) {
-	file := l.file.Path
-	if !l.file.Found {
+func logConfig(log zerolog.Logger, l config.Loaded, msg string) {
+	file := l.File.Path
+	if !l.File.Found {
 		file = "" // none
 	}
-	log.Info().Str("config", file).Bool("tmux_options_read", l.served).Strs("settings", l.fromElsewhere()).Msg(msg)
+	log.Info().Str("config", file).Bool("tmux_options_read", l.Served).Strs("settings", l.FromElsewhere()).Msg(msg)
 }
 
 // runWatch runs the watcher until Ctrl-C, SIGTERM or the hang-up of its terminal, or, with
