@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -289,7 +288,7 @@ func transportLog(log zerolog.Logger) func(string, error) {
 }
 
 // openState locks the server for this watcher, opens its state file (store.Open, which checks
-// the directories) and claims the server (claimServer). A read-only watcher (a dry run, --once)
+// the directories) and claims the server (watcher.Claim). A read-only watcher (a dry run, --once)
 // reads the state but takes no lock, claims nothing and writes nothing. Another watcher
 // holding the lock is a usage error (exit 2; docs/how-it-works.md, Restarts, crashes and a
 // changing server).
@@ -309,46 +308,15 @@ func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, err
 	if err != nil || readOnly {
 		return st, lock, err
 	}
-	if err := claimServer(c, os.Getpid()); err != nil {
+	err = watcher.Claim(context.Background(), c, os.Getpid())
+	if claimed := (*watcher.ClaimedError)(nil); errors.As(err, &claimed) {
+		err = &UsageError{Err: heldBy(c, claimed.PID, "its @cac_watcher; its lock is under another runtime directory, or reached the server by another path")}
+	}
+	if err != nil {
 		lock.Release()
 		return nil, nil, err
 	}
 	return st, lock, nil
-}
-
-// claimServer makes this watcher the server's one: the lock file guards one path to the
-// server, but another XDG_RUNTIME_DIR, a runtime directory removed at logout or another
-// spelling of the socket reach it by another path. So the server itself
-// is claimed: its @cac_watcher is set to pid only while it is unset or names a process that no
-// longer runs (tmuxctl.ClaimGlobal: two claims cannot both win). A live watcher there is a
-// usage error (exit 2). With no server on the socket yet there is nothing to claim: the lock
-// file guards it until the watcher announces itself on the server that appears.
-func claimServer(c *tmuxctl.Client, pid int) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	held, err := c.GlobalOption(ctx, tmuxctl.WatcherOption)
-	if errors.Is(err, tmuxctl.ErrNoServer) {
-		return nil
-	}
-	for range 2 { // a stale holder replaced, then at most one other claimant won meanwhile
-		if err != nil {
-			return err
-		}
-		if other, alive := watcher.Alive(held); alive && other != pid {
-			return &UsageError{Err: heldBy(c, other, "its @cac_watcher; its lock is under another runtime directory, or reached the server by another path")}
-		}
-		if strings.TrimSpace(held) == strconv.Itoa(pid) {
-			return nil
-		}
-		held, err = c.ClaimGlobal(ctx, tmuxctl.WatcherOption, held, strconv.Itoa(pid))
-	}
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(held) != strconv.Itoa(pid) {
-		return fmt.Errorf("watch: claim server %s: @cac_watcher reads %q", serverName(c), held)
-	}
-	return nil
 }
 
 // heldError says that another watcher supervises a server, who, and what to do.
