@@ -148,12 +148,12 @@ func writeListTable(local []served, remote []hosts.Result, all bool, std stdio) 
 	}
 }
 
-// listServers lists the panes of the servers userServers gives, all at once: a server that
+// listServers lists the panes of the servers tmuxctl.Covered gives, all at once: a server that
 // fails, or answers only when its calls time out, is a served with its error, and delays or
 // hides no other server.
 func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, warn io.Writer) []served {
 	dir := tmuxctl.SocketDir(os.Getenv, os.Getuid())
-	local := askAll(userServers(tmux, o.oneServer, true), func(c *tmuxctl.Client) served {
+	local := askAll(tmuxctl.Covered(tmux, o.oneServer, true, os.Getenv, os.Getuid()), func(c *tmuxctl.Client) served {
 		s := served{label: serverName(c), name: serverName(c)}
 		if socket, err := c.SocketFileHere(); err == nil {
 			s.label = tmuxctl.Label(socket, dir)
@@ -210,30 +210,6 @@ func askAll[T any](clients []*tmuxctl.Client, ask func(*tmuxctl.Client) T) []T {
 	}
 	wg.Wait()
 	return out
-}
-
-// userServers are the clients of the servers a command covers: the server -L or -S named
-// (named); inside tmux, the server of $TMUX, the one the command runs for (a status line's
-// #() job has $TMUX too, tmux 3.2a to next-3.8), unless all; else every live server of the user
-// (the sockets of tmux-UID, and the server of $TMUX wherever its socket is). With no server
-// running, tmux alone, so that its error says so.
-func userServers(tmux *tmuxctl.Client, named, all bool) []*tmuxctl.Client {
-	if named || (!all && os.Getenv("TMUX") != "") {
-		return []*tmuxctl.Client{tmux}
-	}
-	var extra []string
-	if own, err := tmux.SocketFileHere(); err == nil {
-		extra = append(extra, own)
-	}
-	sockets, _ := tmuxctl.Servers(tmuxctl.SocketDir(os.Getenv, os.Getuid()), extra, os.Getuid())
-	if len(sockets) == 0 {
-		return []*tmuxctl.Client{tmux}
-	}
-	clients := make([]*tmuxctl.Client, len(sockets))
-	for i, socket := range sockets {
-		clients[i] = &tmuxctl.Client{SocketPath: socket}
-	}
-	return clients
 }
 
 // listHosts asks the other hosts (--host, else [hosts] names) for their panes, all at once.

@@ -79,7 +79,7 @@ a bad --format.`,
 			if named && all {
 				return usageErrorf("status: --all-servers: not with -L or -S (they name one server); drop one of them")
 			}
-			return runStatus(c.Context(), userServers(tmux, named, all), tmpl, clock.Real.Now(), std.out)
+			return runStatus(c.Context(), tmuxctl.Covered(tmux, named, all, os.Getenv, os.Getuid()), tmpl, clock.Real.Now(), std.out)
 		},
 	}
 	tmux = socketFlags(c.Flags())
