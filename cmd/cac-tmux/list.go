@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -131,7 +130,7 @@ func writeListTable(local []served, remote []hosts.Result, all bool, std stdio) 
 			if p.Server != "" {
 				name += ":" + p.Server
 			}
-			byServer[name] = append(byServer[name], watcher.Shown([]watcher.Row{hostRow(p)}, p.WatcherRunning)...)
+			byServer[name] = append(byServer[name], watcher.Shown([]watcher.Row{watcher.RowFromListed(p)}, p.WatcherRunning)...)
 		}
 	}
 	rows := table.Merge(byServer)
@@ -277,7 +276,7 @@ func writeListJSON(local []served, remote []hosts.Result, all bool, std stdio) e
 			fmt.Fprintf(std.err, "cac-tmux: no watcher is running on %s: nothing will be resumed; states are the last a watcher published (start one with: cac-tmux watch)\n", s.name)
 		}
 		for _, r := range s.rows {
-			p := listed(r, s.watching)
+			p := r.Listed(s.watching)
 			if named > 1 {
 				p.Server = s.label
 			}
@@ -303,30 +302,6 @@ func writeListJSON(local []served, remote []hosts.Result, all bool, std stdio) e
 	return nil
 }
 
-// listed is a row as list --json writes it.
-func listed(r watcher.Row, watching bool) hosts.Pane {
-	return hosts.Pane{Pane: r.Pane, Target: r.Target, State: string(r.State), Reset: instant(r.Reset),
-		Due: instant(r.Due), Zone: r.Zone, ResetSource: string(r.Source), Kind: r.Kind, Account: r.Account, Note: r.Note,
-		WatcherRunning: watching}
-}
-
-// hostRow is a pane another host listed, as a row of the table: its reset shown in its zone
-// when this host knows the zone.
-func hostRow(p hosts.Pane) watcher.Row {
-	r := watcher.Row{Pane: p.Pane, Target: p.Target, State: watcher.State(p.State), Zone: p.Zone,
-		Source: watcher.ResetSource(p.ResetSource), Kind: p.Kind, Account: p.Account, Note: p.Note}
-	if p.Reset != nil {
-		r.Reset, _ = time.Parse(time.RFC3339, *p.Reset)
-		if loc, err := time.LoadLocation(p.Zone); err == nil && p.Zone != "" {
-			r.Reset = r.Reset.In(loc)
-		}
-	}
-	if p.Due != nil {
-		r.Due, _ = time.Parse(time.RFC3339, *p.Due)
-	}
-	return r
-}
-
 // paneRows are the rows of every Claude Code pane as the popup and the completions show them:
 // those of list --all, as its table shows them (watcher.Shown).
 func paneRows(ctx context.Context, tmux *tmuxctl.Client) ([]watcher.Row, error) {
@@ -336,12 +311,4 @@ func paneRows(ctx context.Context, tmux *tmuxctl.Client) ([]watcher.Row, error) 
 		return nil, fmt.Errorf("%s: %w", serverName(tmux), hint(err))
 	}
 	return watcher.Shown(rows, watching), nil
-}
-
-func instant(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := t.Format(time.RFC3339)
-	return &s
 }
