@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
-	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -183,10 +181,10 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		if all {
 			name = "every tmux server"
 		}
-		s := &screen{out: std.out, size: std.outSize, server: name, cfg: o.cfg, events: events}
+		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.cfg.Interval, Events: events, Now: clock.Real.Now}
 		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
-		f.onRows = s.draw
+		f.onRows = s.Draw
 	}
 	go onHangUp(ctx, hup, std.hungUp, func() { f.reload(ctx) }, func() {
 		log.Info().Msg("the terminal hung up (SIGHUP): stopping")
@@ -214,12 +212,12 @@ func onHangUp(ctx context.Context, hup <-chan os.Signal, hungUp func() bool, rel
 
 // watchLog builds the one logger of watch: on the live table's events (live), as readable
 // lines on a terminal or with --log-format console, else as JSON lines on stderr.
-func watchLog(o *watchOptions, std stdio, live bool) (zerolog.Logger, *ring) {
-	var events *ring
+func watchLog(o *watchOptions, std stdio, live bool) (zerolog.Logger, *table.Ring) {
+	var events *table.Ring
 	var sink io.Writer = std.err
 	switch {
 	case live:
-		events = &ring{max: 50}
+		events = &table.Ring{Max: 50}
 		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly, FormatPrepare: humanDurations}
 	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
 		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly, FormatPrepare: humanDurations}
@@ -371,87 +369,4 @@ func hint(err error) error {
 		return fmt.Errorf("%w; start tmux, or select the server with -L NAME or -S PATH", err)
 	}
 	return err
-}
-
-// screen draws the live table of `watch` on a terminal: the cursor goes home and every line
-// is rewritten and erased to its end, so nothing flickers; it fits the terminal's size.
-type screen struct {
-	out    io.Writer
-	size   func() (int, int)
-	server string
-	cfg    watcher.Config
-	events *ring
-}
-
-func (s *screen) draw(rows []watcher.Row) {
-	width, height := s.size()
-	if width <= 0 || height <= 0 {
-		width, height = 80, 24
-	}
-	paused := 0
-	for _, r := range rows {
-		if r.State.Paused() {
-			paused++
-		}
-	}
-	lines := []string{
-		table.Cut(fmt.Sprintf("cac-tmux watch · %s · %s, %d paused · every %s · Ctrl-C quits", s.server, printable.Count(len(rows), "Claude pane"), paused, s.cfg.Interval), width),
-		"",
-	}
-	body := table.Format(table.Cells(rows, clock.Real.Now()), width)
-	if len(rows) == 0 {
-		body = []string{"no Claude Code pane on this server yet"}
-	}
-	room := max(height-len(lines)-4, 2) // leave room for a few events
-	if len(body) > room {
-		more := len(body) - room + 1
-		body = append(body[:room-1], fmt.Sprintf("… and %d more (cac-tmux list)", more))
-	}
-	lines = append(lines, body...)
-	if ev := s.events.last(height - len(lines) - 2); len(ev) > 0 {
-		lines = append(lines, "")
-		for _, e := range ev {
-			lines = append(lines, table.Cut(e, width))
-		}
-	}
-	var b strings.Builder
-	b.WriteString("\x1b[H")
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteString("\r\n")
-		}
-		b.WriteString(l)
-		b.WriteString("\x1b[K")
-	}
-	b.WriteString("\x1b[J")
-	io.WriteString(s.out, b.String())
-}
-
-// ring keeps the last lines written to it: the recent events under the live table.
-type ring struct {
-	mu    sync.Mutex
-	lines []string
-	max   int
-}
-
-func (r *ring) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		r.lines = append(r.lines, l)
-	}
-	if over := len(r.lines) - r.max; over > 0 {
-		r.lines = append([]string(nil), r.lines[over:]...)
-	}
-	return len(p), nil
-}
-
-// last returns the last n lines (none when n <= 0).
-func (r *ring) last(n int) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if n <= 0 {
-		return nil
-	}
-	return append([]string(nil), r.lines[max(len(r.lines)-n, 0):]...)
 }
