@@ -30,7 +30,7 @@ func startPhone(ctx context.Context, f *fleet, p config.Phone, report *notifiers
 	signer := phone.NewSigner(clock.Real.Now)
 	log := f.log.With().Str("part", "phone").Logger()
 	h := phone.NewHandler(ctx, phone.Config{
-		Signer: signer, Actor: phoneActor{f: f}, Log: log, Clock: clock.Real,
+		Signer: signer, Actor: phoneActor{servers: f}, Log: log, Clock: clock.Real,
 		Report: report.say, Screen: p.Screen, Prompts: p.Prompts, PromptMax: p.PromptMax,
 	})
 	ep := &phone.Endpoint{Addr: p.Listen, Public: p.Public, Handler: h, Log: log, Clock: clock.Real}
@@ -78,19 +78,22 @@ func (f *fleet) notifierFor(ctx context.Context, socket string, n watcher.Notifi
 	return n
 }
 
-// phoneActor carries out the phone's actions on the servers the fleet supervises, through
-// watcher.Ask: the running watcher of the server (this process) takes them at its next tick,
-// through the gates of `cac-tmux resume`.
-type phoneActor struct{ f *fleet }
+// phoneActor carries out the phone's actions on the servers this process supervises, through
+// watcher.Ask: the running watcher of the server takes them at its next tick, through the
+// gates of `cac-tmux resume`.
+type phoneActor struct{ servers supervised }
+
+// supervised are the servers whose watchers run in this process (servers.Fleet).
+type supervised interface {
+	Client(socket string) (*tmuxctl.Client, bool)
+}
 
 var errNotSupervised = errors.New("no watcher of this process supervises that tmux server now")
 
-// client is the tmux client of the server on socket, if one of the fleet's watchers has it.
+// client is the tmux client of the server on socket, if a watcher of this process has it.
 func (a phoneActor) client(socket string) (*tmuxctl.Client, error) {
-	a.f.mu.Lock()
-	defer a.f.mu.Unlock()
-	if m := a.f.members[socket]; m != nil {
-		return m.tmux, nil
+	if c, ok := a.servers.Client(socket); ok {
+		return c, nil
 	}
 	return nil, errNotSupervised
 }

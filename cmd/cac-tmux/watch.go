@@ -18,6 +18,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -167,7 +168,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	}
 	defer o.notify.close()
 	o.cfg.Notify = n
-	f := &fleet{o: o, log: log}
+	f := &fleet{Fleet: &servers.Fleet{}, o: o, log: log}
 	if o.once {
 		return watchOnce(ctx, f, std)
 	}
@@ -184,7 +185,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.cfg.Interval, Events: events, Now: clock.Real.Now}
 		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
-		f.onRows = s.Draw
+		f.OnRows = s.Draw
 	}
 	go onHangUp(ctx, hup, std.hungUp, func() { f.reload(ctx) }, func() {
 		log.Info().Msg("the terminal hung up (SIGHUP): stopping")
@@ -249,7 +250,7 @@ func humanDurations(fields map[string]any) error {
 // watchOnce looks once at the server (or every server) and prints the table.
 func watchOnce(ctx context.Context, f *fleet, std stdio) error {
 	var rows []watcher.Row
-	f.onRows = func(all []watcher.Row) { rows = all } // each server's look: the last has them all
+	f.OnRows = func(all []watcher.Row) { rows = all } // each server's look: the last has them all
 	err := f.run(ctx)
 	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), 0) {
 		fmt.Fprintln(std.out, line)
