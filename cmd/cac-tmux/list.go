@@ -195,7 +195,7 @@ func serverProblem(s served, remote []hosts.Result, oneServer bool) string {
 	if s.err == nil || len(remote) > 0 && !oneServer && errors.Is(s.err, tmuxctl.ErrNoServer) {
 		return ""
 	}
-	return layers(hint(s.err), "")
+	return hint(s.err).Error()
 }
 
 // askAll calls ask for every client at once and returns the answers in the clients' order:
@@ -245,11 +245,10 @@ func hostOptions(h config.Hosts) hosts.Options {
 	return hosts.Options{SSH: h.SSH[0], SSHArgs: h.SSH[1:], Command: h.Command, Timeout: h.Timeout}
 }
 
-// hostProblem is why a host gave no listing, without the package's words.
+// hostProblem is why a host gave no listing, for a line that names the host.
 func hostProblem(err error) string {
-	var e *hosts.Error
-	if errors.As(err, &e) {
-		return strings.TrimPrefix(strings.TrimPrefix(e.Error(), "hosts: "), e.Op+" "+e.Host+": ")
+	if e := (*hosts.Error)(nil); errors.As(err, &e) {
+		return e.Reason()
 	}
 	return err.Error()
 }
