@@ -10,38 +10,38 @@ import (
 // Report is the JSON form of a verdict (cac-tmux inspect --json): stable snake_case names,
 // RFC3339 instants and null for what is unknown.
 type Report struct {
-	Limited        bool      `json:"limited"`
-	Reset          *string   `json:"reset"`
-	Message        *string   `json:"message"`
-	Row            *int      `json:"row"`
-	Kind           *string   `json:"kind"`
-	Waitable       bool      `json:"waitable"`
-	ResetKnown     bool      `json:"reset_known"`
-	ResetPrinted   string    `json:"reset_printed,omitempty"`
-	ResetForm      string    `json:"reset_form,omitempty"`
-	ResetSource    string    `json:"reset_source,omitempty"`
-	Account        string    `json:"account,omitempty"`
-	ResetZone      string    `json:"reset_zone,omitempty"`
-	ZonePrinted    bool      `json:"zone_printed"`
-	ResetAnchor    string    `json:"reset_anchor,omitempty"`
-	ResetAmbiguous bool      `json:"reset_ambiguous"`
-	ResetHow       string    `json:"reset_how,omitempty"`
-	Native         string    `json:"native"`
+	Limited        bool        `json:"limited"`
+	Reset          *string     `json:"reset"`
+	Message        *string     `json:"message"`
+	Row            *int        `json:"row"`
+	Kind           *string     `json:"kind"`
+	Waitable       bool        `json:"waitable"`
+	ResetKnown     bool        `json:"reset_known"`
+	ResetPrinted   string      `json:"reset_printed,omitempty"`
+	ResetForm      string      `json:"reset_form,omitempty"`
+	ResetSource    string      `json:"reset_source,omitempty"`
+	Account        string      `json:"account,omitempty"`
+	ResetZone      string      `json:"reset_zone,omitempty"`
+	ZonePrinted    bool        `json:"zone_printed"`
+	ResetAnchor    string      `json:"reset_anchor,omitempty"`
+	ResetAmbiguous bool        `json:"reset_ambiguous"`
+	ResetHow       string      `json:"reset_how,omitempty"`
+	Native         string      `json:"native"`
 	Menu           MenuReport  `json:"menu"`
 	Input          InputReport `json:"input"`
-	Busy           bool      `json:"busy"`
-	Resumed        bool      `json:"resumed"`
-	Exited         bool      `json:"exited"`
-	Reason         string    `json:"reason"`
-	Now            string    `json:"now"`
+	Busy           bool        `json:"busy"`
+	Resumed        bool        `json:"resumed"`
+	Exited         bool        `json:"exited"`
+	Reason         string      `json:"reason"`
+	Now            string      `json:"now"`
 }
 
 // MenuReport is the options menu in a Report.
 type MenuReport struct {
-	Open      bool               `json:"open"`
+	Open      bool      `json:"open"`
 	Rows      []MenuRow `json:"rows"`
-	Focused   *int               `json:"focused"`
-	StopDigit *int               `json:"stop_digit"`
+	Focused   *int      `json:"focused"`
+	StopDigit *int      `json:"stop_digit"`
 }
 
 // InputReport is the input box in a Report.

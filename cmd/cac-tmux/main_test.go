@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
