@@ -22,6 +22,7 @@ import (
 type fleet struct {
 	*servers.Fleet
 	o      *watchOptions
+	d      *deps
 	log    zerolog.Logger
 	signer *phone.Signer // signs the phone's buttons; nil without [phone]
 	listen func() bool   // whether the phone's endpoint listens now; nil without [phone]
@@ -117,7 +118,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 		tmux.Connect(transportLog(log))
 		defer tmux.Close()
 	}
-	w := watcher.New(tmux, newFinder(), cfg)
+	w := watcher.New(tmux, f.d.finder, cfg)
 	m := &servers.Member{Socket: st.Server, Label: label, Tmux: tmux, W: w}
 	if o.once {
 		return f.Supervise(ctx, m, cfg.Interval, true, nil)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -33,7 +32,7 @@ type inspectOptions struct {
 	tmux            *tmuxctl.Client
 }
 
-func newInspect(std stdio) *cobra.Command {
+func newInspect(std *deps) *cobra.Command {
 	o := &inspectOptions{}
 	c := &cobra.Command{
 		Use:     "inspect [FILE|-]",
@@ -94,19 +93,19 @@ func (o *inspectOptions) finish(args []string, inTTY bool) error {
 // runInspect implements `cac-tmux inspect`: nil when the screen is stopped at a limit,
 // notLimited when it is not, and an *exitError with code 2 for anything that went wrong (1
 // would read as "not limited").
-func runInspect(ctx context.Context, o *inspectOptions, std stdio) error {
+func runInspect(ctx context.Context, o *inspectOptions, std *deps) error {
 	raw, err := inspectInput(ctx, o, std.in)
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("inspect: %w", err)}
 	}
 	facts := detector.Facts{Now: o.now, Appeared: o.now, Zone: o.zone}
 	if o.now.IsZero() {
-		facts.Now = clock.Real.Now()
+		facts.Now = std.clock.Now()
 	}
 	v := detector.Detect(detector.CleanScreen(raw), facts)
 	var rec recorded
 	if o.pane != "" { // refined with the claude process's records, as the watcher does
-		v, rec.source, rec.account = watcher.Refine(ctx, o.tmux, newFinder(), o.pane, v)
+		v, rec.source, rec.account = watcher.Refine(ctx, o.tmux, std.finder, o.pane, v)
 	}
 	if o.json {
 		enc := json.NewEncoder(std.out)

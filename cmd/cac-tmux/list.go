@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/table"
@@ -20,7 +19,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-func newList(std stdio) *cobra.Command {
+func newList(std *deps) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var o listOptions
 	c := &cobra.Command{
@@ -74,7 +73,7 @@ type served struct {
 	warnings string // the lines that say which panes were left out of rows, and why
 }
 
-func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio) error {
+func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std *deps) error {
 	var remote []hosts.Result
 	var err error
 	asked := make(chan struct{}) // the hosts are asked while the servers are listed
@@ -103,7 +102,7 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio
 // writeListTable writes the table of the panes (every one with all, else the paused ones) of
 // this host's servers and the other hosts', each server or host without a listing named by a
 // line of its own first.
-func writeListTable(local []served, remote []hosts.Result, all bool, std stdio) {
+func writeListTable(local []served, remote []hosts.Result, all bool, std *deps) {
 	byServer := map[string][]watcher.Row{}
 	for _, s := range local {
 		if s.err != nil {
@@ -142,7 +141,7 @@ func writeListTable(local []served, remote []hosts.Result, all bool, std stdio) 
 	if std.outTTY {
 		width, _ = std.outSize()
 	}
-	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), width) {
+	for _, line := range table.Format(table.Cells(rows, std.clock.Now()), width) {
 		fmt.Fprintln(std.out, line)
 	}
 }
@@ -256,7 +255,7 @@ func hostProblem(err error) string {
 // writeListJSON writes the panes (every one with all, else the paused ones) of this host's
 // servers and the other hosts' as one JSON array; a host that did not answer is named on
 // stderr.
-func writeListJSON(local []served, remote []hosts.Result, all bool, std stdio) error {
+func writeListJSON(local []served, remote []hosts.Result, all bool, std *deps) error {
 	out := []hosts.Pane{}
 	named := 0
 	for _, s := range local {

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -21,8 +20,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/config"
-	"github.com/cac-tmux/cac-tmux/proc"
-	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -82,21 +79,6 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// stdio are the streams a command talks to.
-type stdio struct {
-	in       io.Reader
-	out, err io.Writer
-	// inTTY is true when in is a terminal (inspect then refuses to wait for stdin).
-	inTTY bool
-	// outTTY and errTTY are true when out and err are terminals: watch then draws its live
-	// table (out) or writes readable log lines (err). outSize is out's width and height.
-	outTTY, errTTY bool
-	outSize        func() (width, height int)
-	// hungUp says whether the terminal the command was started on has hung up (nil: it had
-	// none).
-	hungUp func() bool
-}
-
 func main() {
 	// One P: every command waits on tmux, /proc and timers, and a watcher on a second P pays
 	// for thread hand-offs at every tick (docs/costs.md, What a tick does). A GOMAXPROCS set
@@ -145,7 +127,9 @@ Flags:
 {{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}
 {{end}}`
 
-func newRoot(std stdio) *cobra.Command {
+// newRoot is the command tree, every command built on one deps (newDeps).
+func newRoot(streams stdio) *cobra.Command {
+	std := newDeps(streams)
 	root := &cobra.Command{
 		Use:           "cac-tmux COMMAND",
 		Short:         "resume Claude Code sessions in tmux after a usage limit lifts",
@@ -168,7 +152,7 @@ func newRoot(std stdio) *cobra.Command {
 	})
 	root.AddCommand(newDemo(std), newWatch(std), newList(std), newPopup(std), newStatus(std),
 		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newAction(std, watcher.Unskip), newInspect(std), newVersion(std), newSimClaude())
-	root.AddCommand(newConfig(std), newDoctor(std))
+	root.AddCommand(newConfig(std.stdio), newDoctor(std))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	root.AddCommand(newService(std))
@@ -228,23 +212,4 @@ func noArgs(c *cobra.Command, args []string) error {
 		return usageErrorf("%sunexpected argument %q (see %s --help)", prefix(c), args[0], c.CommandPath())
 	}
 	return nil
-}
-
-// socketFlags adds tmux's server selection to a command's flags: -L/--socket-name and
-// -S/--socket-path exactly like tmux; with neither, tmux uses $TMUX's server, else the default.
-func socketFlags(fs *pflag.FlagSet) *tmuxctl.Client {
-	c := &tmuxctl.Client{}
-	fs.StringVarP(&c.SocketName, "socket-name", "L", "", "tmux server socket name, as tmux -L")
-	fs.StringVarP(&c.SocketPath, "socket-path", "S", "", "tmux server socket path, as tmux -S")
-	return c
-}
-
-// NoProcEnv, set to 1, makes every command identify Claude Code the way it does where there is
-// no /proc (ps and lsof, see package proc) even on Linux: to check that path on a
-// machine at hand, or where /proc hides other processes.
-const NoProcEnv = "CAC_TMUX_NO_PROC"
-
-// newFinder is the process finder of every command.
-func newFinder() *proc.Finder {
-	return &proc.Finder{NoProc: os.Getenv(NoProcEnv) == "1"}
 }

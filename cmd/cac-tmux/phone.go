@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/notify"
 	"github.com/cac-tmux/cac-tmux/phone"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -27,13 +27,13 @@ func phoneOn(p config.Phone) bool { return p.Listen != "" }
 // of watch's start; a port that another program holds is not: the watcher supervises, its
 // notifications go without buttons, and the endpoint tries the port again (phone.Endpoint).
 func startPhone(ctx context.Context, f *fleet, p config.Phone, report *notifiers) error {
-	signer := phone.NewSigner(clock.Real.Now)
+	signer := phone.NewSigner(f.d.clock.Now)
 	log := f.log.With().Str("part", "phone").Logger()
 	h := phone.NewHandler(ctx, phone.Config{
-		Signer: signer, Actor: phoneActor{servers: f}, Log: log, Clock: clock.Real,
+		Signer: signer, Actor: phoneActor{servers: f, finder: f.d.finder}, Log: log, Clock: f.d.clock,
 		Report: report.say, Screen: p.Screen, Prompts: p.Prompts, PromptMax: p.PromptMax,
 	})
-	ep := &phone.Endpoint{Addr: p.Listen, Public: p.Public, Handler: h, Log: log, Clock: clock.Real}
+	ep := &phone.Endpoint{Addr: p.Listen, Public: p.Public, Handler: h, Log: log, Clock: f.d.clock}
 	done, err := ep.Start(ctx)
 	if err != nil {
 		return err
@@ -81,7 +81,10 @@ func (f *fleet) notifierFor(ctx context.Context, socket string, n watcher.Notifi
 // phoneActor carries out the phone's actions on the servers this process supervises, through
 // watcher.Ask: the running watcher of the server takes them at its next tick, through the
 // gates of `cac-tmux resume`.
-type phoneActor struct{ servers supervised }
+type phoneActor struct {
+	servers supervised
+	finder  *proc.Finder
+}
 
 // supervised are the servers whose watchers run in this process (servers.Fleet).
 type supervised interface {
@@ -125,7 +128,7 @@ func (a phoneActor) Screen(ctx context.Context, s phone.Session) (string, error)
 	if err != nil {
 		return "", err
 	}
-	_, why, err := watcher.Bound(ctx, c, newFinder(), s.Pane, s.Binding)
+	_, why, err := watcher.Bound(ctx, c, a.finder, s.Pane, s.Binding)
 	switch {
 	case err != nil:
 		return "", err
@@ -141,7 +144,7 @@ func (a phoneActor) Where(ctx context.Context, s phone.Session) (watcher.Place, 
 	if err != nil {
 		return watcher.Place{}, "", err
 	}
-	return watcher.Bound(ctx, c, newFinder(), s.Pane, s.Binding)
+	return watcher.Bound(ctx, c, a.finder, s.Pane, s.Binding)
 }
 
 // say sends a report of the phone's endpoint (an action's outcome, a screen) to the current

@@ -18,7 +18,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-func newPopup(std stdio) *cobra.Command {
+func newPopup(std *deps) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var client string
 	c := &cobra.Command{
@@ -61,7 +61,7 @@ const popupBinding = `bind-key C display-popup -E "cac-tmux popup"`
 // the popup tests run the command so). Without a terminal
 // bubbletea fails with a library error (stdin /dev/null: "error creating cancelreader") or
 // waits on a pipe, so the command stops first.
-func notInPopup(std stdio, getenv func(string) string) string {
+func notInPopup(std *deps, getenv func(string) string) string {
 	switch {
 	case !std.inTTY || !std.outTTY:
 		return "its standard input and output are not a terminal"
@@ -73,7 +73,7 @@ func notInPopup(std stdio, getenv func(string) string) string {
 	return ""
 }
 
-func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdio) error {
+func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std *deps) error {
 	if why := notInPopup(std, os.Getenv); why != "" {
 		return usageErrorf("popup: %s: run it from a tmux key binding, %s (the plugin binds prefix + C)", why, popupBinding)
 	}

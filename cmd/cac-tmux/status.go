@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -43,7 +42,7 @@ type statusData struct {
 // promise a resume nobody makes).
 const defaultStatusFormat = `{{if .Count}}⏸ {{.Count}}{{if not .Watching}} · no watcher{{else}}{{with .Next}} · {{.}}{{end}}{{end}}{{end}}`
 
-func newStatus(std stdio) *cobra.Command {
+func newStatus(std *deps) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var format string
 	var all bool
@@ -79,7 +78,7 @@ a bad --format.`,
 			if named && all {
 				return usageErrorf("status: --all-servers: not with -L or -S (they name one server); drop one of them")
 			}
-			return runStatus(c.Context(), tmuxctl.Covered(tmux, named, all, os.Getenv, os.Getuid()), tmpl, clock.Real.Now(), std.out)
+			return runStatus(c.Context(), tmuxctl.Covered(tmux, named, all, os.Getenv, os.Getuid()), tmpl, std.clock.Now(), std.out)
 		},
 	}
 	tmux = socketFlags(c.Flags())

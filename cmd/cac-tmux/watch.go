@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/store"
@@ -57,7 +56,7 @@ type watchOptions struct {
 	notify *notifiers
 }
 
-func newWatch(std stdio) *cobra.Command {
+func newWatch(std *deps) *cobra.Command {
 	o := &watchOptions{}
 	c := &cobra.Command{
 		Use:   "watch [-L NAME|-S PATH]",
@@ -138,7 +137,7 @@ func logConfig(log zerolog.Logger, l loaded, msg string) {
 // runWatch runs the watcher until Ctrl-C, SIGTERM or the hang-up of its terminal, or, with
 // --once, for one look; with --all-servers (servers.all) one watcher per tmux server of the
 // user (fleet).
-func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
+func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -168,7 +167,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	}
 	defer o.notify.close()
 	o.cfg.Notify = n
-	f := &fleet{Fleet: &servers.Fleet{}, o: o, log: log}
+	f := &fleet{Fleet: &servers.Fleet{Clock: std.clock}, o: o, d: std, log: log}
 	if o.once {
 		return watchOnce(ctx, f, std)
 	}
@@ -182,7 +181,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		if all {
 			name = "every tmux server"
 		}
-		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.cfg.Interval, Events: events, Now: clock.Real.Now}
+		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.cfg.Interval, Events: events, Now: std.clock.Now}
 		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
 		f.OnRows = s.Draw
@@ -213,7 +212,7 @@ func onHangUp(ctx context.Context, hup <-chan os.Signal, hungUp func() bool, rel
 
 // watchLog builds the one logger of watch: on the live table's events (live), as readable
 // lines on a terminal or with --log-format console, else as JSON lines on stderr.
-func watchLog(o *watchOptions, std stdio, live bool) (zerolog.Logger, *table.Ring) {
+func watchLog(o *watchOptions, std *deps, live bool) (zerolog.Logger, *table.Ring) {
 	var events *table.Ring
 	var sink io.Writer = std.err
 	switch {
@@ -248,11 +247,11 @@ func humanDurations(fields map[string]any) error {
 }
 
 // watchOnce looks once at the server (or every server) and prints the table.
-func watchOnce(ctx context.Context, f *fleet, std stdio) error {
+func watchOnce(ctx context.Context, f *fleet, std *deps) error {
 	var rows []watcher.Row
 	f.OnRows = func(all []watcher.Row) { rows = all } // each server's look: the last has them all
 	err := f.run(ctx)
-	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), 0) {
+	for _, line := range table.Format(table.Cells(rows, std.clock.Now()), 0) {
 		fmt.Fprintln(std.out, line)
 	}
 	if err != nil {
