@@ -33,7 +33,7 @@ type stdio struct {
 // deps are what every command is built from, made once per command line (newDeps).
 type deps struct {
 	stdio
-	clock  clock.Clock
+	clock clock.Clock
 	// finder identifies Claude Code in a pane, for every command (NoProcEnv).
 	finder *proc.Finder
 }
