@@ -70,6 +70,15 @@ func (e *Error) Reason() string {
 	return e.Kind.Error()
 }
 
+// Reason is why a call to a host failed, for a line that names the host: an *Error's
+// Reason, else err's text.
+func Reason(err error) string {
+	if e := (*Error)(nil); errors.As(err, &e) {
+		return e.Reason()
+	}
+	return err.Error()
+}
+
 // Unwrap gives errors.Is and errors.As both the kind and the error underneath.
 func (e *Error) Unwrap() []error {
 	if e.Err == nil {

@@ -107,9 +107,9 @@ func runRemoteDoctor(ctx context.Context, tmux *tmuxctl.Client, host string, asJ
 	reply, err := hosts.Run(ctx, host, hostOptions(l.Config.Hosts), args...)
 	switch {
 	case errors.Is(err, hosts.ErrNoCacTmux):
-		return fmt.Errorf("doctor: host %s: %s; install cac-tmux there, or set [hosts] command to its path (a non-interactive ssh session's PATH often lacks ~/go/bin)", host, hostProblem(err))
+		return fmt.Errorf("doctor: host %s: %s; install cac-tmux there, or set [hosts] command to its path (a non-interactive ssh session's PATH often lacks ~/go/bin)", host, hosts.Reason(err))
 	case err != nil:
-		return fmt.Errorf("doctor: host %s: %s; check that `ssh %s true` works without a prompt", host, hostProblem(err), host)
+		return fmt.Errorf("doctor: host %s: %s; check that `ssh %s true` works without a prompt", host, hosts.Reason(err), host)
 	}
 	io.WriteString(std.out, reply.Stdout)
 	io.WriteString(std.err, reply.Stderr)

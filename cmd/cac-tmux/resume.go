@@ -119,7 +119,7 @@ func runRemoteAction(ctx context.Context, tmux *tmuxctl.Client, host string, a w
 	io.WriteString(std.out, out)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%s %s on %s: %s", a, target, host, hostProblem(err))
+		return fmt.Errorf("%s %s on %s: %s", a, target, host, hosts.Reason(err))
 	case code != 0:
 		return &exitError{code, fmt.Errorf("%s %s on %s: the remote cac-tmux exited %d", a, target, host, code)}
 	}
