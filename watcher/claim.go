@@ -74,6 +74,83 @@ func Claim(ctx context.Context, c Claimer, pid int) error {
 	return nil
 }
 
+// Holding is who holds a server (Hold) and how.
+type Holding struct {
+	Getenv   func(string) string // finds the state, lock and socket directories
+	UID, PID int                 // the user and the watcher's process
+	Name     string              // the server as people name it, for a HeldError
+	// ReadOnly (a dry run, --once) reads the state but takes no lock, claims nothing and
+	// writes nothing.
+	ReadOnly bool
+	// Fleet is true for a watch --all-servers, which goes on with the other servers when one
+	// is held (HeldError says so).
+	Fleet bool
+}
+
+// Hold locks the server of c for the watcher h.PID, opens its state file (store.Open, which
+// checks the directories) and claims the server (Claim). Another watcher holding the lock or
+// the claim is a *HeldError (docs/how-it-works.md, Restarts, crashes and a changing server).
+func Hold(ctx context.Context, c *tmuxctl.Client, h Holding) (*store.Store, *store.Lock, error) {
+	server, err := c.SocketFile(h.Getenv, h.UID)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, lock, err := store.Open(h.Getenv, server, h.ReadOnly)
+	if locked := (*store.LockedError)(nil); errors.As(err, &locked) {
+		by := "its lock"
+		if dir, err := store.LockDir(h.Getenv); err == nil {
+			by += " " + store.LockPath(dir, server)
+		}
+		return nil, nil, h.heldBy(locked.PID, by)
+	}
+	if err != nil || h.ReadOnly {
+		return st, lock, err
+	}
+	err = Claim(ctx, c, h.PID)
+	if claimed := (*ClaimedError)(nil); errors.As(err, &claimed) {
+		err = h.heldBy(claimed.PID, "its @cac_watcher; its lock is under another runtime directory, or reached the server by another path")
+	}
+	if err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	return st, lock, nil
+}
+
+// HeldError says that another watcher supervises a server, who, and what to do, in words
+// for the person who started the refused watcher.
+type HeldError struct {
+	PID    int    // 0 when the holder has not written its pid yet
+	Server string // the server as people name it
+	By     string // how it holds the server: its lock, its @cac_watcher
+	All    bool   // the holder is a watch --all-servers
+	Fleet  bool   // the one told is a watch --all-servers, which goes on with the other servers
+}
+
+func (e *HeldError) Error() string {
+	who, fix := "another watcher", "stop it first, or watch another server with -L/-S"
+	if e.All {
+		who, fix = "cac-tmux watch --all-servers", "stop it first, or leave this server to it"
+	}
+	if e.Fleet {
+		fix = "--all-servers supervises the other servers, and this one once that watcher stops"
+	}
+	if e.PID > 0 {
+		who += fmt.Sprintf(" (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("%s already supervises %s (%s); %s", who, e.Server, e.By, fix)
+}
+
+// heldBy is the error of a watcher that finds its server held by the watcher pid, by (how):
+// a watch --all-servers is named as one when it holds the lock of the servers of the user's
+// socket directory (store.AllServersHolder) and pid is its.
+func (h Holding) heldBy(pid int, by string) *HeldError {
+	e := &HeldError{PID: pid, Server: h.Name, By: by, Fleet: h.Fleet}
+	all, running, err := store.AllServersHolder(h.Getenv, tmuxctl.SocketDir(h.Getenv, h.UID))
+	e.All = err == nil && running && pid > 0 && all == pid
+	return e
+}
+
 // announce claims the server for this watcher: its @cac_watcher is set to the watcher's pid
 // only while it is unset. Claim, at the start of `watch`, replaces the claim of a watcher that
 // no longer runs; this claims a server that started later on the socket, or again after a

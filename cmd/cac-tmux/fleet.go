@@ -96,9 +96,10 @@ func lockAll() (*store.Lock, error) {
 // error, reported by the caller.
 func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error {
 	o := f.o
-	st, lock, err := openState(tmux, o.dryRun || o.once)
-	if held := (*heldError)(nil); errors.As(err, &held) {
-		held.fleet = f.all() // it goes on with the other servers
+	st, lock, err := watcher.Hold(ctx, tmux, watcher.Holding{Getenv: os.Getenv, UID: os.Getuid(), PID: os.Getpid(),
+		Name: serverName(tmux), ReadOnly: o.dryRun || o.once, Fleet: f.all()})
+	if held := (*watcher.HeldError)(nil); errors.As(err, &held) {
+		err = &UsageError{Err: err}
 	}
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)

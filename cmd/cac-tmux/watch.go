@@ -18,7 +18,6 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/servers"
-	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -283,71 +282,6 @@ func transportLog(log zerolog.Logger) func(string, error) {
 			log.Debug().Err(err).Str("event", event).Msg("no control-mode client")
 		}
 	}
-}
-
-// openState locks the server for this watcher, opens its state file (store.Open, which checks
-// the directories) and claims the server (watcher.Claim). A read-only watcher (a dry run, --once)
-// reads the state but takes no lock, claims nothing and writes nothing. Another watcher
-// holding the lock is a usage error (exit 2; docs/how-it-works.md, Restarts, crashes and a
-// changing server).
-func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, error) {
-	server, err := c.SocketFileHere()
-	if err != nil {
-		return nil, nil, err
-	}
-	st, lock, err := store.Open(os.Getenv, server, readOnly)
-	if locked := (*store.LockedError)(nil); errors.As(err, &locked) {
-		by := "its lock"
-		if dir, err := store.LockDir(os.Getenv); err == nil {
-			by += " " + store.LockPath(dir, server)
-		}
-		return nil, nil, &UsageError{Err: heldBy(c, locked.PID, by)}
-	}
-	if err != nil || readOnly {
-		return st, lock, err
-	}
-	err = watcher.Claim(context.Background(), c, os.Getpid())
-	if claimed := (*watcher.ClaimedError)(nil); errors.As(err, &claimed) {
-		err = &UsageError{Err: heldBy(c, claimed.PID, "its @cac_watcher; its lock is under another runtime directory, or reached the server by another path")}
-	}
-	if err != nil {
-		lock.Release()
-		return nil, nil, err
-	}
-	return st, lock, nil
-}
-
-// heldError says that another watcher supervises a server, who, and what to do.
-type heldError struct {
-	pid    int    // 0 when the holder has not written its pid yet
-	server string // the server as people name it (serverName)
-	by     string // how it holds the server: its lock, its @cac_watcher
-	all    bool   // the holder is a watch --all-servers
-	fleet  bool   // the one told is a watch --all-servers, which goes on with the other servers
-}
-
-func (e *heldError) Error() string {
-	who, fix := "another watcher", "stop it first, or watch another server with -L/-S"
-	if e.all {
-		who, fix = "cac-tmux watch --all-servers", "stop it first, or leave this server to it"
-	}
-	if e.fleet {
-		fix = "--all-servers supervises the other servers, and this one once that watcher stops"
-	}
-	if e.pid > 0 {
-		who += fmt.Sprintf(" (pid %d)", e.pid)
-	}
-	return fmt.Sprintf("%s already supervises %s (%s); %s", who, e.server, e.by, fix)
-}
-
-// heldBy is the error of a watch that finds the server of c held by the watcher pid, by
-// (how): a watch --all-servers is named as one when it holds the lock of the servers of this
-// watch's socket directory (store.AllServersHolder) and pid is its.
-func heldBy(c *tmuxctl.Client, pid int, by string) *heldError {
-	h := &heldError{pid: pid, server: serverName(c), by: by}
-	all, running, err := store.AllServersHolder(os.Getenv, tmuxctl.SocketDir(os.Getenv, os.Getuid()))
-	h.all = err == nil && running && pid > 0 && all == pid
-	return h
 }
 
 // serverName names the tmux server for people.
