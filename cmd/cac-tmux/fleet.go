@@ -116,7 +116,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l loaded) error
 	f.mu.Unlock()
 	cfg.Store, cfg.Server, cfg.PID, cfg.Log, cfg.Group = st, st.Server, os.Getpid(), log, f.group
 	if !o.once && o.transport == "control" {
-		tmux.Connect(transportLog(log))
+		tmux.Connect(watcher.TransportLog(log))
 		defer tmux.Close()
 	}
 	w := watcher.New(tmux, f.d.finder, cfg)

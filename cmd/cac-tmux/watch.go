@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -217,32 +216,15 @@ func watchLog(o *watchOptions, std *deps, live bool) (zerolog.Logger, *table.Rin
 	switch {
 	case live:
 		events = &table.Ring{Max: 50}
-		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly, FormatPrepare: humanDurations}
+		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly, FormatPrepare: table.HumanDurations}
 	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
-		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly, FormatPrepare: humanDurations}
+		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly, FormatPrepare: table.HumanDurations}
 	}
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds: latencies are read from the log
 	// A duration is a whole number of milliseconds under a key that says so ("took_ms"); the
-	// console shows it as people write it (humanDurations).
+	// console shows it as people write it (table.HumanDurations).
 	zerolog.DurationFieldUnit, zerolog.DurationFieldInteger = time.Millisecond, true
 	return zerolog.New(sink).Level(o.level).With().Timestamp().Logger(), events
-}
-
-// humanDurations shows each "…_ms" field of a console log line as a duration under its name
-// without the unit: took_ms=146 as took=146ms, margin_ms=60000 as margin=1m0s.
-func humanDurations(fields map[string]any) error {
-	for k, v := range fields {
-		name, ok := strings.CutSuffix(k, "_ms")
-		ms, isNumber := v.(json.Number)
-		if !ok || !isNumber {
-			continue
-		}
-		if n, err := ms.Int64(); err == nil {
-			delete(fields, k)
-			fields[name] = (time.Duration(n) * time.Millisecond).String()
-		}
-	}
-	return nil
 }
 
 // watchOnce looks once at the server (or every server) and prints the table.
@@ -257,31 +239,6 @@ func watchOnce(ctx context.Context, f *fleet, std *deps) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	return nil
-}
-
-// transportLog reports the control-mode connection's events: up, down and refused at info
-// (the watcher works on by exec meanwhile), failed dials at debug (they repeat, ever less
-// often, while no server or no session is there), the output signal of tmux 3.8 at info when
-// it comes up, at debug when it cannot.
-func transportLog(log zerolog.Logger) func(string, error) {
-	return func(event string, err error) {
-		switch event {
-		case "up":
-			log.Info().Msg("tmux commands go over a control-mode client (tmux -C)")
-		case "down":
-			log.Info().Err(err).Msg("the control-mode client is gone; tmux commands run as processes until it is back")
-		case "refused":
-			log.Info().Err(err).Msg("control mode is not used on this server; every tmux command runs as a process")
-		case "signal":
-			if err == nil {
-				log.Info().Msg("tmux signals output (wait-for -E): a tick with no output lists nothing")
-				return
-			}
-			log.Debug().Err(err).Msg("no output signal; every tick lists what changed")
-		default:
-			log.Debug().Err(err).Str("event", event).Msg("no control-mode client")
-		}
-	}
 }
 
 // serverName names the tmux server for people.
