@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -104,15 +103,7 @@ func TestLabel(t *testing.T) {
 // given, whose error then says so.
 func TestCovered(t *testing.T) {
 	t.Parallel()
-	tmp, err := os.MkdirTemp("/tmp", "cxc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	dir := filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	tmp, dir := tmuxtest.UserTmux(t)
 	a := tmuxtest.StartAt(t, filepath.Join(dir, "a"), 80, 24)
 	b := tmuxtest.StartAt(t, filepath.Join(dir, "b"), 80, 24)
 	env := func(tmux string) func(string) string {

@@ -19,23 +19,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
-// userTmux makes a private TMUX_TMPDIR and in it the user's tmux directory (tmux-UID, where
-// tmux puts the sockets of -L NAME and --all-servers looks for servers; the lock of the one
-// --all-servers is keyed by it), and returns both.
-func userTmux(t *testing.T) (tmp, dir string) {
-	t.Helper()
-	tmp, err := os.MkdirTemp("/tmp", "cxa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	dir = filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return tmp, dir
-}
-
 // startIn starts cac-tmux with args and TMUX_TMPDIR tmp, its stderr (the JSON log) in a file.
 func startIn(t *testing.T, tmp string, args ...string) *watchProc {
 	t.Helper()
@@ -75,7 +58,7 @@ func (w *watchProc) exited(t *testing.T, timeout time.Duration, what string) str
 // says so in words that fit (not -L/-S).
 func TestWatchAllServersHeld(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	a := tmuxtest.StartAt(t, filepath.Join(dir, "a"), 80, 24)
 	b := tmuxtest.StartAt(t, filepath.Join(dir, "b"), 80, 24)
 	alone := startIn(t, tmp, "watch", "-S", b.Socket, "--log-format", "json", "--interval", "300ms")
@@ -121,7 +104,7 @@ func TestWatchAllServersHeld(t *testing.T) {
 // wake the stagger apart, not in the same second.
 func TestWatchAllServersStaggersOneAccount(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	reset := nextReset(40 * time.Second).Format(time.RFC3339)
 	var logs []string
 	account := ""
@@ -162,7 +145,7 @@ func TestWatchAllServersStaggersOneAccount(t *testing.T) {
 // log line with a supervisor that never returns).
 func TestWatchAllServersStopsBesideAStuckServer(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	tmuxtest.StartAt(t, filepath.Join(dir, "ok"), 80, 24)
 	stuck := tmuxtest.StartAt(t, filepath.Join(dir, "stuck"), 80, 24)
 	pid, err := strconv.Atoi(strings.TrimSpace(stuck.Tmux(t, "display-message", "-p", "#{pid}")))

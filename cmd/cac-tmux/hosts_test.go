@@ -134,7 +134,7 @@ func TestListHostWithoutLocalServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "cac-tmux", "config.toml"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tmp, _ := userTmux(t) // no server in it
+	tmp, _ := tmuxtest.UserTmux(t) // no server in it
 	none := filepath.Join(t.TempDir(), "none")
 	for _, args := range [][]string{{"list", "--host", sshtest.Host}, {"list", "--host", sshtest.Host, "-S", none}} {
 		cmd := exec.Command(bins.cac, args...)
