@@ -145,7 +145,7 @@ func TestListHostWithoutLocalServer(t *testing.T) {
 		if err != nil || !row.Match(out) {
 			t.Errorf("%q: %v, want the host's pane:\n%s", args, err, out)
 		}
-		if named := strings.Contains(string(out), "server "+none+": tmux "); named != (len(args) > 3) {
+		if named := strings.Contains(string(out), "server "+none+": tmuxctl: "); named != (len(args) > 3) {
 			t.Errorf("%q: the server of -S named %v, want %v:\n%s", args, named, len(args) > 3, out)
 		}
 	}

@@ -62,7 +62,7 @@ func TestListAndStatusBesideHungServers(t *testing.T) {
 	named := func(what, text string) {
 		t.Helper()
 		for _, socket := range []string{stopped.Socket, silent} {
-			if !strings.Contains(text, "server "+socket+": tmux ") || !strings.Contains(text, "timed out") {
+			if !strings.Contains(text, "server "+socket+": tmuxctl: ") || !strings.Contains(text, "timed out") {
 				t.Errorf("%s does not name %s and its timeout:\n%s", what, socket, text)
 			}
 		}

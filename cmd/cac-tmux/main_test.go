@@ -36,7 +36,8 @@ func TestMain(m *testing.M) {
 }
 
 // Real failures, as a person sees them: what the command was about, then the error as the
-// package that made it words it (tmuxctl:, store:, config: …), and a hint where one helps.
+// package that made it words it (tmuxctl:, store: …), and a hint where one helps; a mistake
+// in the configuration is worded for people, with no package name.
 func TestErrorsAsPrinted(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -71,9 +72,9 @@ func TestErrorsAsPrinted(t *testing.T) {
 			" can be written by other users (mode 0777) and is not sticky: another user could replace cac-tmux; set XDG_RUNTIME_DIR and XDG_STATE_HOME to directories only you can write (chmod 700)"},
 		{[]string{"XDG_RUNTIME_DIR=" + file + "/run", "XDG_STATE_HOME=" + file}, []string{"watch", "-S", s.Socket}, 1, "watch: store: create " + file + "/run/cac-tmux: mkdir " + file + ": not a directory"},
 		// Mistakes in the configuration.
-		{nil, []string{"config", "check", "-S", none, conf}, 2, `config check: config: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")` + "\n" +
-			`config: watch.stagger: must not be negative (` + conf + ` line 3, got "-1s")`},
-		{nil, []string{"config", "check", "-S", none, dir}, 2, "config check: config: read " + dir + ": is a directory"},
+		{nil, []string{"config", "check", "-S", none, conf}, 2, `config check: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")` + "\n" +
+			`watch.stagger: must not be negative (` + conf + ` line 3, got "-1s")`},
+		{nil, []string{"config", "check", "-S", none, dir}, 2, "config check: read " + dir + ": is a directory"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a watcher that started: killed, and the test fails
 		defer cancel()
