@@ -155,20 +155,7 @@ func runServiceInstall(c *cobra.Command, o *serviceOptions, std *deps) error {
 	if err != nil {
 		return err
 	}
-	verb := map[service.Result]string{service.Created: "wrote", service.Updated: "updated", service.Unchanged: "already up to date:"}[res]
-	fmt.Fprintf(std.out, "%s %s\nit runs: %s\n", verb, path, strings.Join(s.Args(), " "))
-	switch {
-	case res == service.Updated && p == service.Systemd:
-		fmt.Fprintf(std.out, "\nIf the service runs, restart it on the new file:\n  systemctl --user daemon-reload && systemctl --user restart %s\n", service.Unit)
-	case res == service.Updated:
-		fmt.Fprintf(std.out, "\nIf the agent is loaded, load it again:\n  %s; %s\n", service.DisableCommand(p), service.EnableCommand(p, path))
-	}
-	fmt.Fprintf(std.out, "\nTo start it now and at every login:\n  %s\n", service.EnableCommand(p, path))
-	if p == service.Systemd {
-		fmt.Fprintf(std.out, "Its log: journalctl --user -u %s -f\n", service.Unit)
-	} else {
-		fmt.Fprintf(std.out, "Its log: %s\n", s.LogFile)
-	}
+	service.WriteInstalled(std.out, p, path, res, s)
 	return nil
 }
 
@@ -232,12 +219,7 @@ func runServiceUninstall(c *cobra.Command, o *serviceOptions, std *deps) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(std.out, "removed %s\n", path)
-	if p == service.Systemd {
-		fmt.Fprintf(std.out, "\nIf it still runs, stop it, then let systemd forget it:\n  systemctl --user stop %s; systemctl --user daemon-reload\n", service.Unit)
-	} else {
-		fmt.Fprintf(std.out, "\nIf the agent is loaded, stop it:\n  %s\n", service.DisableCommand(p))
-	}
+	service.WriteRemoved(std.out, p, path)
 	return nil
 }
 
