@@ -24,15 +24,15 @@ func TestParseAccounts(t *testing.T) {
 		t.Errorf("an empty dirs = %+v, %v; want switching off", c.Accounts, err)
 	}
 	for _, tc := range []struct{ data, want string }{
-		{"[accounts]\ndirs = [\"~/.claude\"]", `config: accounts.dirs: must name at least two directories, one per account, like ["~/.claude", "~/.claude-work"] (cfg.toml line 2, got ["~/.claude"])`},
-		{"[accounts]\ndirs = [\"~/.claude\", \"claude-work\"]", `config: accounts.dirs: must hold absolute paths or paths under "~/" ("claude-work" is not) (cfg.toml line 2, got ["~/.claude", "claude-work"])`},
-		{"[accounts]\ndirs = [\"~/.claude\", \"~me/.claude\"]", `config: accounts.dirs: must hold absolute paths or paths under "~/" ("~me/.claude" is not)`},
-		{"[accounts]\ndirs = [\"~/.claude\", \"~/.claude/\"]", `config: accounts.dirs: must not name a directory twice ("~/.claude/" is)`},
-		{"[accounts]\ndirs = \"~/.claude\"", `config: accounts.dirs: must be an array of at least two paths like ["~/.claude", "~/.claude-work"]`},
-		{"[accounts]\nmax_per_day = 21", `config: accounts.max_per_day: must be from 0 to 20 (cfg.toml line 2, got 21)`},
-		{"[accounts]\nmax_per_day = -1", `config: accounts.max_per_day: must be from 0 to 20 (cfg.toml line 2, got -1)`},
-		{"[accounts]\nmax_per_day = \"2\"", `config: accounts.max_per_day: must be an integer like 2, without quotes`},
-		{"[accounts]\ndir = [\"~/.claude\"]", `config: accounts.dir: unknown key`},
+		{"[accounts]\ndirs = [\"~/.claude\"]", `accounts.dirs: must name at least two directories, one per account, like ["~/.claude", "~/.claude-work"] (cfg.toml line 2, got ["~/.claude"])`},
+		{"[accounts]\ndirs = [\"~/.claude\", \"claude-work\"]", `accounts.dirs: must hold absolute paths or paths under "~/" ("claude-work" is not) (cfg.toml line 2, got ["~/.claude", "claude-work"])`},
+		{"[accounts]\ndirs = [\"~/.claude\", \"~me/.claude\"]", `accounts.dirs: must hold absolute paths or paths under "~/" ("~me/.claude" is not)`},
+		{"[accounts]\ndirs = [\"~/.claude\", \"~/.claude/\"]", `accounts.dirs: must not name a directory twice ("~/.claude/" is)`},
+		{"[accounts]\ndirs = \"~/.claude\"", `accounts.dirs: must be an array of at least two paths like ["~/.claude", "~/.claude-work"]`},
+		{"[accounts]\nmax_per_day = 21", `accounts.max_per_day: must be from 0 to 20 (cfg.toml line 2, got 21)`},
+		{"[accounts]\nmax_per_day = -1", `accounts.max_per_day: must be from 0 to 20 (cfg.toml line 2, got -1)`},
+		{"[accounts]\nmax_per_day = \"2\"", `accounts.max_per_day: must be an integer like 2, without quotes`},
+		{"[accounts]\ndir = [\"~/.claude\"]", `accounts.dir: unknown key`},
 	} {
 		if _, err := parseNamed("cfg.toml", []byte(tc.data)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parseNamed(%q) = %v\nwant %s", tc.data, err, tc.want)

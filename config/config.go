@@ -309,17 +309,16 @@ type Error struct {
 // maxGot is how many characters of Got Error shows.
 const maxGot = 60
 
-// Error reads like `config: watch.margin: must be a duration like "90s" (FILE line 4, got
-// "soon")`; without a key, `config: MSG (FILE line 2)`; a failure to read the file reads
-// `config: read FILE: CAUSE`. A value from a tmux option or a flag is named by it instead of
-// its key: `config: tmux option @cac-tmux-margin: must not be negative (got "-1s")`,
-// `config: --margin: …`.
+// Error is a mistake of the user's, worded for people (it is a usage error: exit 2), with no
+// package name: `watch.margin: must be a duration like "90s" (FILE line 4, got "soon")`;
+// without a key, `MSG (FILE line 2)`; a failure to read the file reads `read FILE: CAUSE`. A
+// value from a tmux option or a flag is named by it instead of its key: `tmux option
+// @cac-tmux-margin: must not be negative (got "-1s")`, `--margin: …`.
 func (e *Error) Error() string {
 	if e.Err != nil {
-		return strings.Join(nonEmpty("config: "+e.Msg, e.Path), " ") + ": " + e.Err.Error()
+		return strings.Join(nonEmpty(e.Msg, e.Path), " ") + ": " + e.Err.Error()
 	}
 	var b strings.Builder
-	b.WriteString("config: ")
 	switch {
 	case e.Option != "":
 		b.WriteString("tmux option " + e.Option + ": ")

@@ -75,7 +75,7 @@ func TestGivenFlags(t *testing.T) {
 	byName["margin"].Set("-1s")
 	byName["interval"].Set("soon")
 	_, err = Resolve(File{}, nil, GivenFlags(fl))
-	if want := `config: --interval: must be a duration like "90s" (got "soon")` + "\n" + `config: --margin: must not be negative (got "-1s")`; err == nil || err.Error() != want {
+	if want := `--interval: must be a duration like "90s" (got "soon")` + "\n" + `--margin: must not be negative (got "-1s")`; err == nil || err.Error() != want {
 		t.Errorf("Resolve(bad flags) = %v, want\n%s", err, want)
 	}
 }
@@ -106,7 +106,7 @@ func TestFlagFromRegistryAlone(t *testing.T) {
 		t.Errorf("Resolve(--stagger 9s over the option) = %s from %s, %v; want 9s from flag --stagger", e.Config.Watch.Stagger, e.Sources["watch.stagger"], err)
 	}
 	stagger.Value.Set("-1s")
-	if _, err := Resolve(File{}, nil, GivenFlags(fl)); err == nil || err.Error() != `config: --stagger: must not be negative (got "-1s")` {
+	if _, err := Resolve(File{}, nil, GivenFlags(fl)); err == nil || err.Error() != `--stagger: must not be negative (got "-1s")` {
 		t.Errorf("Resolve(--stagger -1s) = %v", err)
 	}
 }

@@ -41,7 +41,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parseNamed(%q) = %T %v, want *Error", data, err, err)
 		}
 		lines := strings.Count(string(data), "\n") + 1
-		if e.Msg == "" || e.Path != "f" || e.Line < 0 || e.Line > lines || !strings.HasPrefix(e.Error(), "config: ") {
+		if e.Msg == "" || e.Path != "f" || e.Line < 0 || e.Line > lines || !strings.Contains(e.Error(), e.Msg) {
 			t.Fatalf("parseNamed(%q) = %#v, want a message and a line from 0 to %d", data, e, lines)
 		}
 	})

@@ -85,9 +85,9 @@ func TestLoadEveryMistake(t *testing.T) {
 	path := writeFile(t, "[watch]\nmargin = \"soon\"\n")
 	srv := server{opts: []Option{{"@cac-tmux-stagger", "x"}}}
 	_, err := Load(context.Background(), path, srv, []Flag{{Name: "--interval", Key: "watch.interval", Value: "1ms"}})
-	want := `config: watch.margin: must be a duration like "90s" (` + path + ` line 2, got "soon")` + "\n" +
-		`config: tmux option @cac-tmux-stagger: must be a duration like "90s" (got "x")` + "\n" +
-		`config: --interval: must be at least 100ms (got "1ms")`
+	want := `watch.margin: must be a duration like "90s" (` + path + ` line 2, got "soon")` + "\n" +
+		`tmux option @cac-tmux-stagger: must be a duration like "90s" (got "x")` + "\n" +
+		`--interval: must be at least 100ms (got "1ms")`
 	if err == nil || err.Error() != want {
 		t.Errorf("Load = %v\nwant\n%s", err, want)
 	}

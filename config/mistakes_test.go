@@ -18,16 +18,16 @@ func TestParseEveryMistake(t *testing.T) {
 		"[polcy]\nweekly = \"notify\"\n[policy]\nweekly = \"hold\"\n[panes]\ninclude = \"work*\"\n" +
 		"[notify]\ndesktop = \"maybe\"\ntimeout = \"soon\"\nmin_gap = \"-1s\"\n"
 	want := []string{
-		`config: watch.margin: must be a duration like "90s" (cfg.toml line 3, got "soon")`,
-		`config: watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 4)`,
-		`config: watch.max_attempts: must be an integer like 3, without quotes (cfg.toml line 5, got "3")`,
-		`config: watch.interval: must be at least 100ms (cfg.toml line 6, got "50ms")`,
-		`config: unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 7)`,
-		`config: policy.weekly: must be resume, notify or never (cfg.toml line 10, got "hold")`,
-		`config: panes.include: must be an array of patterns like ["work*", "notes"] (cfg.toml line 12, got "work*")`,
-		`config: notify.desktop: must be "auto", "on" or "off" (cfg.toml line 14, got "maybe")`,
-		`config: notify.timeout: must be a duration like "10s" (cfg.toml line 15, got "soon")`,
-		`config: notify.min_gap: must not be negative; "0s" turns it off (cfg.toml line 16, got "-1s")`,
+		`watch.margin: must be a duration like "90s" (cfg.toml line 3, got "soon")`,
+		`watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 4)`,
+		`watch.max_attempts: must be an integer like 3, without quotes (cfg.toml line 5, got "3")`,
+		`watch.interval: must be at least 100ms (cfg.toml line 6, got "50ms")`,
+		`unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 7)`,
+		`policy.weekly: must be resume, notify or never (cfg.toml line 10, got "hold")`,
+		`panes.include: must be an array of patterns like ["work*", "notes"] (cfg.toml line 12, got "work*")`,
+		`notify.desktop: must be "auto", "on" or "off" (cfg.toml line 14, got "maybe")`,
+		`notify.timeout: must be a duration like "10s" (cfg.toml line 15, got "soon")`,
+		`notify.min_gap: must not be negative; "0s" turns it off (cfg.toml line 16, got "-1s")`,
 	}
 	c, err := parseNamed("cfg.toml", []byte(data))
 	if err == nil || err.Error() != strings.Join(want, "\n") || !reflect.DeepEqual(c, Config{}) {
@@ -45,10 +45,10 @@ func TestParseEveryMistake(t *testing.T) {
 	// A value its key refuses is not taken: [notify]'s rule does not see it, and the keys
 	// after it are still read.
 	_, err = parseNamed("f", []byte("[watch]\nmax_per_reset = -1\nstagger = 'x'\n[notify]\nurl = 1\nmax_per_hour = -2\n"))
-	if w := `config: watch.max_per_reset: must not be negative; 0 means no cap (f line 2, got -1)` + "\n" +
-		`config: watch.stagger: must be a duration like "90s" (f line 3, got 'x')` + "\n" +
-		`config: notify.url: must be a URL like "https://ntfy.sh/my-topic" (f line 5, got 1)` + "\n" +
-		`config: notify.max_per_hour: must not be negative; 0 means no cap (f line 6, got -2)`; err == nil || err.Error() != w {
+	if w := `watch.max_per_reset: must not be negative; 0 means no cap (f line 2, got -1)` + "\n" +
+		`watch.stagger: must be a duration like "90s" (f line 3, got 'x')` + "\n" +
+		`notify.url: must be a URL like "https://ntfy.sh/my-topic" (f line 5, got 1)` + "\n" +
+		`notify.max_per_hour: must not be negative; 0 means no cap (f line 6, got -2)`; err == nil || err.Error() != w {
 		t.Errorf("parseNamed(keys then [notify]) = %v\nwant\n%s", err, w)
 	}
 }
@@ -57,7 +57,7 @@ func TestParseEveryMistake(t *testing.T) {
 func TestParseSyntaxStops(t *testing.T) {
 	_, err := parseNamed("f", []byte("[watch]\nmargin = \"soon\"\nstagger = 1\n[x\n"))
 	var es interface{ Unwrap() []error } // Errors
-	if err == nil || err.Error() != `config: expected ']' to close table name (f line 4)` || !errors.As(err, &es) || len(es.Unwrap()) != 1 {
+	if err == nil || err.Error() != `expected ']' to close table name (f line 4)` || !errors.As(err, &es) || len(es.Unwrap()) != 1 {
 		t.Errorf("parseNamed(syntax error) = %v, want the one syntax error", err)
 	}
 }
@@ -66,14 +66,14 @@ func TestParseSyntaxStops(t *testing.T) {
 // options as from the file.
 func TestResolveEveryTableMistake(t *testing.T) {
 	_, err := Resolve(File{}, []Option{{"@cac-tmux-notify-desktop", "maybe"}, {"@cac-tmux-notify-timeout", "soon"}}, nil)
-	want := `config: tmux option @cac-tmux-notify-desktop: must be "auto", "on" or "off" (got "maybe")` + "\n" +
-		`config: tmux option @cac-tmux-notify-timeout: must be a duration like "10s" (got "soon")`
+	want := `tmux option @cac-tmux-notify-desktop: must be "auto", "on" or "off" (got "maybe")` + "\n" +
+		`tmux option @cac-tmux-notify-timeout: must be a duration like "10s" (got "soon")`
 	if err == nil || err.Error() != want {
 		t.Errorf("Resolve(two bad [notify] options) = %v\nwant\n%s", err, want)
 	}
 	c := Default()
 	c.Notify.Desktop, c.Notify.Timeout = "maybe", time.Hour
-	if err := c.validate(); err == nil || err.Error() != `config: notify.desktop: must be "auto", "on" or "off" (got "maybe")` {
+	if err := c.validate(); err == nil || err.Error() != `notify.desktop: must be "auto", "on" or "off" (got "maybe")` {
 		t.Errorf("validate() = %v, want the first mistake", err)
 	}
 	if c.Notify.Desktop != "maybe" || c.Notify.Timeout != time.Hour {
@@ -109,15 +109,15 @@ func TestReadFileDanglingLink(t *testing.T) {
 		found bool
 		want  string
 	}{
-		{abs, true, "config: read " + abs + ": it is a symbolic link to " + filepath.Join(dir, "dotfiles", "cac-tmux.toml") +
+		{abs, true, "read " + abs + ": it is a symbolic link to " + filepath.Join(dir, "dotfiles", "cac-tmux.toml") +
 			", which does not exist; " + fix("file", "FILE", abs)},
-		{rel, true, "config: read " + rel + ": it is a symbolic link to " + filepath.Join(dir, "dotfiles", "rel.toml") +
+		{rel, true, "read " + rel + ": it is a symbolic link to " + filepath.Join(dir, "dotfiles", "rel.toml") +
 			", which does not exist; " + fix("file", "FILE", rel)},
-		{chain, true, "config: read " + chain + ": it is a symbolic link to " + filepath.Join(dir, "dotfiles", "cac-tmux.toml") +
+		{chain, true, "read " + chain + ": it is a symbolic link to " + filepath.Join(dir, "dotfiles", "cac-tmux.toml") +
 			", which does not exist; " + fix("file", "FILE", chain)},
-		{under, false, "config: read " + under + ": " + linkedDir + " is a symbolic link to " + filepath.Join(dir, "gone") +
+		{under, false, "read " + under + ": " + linkedDir + " is a symbolic link to " + filepath.Join(dir, "gone") +
 			", which does not exist; " + fix("directory", "DIR", linkedDir)},
-		{spaced, true, "config: read " + spaced + ": it is a symbolic link to " + filepath.Join(dir, "nowhere") +
+		{spaced, true, "read " + spaced + ": it is a symbolic link to " + filepath.Join(dir, "nowhere") +
 			", which does not exist; " + fix("file", "FILE", "'"+spaced+"'")},
 	} {
 		f, err := ReadFile(tc.path)
@@ -158,8 +158,8 @@ func TestReadFileDanglingLink(t *testing.T) {
 // mistakes of the other tables' options.
 func TestResolveNotifyWithOthers(t *testing.T) {
 	_, err := Resolve(File{}, []Option{{"@cac-tmux-margin", "x"}, {"@cac-tmux-notify-desktop", "maybe"}}, nil)
-	want := `config: tmux option @cac-tmux-margin: must be a duration like "90s" (got "x")` + "\n" +
-		`config: tmux option @cac-tmux-notify-desktop: must be "auto", "on" or "off" (got "maybe")`
+	want := `tmux option @cac-tmux-margin: must be a duration like "90s" (got "x")` + "\n" +
+		`tmux option @cac-tmux-notify-desktop: must be "auto", "on" or "off" (got "maybe")`
 	if err == nil || err.Error() != want {
 		t.Errorf("Resolve = %v\nwant\n%s", err, want)
 	}

@@ -32,21 +32,21 @@ func TestParsePhone(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ data, want string }{
-		{"[phone]\nlisten = \"8765\"", `config: phone.listen: must be HOST:PORT like "127.0.0.1:8765", with a port from 1 to 65535; "" is off (cfg.toml line 2, got "8765")`},
-		{"[phone]\nlisten = \"127.0.0.1:0\"", `config: phone.listen: must be HOST:PORT like "127.0.0.1:8765", with a port from 1 to 65535; "" is off (cfg.toml line 2, got "127.0.0.1:0")`},
-		{"[phone]\nlisten = 8765", `config: phone.listen: must be an address like "127.0.0.1:8765" (cfg.toml line 2, got 8765)`},
-		{"[phone]\npublic = \"true\"", `config: phone.public: must be true or false, without quotes (cfg.toml line 2, got "true")`},
-		{"[phone]\nurl = \"http://box.example\"", `config: phone.url: must be an https:// URL like "https://box.tail1234.ts.net" (http:// only to localhost), without a query (cfg.toml line 2, got "http://box.example")`},
-		{"[phone]\nurl = \"https://box.example/?k=v\"", `config: phone.url: must be an https:// URL like "https://box.tail1234.ts.net" (http:// only to localhost), without a query (cfg.toml line 2, got "https://box.example/?k=v")`},
-		{"[phone]\nlink_ttl = \"30s\"", `config: phone.link_ttl: must be from 1m to 24h (cfg.toml line 2, got "30s")`},
-		{"[phone]\nlink_ttl = \"25h\"", `config: phone.link_ttl: must be from 1m to 24h (cfg.toml line 2, got "25h")`},
-		{"[phone]\nprompt_max = 0", `config: phone.prompt_max: must be from 1 to 4000 (cfg.toml line 2, got 0)`},
-		{"[phone]\nprompt_max = 4001", `config: phone.prompt_max: must be from 1 to 4000 (cfg.toml line 2, got 4001)`},
-		{"[phone]\nprompt_max = \"500\"", `config: phone.prompt_max: must be an integer like 500, without quotes (cfg.toml line 2, got "500")`},
-		{ntfy + "[phone]\nlisten = \"127.0.0.1:8765\"", `config: phone.url: must be set with listen: the public base URL at which your tunnel reaches it, like "https://box.tail1234.ts.net" (cfg.toml, got "")`},
-		{"[phone]\nlisten = \"127.0.0.1:8765\"\nurl = \"https://box.example\"", `config: phone.listen: needs notify.url (the ntfy topic the buttons come with); set notify.url or remove listen (cfg.toml line 2, got "127.0.0.1:8765")`},
-		{ntfy + "[phone]\nlisten = \"0.0.0.0:8765\"\nurl = \"https://box.example\"", `config: phone.listen: is not a loopback address, so it would be reachable from other hosts; listen on "127.0.0.1:PORT" behind your tunnel, or set public = true (cfg.toml line 4, got "0.0.0.0:8765")`},
-		{ntfy + "[phone]\nlisten = \":8765\"\nurl = \"https://box.example\"", `config: phone.listen: is not a loopback address, so it would be reachable from other hosts; listen on "127.0.0.1:PORT" behind your tunnel, or set public = true (cfg.toml line 4, got ":8765")`},
+		{"[phone]\nlisten = \"8765\"", `phone.listen: must be HOST:PORT like "127.0.0.1:8765", with a port from 1 to 65535; "" is off (cfg.toml line 2, got "8765")`},
+		{"[phone]\nlisten = \"127.0.0.1:0\"", `phone.listen: must be HOST:PORT like "127.0.0.1:8765", with a port from 1 to 65535; "" is off (cfg.toml line 2, got "127.0.0.1:0")`},
+		{"[phone]\nlisten = 8765", `phone.listen: must be an address like "127.0.0.1:8765" (cfg.toml line 2, got 8765)`},
+		{"[phone]\npublic = \"true\"", `phone.public: must be true or false, without quotes (cfg.toml line 2, got "true")`},
+		{"[phone]\nurl = \"http://box.example\"", `phone.url: must be an https:// URL like "https://box.tail1234.ts.net" (http:// only to localhost), without a query (cfg.toml line 2, got "http://box.example")`},
+		{"[phone]\nurl = \"https://box.example/?k=v\"", `phone.url: must be an https:// URL like "https://box.tail1234.ts.net" (http:// only to localhost), without a query (cfg.toml line 2, got "https://box.example/?k=v")`},
+		{"[phone]\nlink_ttl = \"30s\"", `phone.link_ttl: must be from 1m to 24h (cfg.toml line 2, got "30s")`},
+		{"[phone]\nlink_ttl = \"25h\"", `phone.link_ttl: must be from 1m to 24h (cfg.toml line 2, got "25h")`},
+		{"[phone]\nprompt_max = 0", `phone.prompt_max: must be from 1 to 4000 (cfg.toml line 2, got 0)`},
+		{"[phone]\nprompt_max = 4001", `phone.prompt_max: must be from 1 to 4000 (cfg.toml line 2, got 4001)`},
+		{"[phone]\nprompt_max = \"500\"", `phone.prompt_max: must be an integer like 500, without quotes (cfg.toml line 2, got "500")`},
+		{ntfy + "[phone]\nlisten = \"127.0.0.1:8765\"", `phone.url: must be set with listen: the public base URL at which your tunnel reaches it, like "https://box.tail1234.ts.net" (cfg.toml, got "")`},
+		{"[phone]\nlisten = \"127.0.0.1:8765\"\nurl = \"https://box.example\"", `phone.listen: needs notify.url (the ntfy topic the buttons come with); set notify.url or remove listen (cfg.toml line 2, got "127.0.0.1:8765")`},
+		{ntfy + "[phone]\nlisten = \"0.0.0.0:8765\"\nurl = \"https://box.example\"", `phone.listen: is not a loopback address, so it would be reachable from other hosts; listen on "127.0.0.1:PORT" behind your tunnel, or set public = true (cfg.toml line 4, got "0.0.0.0:8765")`},
+		{ntfy + "[phone]\nlisten = \":8765\"\nurl = \"https://box.example\"", `phone.listen: is not a loopback address, so it would be reachable from other hosts; listen on "127.0.0.1:PORT" behind your tunnel, or set public = true (cfg.toml line 4, got ":8765")`},
 	} {
 		if _, err := parseNamed("cfg.toml", []byte(tc.data)); err == nil || err.Error() != tc.want {
 			t.Errorf("parseNamed(%q) = %v\nwant %s", tc.data, err, tc.want)

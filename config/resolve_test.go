@@ -161,38 +161,38 @@ func TestResolveErrors(t *testing.T) {
 		flags []Flag
 		want  string
 	}{
-		{[]Option{{"@cac-tmux-margin", "soon"}}, nil, `config: tmux option @cac-tmux-margin: must be a duration like "90s" (got "soon")`},
-		{[]Option{{"@cac-tmux-margin", "-1s"}}, nil, `config: tmux option @cac-tmux-margin: must not be negative (got "-1s")`},
-		{[]Option{{"@cac-tmux-interval", "10ms"}}, nil, `config: tmux option @cac-tmux-interval: must be at least 100ms (got "10ms")`},
-		{[]Option{{"@cac-tmux-message", ""}}, nil, `config: tmux option @cac-tmux-message: must not be blank; it is the text typed to resume, like "continue" (got "")`},
-		{[]Option{{"@cac-tmux-message", "a\nb"}}, nil, `config: tmux option @cac-tmux-message: must be one line (got "a\nb")`},
-		{[]Option{{"@cac-tmux-message", "a\x1bb"}}, nil, `config: tmux option @cac-tmux-message: must not contain control characters (got "a\u001bb")`},
-		{[]Option{{"@cac-tmux-message", "caf\xe9"}}, nil, `config: tmux option @cac-tmux-message: must be UTF-8 text (got "caf\xe9")`},
-		{[]Option{{"@cac-tmux-max-attempts", "3.0"}}, nil, `config: tmux option @cac-tmux-max-attempts: must be an integer like 3 (got "3.0")`},
-		{[]Option{{"@cac-tmux-max-attempts", " 3"}}, nil, `config: tmux option @cac-tmux-max-attempts: must be an integer like 3 (got " 3")`},
-		{[]Option{{"@cac-tmux-max-attempts", "99999999999999999999"}}, nil, `config: tmux option @cac-tmux-max-attempts: must be from 1 to 100 (got "99999999999999999999")`},
-		{[]Option{{"@cac-tmux-max-per-reset", "99999999999999999999"}}, nil, `config: tmux option @cac-tmux-max-per-reset: is too large (got "99999999999999999999")`},
-		{[]Option{{"@cac-tmux-max-per-reset", "-99999999999999999999"}}, nil, `config: tmux option @cac-tmux-max-per-reset: must not be negative; 0 means no cap (got "-99999999999999999999")`},
-		{[]Option{{"@cac-tmux-log-level", "INFO"}}, nil, `config: tmux option @cac-tmux-log-level: must be one of debug, info, warn, error (got "INFO")`},
-		{[]Option{{"@cac-tmux-policy-weekly", "hold"}}, nil, `config: tmux option @cac-tmux-policy-weekly: must be resume, notify or never (got "hold")`},
-		{[]Option{{"@cac-tmux-panes-exclude", "ok,wor[k"}}, nil, `config: tmux option @cac-tmux-panes-exclude: "wor[k" is not a valid pattern: a [ opens a class that no ] closes; close it, or write \[ for a [ (got "ok,wor[k")`},
+		{[]Option{{"@cac-tmux-margin", "soon"}}, nil, `tmux option @cac-tmux-margin: must be a duration like "90s" (got "soon")`},
+		{[]Option{{"@cac-tmux-margin", "-1s"}}, nil, `tmux option @cac-tmux-margin: must not be negative (got "-1s")`},
+		{[]Option{{"@cac-tmux-interval", "10ms"}}, nil, `tmux option @cac-tmux-interval: must be at least 100ms (got "10ms")`},
+		{[]Option{{"@cac-tmux-message", ""}}, nil, `tmux option @cac-tmux-message: must not be blank; it is the text typed to resume, like "continue" (got "")`},
+		{[]Option{{"@cac-tmux-message", "a\nb"}}, nil, `tmux option @cac-tmux-message: must be one line (got "a\nb")`},
+		{[]Option{{"@cac-tmux-message", "a\x1bb"}}, nil, `tmux option @cac-tmux-message: must not contain control characters (got "a\u001bb")`},
+		{[]Option{{"@cac-tmux-message", "caf\xe9"}}, nil, `tmux option @cac-tmux-message: must be UTF-8 text (got "caf\xe9")`},
+		{[]Option{{"@cac-tmux-max-attempts", "3.0"}}, nil, `tmux option @cac-tmux-max-attempts: must be an integer like 3 (got "3.0")`},
+		{[]Option{{"@cac-tmux-max-attempts", " 3"}}, nil, `tmux option @cac-tmux-max-attempts: must be an integer like 3 (got " 3")`},
+		{[]Option{{"@cac-tmux-max-attempts", "99999999999999999999"}}, nil, `tmux option @cac-tmux-max-attempts: must be from 1 to 100 (got "99999999999999999999")`},
+		{[]Option{{"@cac-tmux-max-per-reset", "99999999999999999999"}}, nil, `tmux option @cac-tmux-max-per-reset: is too large (got "99999999999999999999")`},
+		{[]Option{{"@cac-tmux-max-per-reset", "-99999999999999999999"}}, nil, `tmux option @cac-tmux-max-per-reset: must not be negative; 0 means no cap (got "-99999999999999999999")`},
+		{[]Option{{"@cac-tmux-log-level", "INFO"}}, nil, `tmux option @cac-tmux-log-level: must be one of debug, info, warn, error (got "INFO")`},
+		{[]Option{{"@cac-tmux-policy-weekly", "hold"}}, nil, `tmux option @cac-tmux-policy-weekly: must be resume, notify or never (got "hold")`},
+		{[]Option{{"@cac-tmux-panes-exclude", "ok,wor[k"}}, nil, `tmux option @cac-tmux-panes-exclude: "wor[k" is not a valid pattern: a [ opens a class that no ] closes; close it, or write \[ for a [ (got "ok,wor[k")`},
 		// unknown options: the nearest known one and the exact fix
-		{[]Option{{"@cac-tmux-margn", "10s"}}, nil, `config: tmux option @cac-tmux-margn: unknown option (did you mean @cac-tmux-margin?); rename it, or unset it with: tmux set-option -gu @cac-tmux-margn`},
-		{[]Option{{"@cac-tmux-native_grace", "1m"}}, nil, `config: tmux option @cac-tmux-native_grace: unknown option (did you mean @cac-tmux-native-grace?); rename it, or unset it with: tmux set-option -gu @cac-tmux-native_grace`},
-		{[]Option{{"@cac-tmux-policy-weekley", "notify"}}, nil, `config: tmux option @cac-tmux-policy-weekley: unknown option (did you mean @cac-tmux-policy-weekly?); rename it, or unset it with: tmux set-option -gu @cac-tmux-policy-weekley`},
-		{[]Option{{"@cac-tmux-max-wait", "1h"}}, nil, `config: tmux option @cac-tmux-max-wait: unknown option (did you mean @cac-tmux-policy-max-wait?); rename it, or unset it with: tmux set-option -gu @cac-tmux-max-wait`},
-		{[]Option{{"@cac-tmux-include", "work*"}}, nil, `config: tmux option @cac-tmux-include: unknown option (did you mean @cac-tmux-panes-include?); rename it, or unset it with: tmux set-option -gu @cac-tmux-include`},
-		{[]Option{{"@cac-tmux-frobnicate", "1"}}, nil, `config: tmux option @cac-tmux-frobnicate: unknown option; ` + "`cac-tmux config check`" + ` lists the options of every setting, or unset it with: tmux set-option -gu @cac-tmux-frobnicate`},
-		{[]Option{{"@cac-tmux-autostrat", "on"}}, nil, `config: tmux option @cac-tmux-autostrat: unknown option (did you mean @cac-tmux-autostart?); rename it, or unset it with: tmux set-option -gu @cac-tmux-autostrat`},
-		{[]Option{{"@cac-tmux-we ird", "x"}}, nil, `config: tmux option @cac-tmux-we ird: unknown option; ` + "`cac-tmux config check`" + ` lists the options of every setting, or unset it with: tmux set-option -gu '@cac-tmux-we ird'`},
+		{[]Option{{"@cac-tmux-margn", "10s"}}, nil, `tmux option @cac-tmux-margn: unknown option (did you mean @cac-tmux-margin?); rename it, or unset it with: tmux set-option -gu @cac-tmux-margn`},
+		{[]Option{{"@cac-tmux-native_grace", "1m"}}, nil, `tmux option @cac-tmux-native_grace: unknown option (did you mean @cac-tmux-native-grace?); rename it, or unset it with: tmux set-option -gu @cac-tmux-native_grace`},
+		{[]Option{{"@cac-tmux-policy-weekley", "notify"}}, nil, `tmux option @cac-tmux-policy-weekley: unknown option (did you mean @cac-tmux-policy-weekly?); rename it, or unset it with: tmux set-option -gu @cac-tmux-policy-weekley`},
+		{[]Option{{"@cac-tmux-max-wait", "1h"}}, nil, `tmux option @cac-tmux-max-wait: unknown option (did you mean @cac-tmux-policy-max-wait?); rename it, or unset it with: tmux set-option -gu @cac-tmux-max-wait`},
+		{[]Option{{"@cac-tmux-include", "work*"}}, nil, `tmux option @cac-tmux-include: unknown option (did you mean @cac-tmux-panes-include?); rename it, or unset it with: tmux set-option -gu @cac-tmux-include`},
+		{[]Option{{"@cac-tmux-frobnicate", "1"}}, nil, `tmux option @cac-tmux-frobnicate: unknown option; ` + "`cac-tmux config check`" + ` lists the options of every setting, or unset it with: tmux set-option -gu @cac-tmux-frobnicate`},
+		{[]Option{{"@cac-tmux-autostrat", "on"}}, nil, `tmux option @cac-tmux-autostrat: unknown option (did you mean @cac-tmux-autostart?); rename it, or unset it with: tmux set-option -gu @cac-tmux-autostrat`},
+		{[]Option{{"@cac-tmux-we ird", "x"}}, nil, `tmux option @cac-tmux-we ird: unknown option; ` + "`cac-tmux config check`" + ` lists the options of every setting, or unset it with: tmux set-option -gu '@cac-tmux-we ird'`},
 		// flags
-		{nil, []Flag{{"--margin", "watch.margin", "-1s"}}, `config: --margin: must not be negative (got "-1s")`},
-		{nil, []Flag{{"--colour", "watch.colour", "red"}}, `config: --colour: sets no key of the configuration`},
+		{nil, []Flag{{"--margin", "watch.margin", "-1s"}}, `--margin: must not be negative (got "-1s")`},
+		{nil, []Flag{{"--colour", "watch.colour", "red"}}, `--colour: sets no key of the configuration`},
 		// every mistake, in the order given
 		{[]Option{{"@cac-tmux-margin", "soon"}, {"@cac-tmux-x", "1"}, {"@cac-tmux-stagger", "1s"}}, []Flag{{"--interval", "watch.interval", "1ms"}},
-			`config: tmux option @cac-tmux-margin: must be a duration like "90s" (got "soon")` + "\n" +
-				"config: tmux option @cac-tmux-x: unknown option; `cac-tmux config check` lists the options of every setting, or unset it with: tmux set-option -gu @cac-tmux-x\n" +
-				`config: --interval: must be at least 100ms (got "1ms")`},
+			`tmux option @cac-tmux-margin: must be a duration like "90s" (got "soon")` + "\n" +
+				"tmux option @cac-tmux-x: unknown option; `cac-tmux config check` lists the options of every setting, or unset it with: tmux set-option -gu @cac-tmux-x\n" +
+				`--interval: must be at least 100ms (got "1ms")`},
 	} {
 		e, err := Resolve(File{}, tc.opts, tc.flags)
 		if err == nil || err.Error() != tc.want || !reflect.DeepEqual(e, Effective{}) {
@@ -259,17 +259,17 @@ func TestTableCheck(t *testing.T) {
 		t.Errorf("parseNamed(a only) = %v", err)
 	}
 	_, err := parseNamed("f", []byte("[pair]\na = [\"x\"]\n\nb = [ 'y' ]\n"))
-	if want := `config: pair.b: set at most one of a and b; remove b (f line 4, got [ 'y' ])`; err == nil || err.Error() != want {
+	if want := `pair.b: set at most one of a and b; remove b (f line 4, got [ 'y' ])`; err == nil || err.Error() != want {
 		t.Errorf("parseNamed(a and b) = %v, want %s", err, want)
 	}
 	f := file(t, "[pair]\na = [\"x\"]\n")
 	_, err = Resolve(f, []Option{{"@cac-tmux-pair-b", "y"}}, nil)
-	if want := `config: tmux option @cac-tmux-pair-b: set at most one of a and b; remove b (got ["y"])`; err == nil || err.Error() != want {
+	if want := `tmux option @cac-tmux-pair-b: set at most one of a and b; remove b (got ["y"])`; err == nil || err.Error() != want {
 		t.Errorf("Resolve(file a, option b) = %v, want %s", err, want)
 	}
 	c := Default()
 	c.Panes.Include, c.Panes.Exclude = []string{"x"}, []string{"y"}
-	if err := c.validate(); err == nil || err.Error() != `config: pair.b: set at most one of a and b; remove b (got ["y"])` {
+	if err := c.validate(); err == nil || err.Error() != `pair.b: set at most one of a and b; remove b (got ["y"])` {
 		t.Errorf("validate() = %v", err)
 	}
 }

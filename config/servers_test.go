@@ -24,13 +24,13 @@ func TestParseServersAndHosts(t *testing.T) {
 		t.Errorf("defaults: %+v %+v", d.Servers, d.Hosts)
 	}
 	for _, tc := range []struct{ data, want string }{
-		{"[servers]\nall = \"true\"", `config: servers.all: must be true or false, without quotes (cfg.toml line 2, got "true")`},
-		{"[servers]\nall = 1", `config: servers.all: must be true or false (cfg.toml line 2, got 1)`},
-		{"[hosts]\nnames = [\"-oProxyCommand=x\"]", `config: hosts.names: must be an ssh host like "dev1" or "me@box": letters, digits and . _ - @ : [ ] %, not starting with - ("-oProxyCommand=x" is not) (cfg.toml line 2, got ["-oProxyCommand=x"])`},
-		{"[hosts]\nnames = [\"dev 1\"]", `config: hosts.names: must be an ssh host like "dev1" or "me@box": letters, digits and . _ - @ : [ ] %, not starting with - ("dev 1" is not) (cfg.toml line 2, got ["dev 1"])`},
-		{"[hosts]\ncommand = \"\"", `config: hosts.command: must not be empty; "cac-tmux" finds it on the remote PATH (cfg.toml line 2, got "")`},
-		{"[hosts]\nssh = []", `config: hosts.ssh: must name the ssh program first, like ["ssh"] (cfg.toml line 2, got [])`},
-		{"[hosts]\ntimeout = \"10ms\"", `config: hosts.timeout: must be at least 1s (cfg.toml line 2, got "10ms")`},
+		{"[servers]\nall = \"true\"", `servers.all: must be true or false, without quotes (cfg.toml line 2, got "true")`},
+		{"[servers]\nall = 1", `servers.all: must be true or false (cfg.toml line 2, got 1)`},
+		{"[hosts]\nnames = [\"-oProxyCommand=x\"]", `hosts.names: must be an ssh host like "dev1" or "me@box": letters, digits and . _ - @ : [ ] %, not starting with - ("-oProxyCommand=x" is not) (cfg.toml line 2, got ["-oProxyCommand=x"])`},
+		{"[hosts]\nnames = [\"dev 1\"]", `hosts.names: must be an ssh host like "dev1" or "me@box": letters, digits and . _ - @ : [ ] %, not starting with - ("dev 1" is not) (cfg.toml line 2, got ["dev 1"])`},
+		{"[hosts]\ncommand = \"\"", `hosts.command: must not be empty; "cac-tmux" finds it on the remote PATH (cfg.toml line 2, got "")`},
+		{"[hosts]\nssh = []", `hosts.ssh: must name the ssh program first, like ["ssh"] (cfg.toml line 2, got [])`},
+		{"[hosts]\ntimeout = \"10ms\"", `hosts.timeout: must be at least 1s (cfg.toml line 2, got "10ms")`},
 	} {
 		if _, err := parseNamed("cfg.toml", []byte(tc.data)); err == nil || err.Error() != tc.want {
 			t.Errorf("parseNamed(%q) = %v\nwant %s", tc.data, err, tc.want)
@@ -58,7 +58,7 @@ func TestAllServersFlag(t *testing.T) {
 		t.Errorf("Resolve(--all-servers) = %+v, %v", e.Config.Servers, err)
 	}
 	if _, err := Resolve(File{}, nil, []Flag{{Name: "--all-servers", Key: "servers.all", Value: "yes"}}); err == nil ||
-		err.Error() != `config: --all-servers: must be true or false (got "yes")` {
+		err.Error() != `--all-servers: must be true or false (got "yes")` {
 		t.Errorf("Resolve(--all-servers=yes) = %v", err)
 	}
 }

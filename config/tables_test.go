@@ -90,38 +90,38 @@ func TestParseTables(t *testing.T) {
 func TestParseTablesErrors(t *testing.T) {
 	policyKeys := "session, 5-hour, weekly, opus, sonnet, usage, extra-usage, usage-credits, spending-cap, team, legacy, unknown, max_wait, untouched_after"
 	for _, tc := range []struct{ data, want string }{
-		{"[policy]\nweekly = \"hold\"", `config: policy.weekly: must be resume, notify or never (cfg.toml line 2, got "hold")`},
-		{"[policy]\nweekly = \"Notify\"", `config: policy.weekly: must be resume, notify or never (cfg.toml line 2, got "Notify")`},
-		{"[policy]\nweekly = 1", `config: policy.weekly: must be one of "resume", "notify", "never" (cfg.toml line 2, got 1)`},
-		{"[policy]\nweekly = notify", `config: policy.weekly: must be one of "resume", "notify", "never"; expected keyword "nan" (cfg.toml line 2, got notify)`},
-		{"[policy]\nweekley = \"notify\"", `config: policy.weekley: unknown key (did you mean weekly?); the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
-		{"[policy]\nfive_hour = \"notify\"", `config: policy.five_hour: unknown key (did you mean 5-hour?); the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
-		{"[policy]\nseven-day = \"notify\"", `config: policy.seven-day: unknown key (did you mean weekly?); the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
-		{"[policy]\nmax-wait = \"1h\"", `config: policy.max-wait: unknown key (did you mean max_wait?); the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
-		{"[policy]\nmonthly = \"never\"", `config: policy.monthly: unknown key; the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
-		{"[policy]\nmax_wait = \"-1h\"", `config: policy.max_wait: must not be negative (cfg.toml line 2, got "-1h")`},
-		{"[policy]\nmax_wait = 12", `config: policy.max_wait: must be a duration like "90s" (cfg.toml line 2, got 12)`},
-		{"[policy]\nmax_wait = \"12 hours\"", `config: policy.max_wait: must be a duration like "90s" (cfg.toml line 2, got "12 hours")`},
-		{"[polcy]\nweekly = \"notify\"", `config: unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
-		{"[policy.weekly]", `config: unknown table [policy.weekly]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
-		{"weekly = \"notify\"", `config: weekly: is outside any table; put it under [policy] or write policy.weekly (cfg.toml line 1)`},
-		{"policy = { weekly = \"hold\" }", `config: policy.weekly: must be resume, notify or never (cfg.toml line 1, got "hold")`},
-		{"policy = 1", `config: policy must be one table: write [policy] once, with every setting under it (cfg.toml line 1)`},
-		{"[policy]\n[policy]", `config: policy must be one table: write [policy] once, with every setting under it (cfg.toml line 2)`},
-		{"[panes]\ninclude = \"work*\"", `config: panes.include: must be an array of patterns like ["work*", "notes"] (cfg.toml line 2, got "work*")`},
-		{"[panes]\nexclude = [\"a\", 1]", `config: panes.exclude: must be an array of patterns like ["scratch", "tmp-*"] (cfg.toml line 2, got ["a", 1])`},
-		{"[panes]\ninclude = [\"wor[k\"]", `config: panes.include: "wor[k" is not a valid pattern: a [ opens a class that no ] closes; close it, or write \[ for a [ (cfg.toml line 2, got ["wor[k"])`},
-		{"[panes]\nexclude = ['x\\']", `config: panes.exclude: "x\\" is not a valid pattern: it ends with a \ that quotes nothing; remove it, or write \\ for a \ (cfg.toml line 2, got ['x\'])`},
-		{"[panes]\ninclude = [\"[]x\"]", `config: panes.include: "[]x" is not a valid pattern: a [] class is empty; put the characters to match between the brackets, or write \[ for a [ (cfg.toml line 2, got ["[]x"])`},
-		{"[panes]\ninclude = [\"a[b-]\"]", `config: panes.include: "a[b-]" is not a valid pattern: see the pattern syntax: * any text, ? one character, [a-z] a class, \ quotes the next character (cfg.toml line 2, got ["a[b-]"])`},
-		{"[panes]\ninclude = [\"ok\", \"\"]", `config: panes.include: must not hold an empty pattern (it matches no session); remove it, or write "*" for every session (cfg.toml line 2, got ["ok", ""])`},
-		{"[panes]\nincluded = []", `config: panes.included: unknown key (did you mean include?); the known keys of [panes] are include, exclude (cfg.toml line 2)`},
-		{"[pane]", `config: unknown table [pane] (did you mean [panes]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"[policy]\nweekly = \"hold\"", `policy.weekly: must be resume, notify or never (cfg.toml line 2, got "hold")`},
+		{"[policy]\nweekly = \"Notify\"", `policy.weekly: must be resume, notify or never (cfg.toml line 2, got "Notify")`},
+		{"[policy]\nweekly = 1", `policy.weekly: must be one of "resume", "notify", "never" (cfg.toml line 2, got 1)`},
+		{"[policy]\nweekly = notify", `policy.weekly: must be one of "resume", "notify", "never"; expected keyword "nan" (cfg.toml line 2, got notify)`},
+		{"[policy]\nweekley = \"notify\"", `policy.weekley: unknown key (did you mean weekly?); the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
+		{"[policy]\nfive_hour = \"notify\"", `policy.five_hour: unknown key (did you mean 5-hour?); the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
+		{"[policy]\nseven-day = \"notify\"", `policy.seven-day: unknown key (did you mean weekly?); the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
+		{"[policy]\nmax-wait = \"1h\"", `policy.max-wait: unknown key (did you mean max_wait?); the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
+		{"[policy]\nmonthly = \"never\"", `policy.monthly: unknown key; the known keys of [policy] are ` + policyKeys + ` (cfg.toml line 2)`},
+		{"[policy]\nmax_wait = \"-1h\"", `policy.max_wait: must not be negative (cfg.toml line 2, got "-1h")`},
+		{"[policy]\nmax_wait = 12", `policy.max_wait: must be a duration like "90s" (cfg.toml line 2, got 12)`},
+		{"[policy]\nmax_wait = \"12 hours\"", `policy.max_wait: must be a duration like "90s" (cfg.toml line 2, got "12 hours")`},
+		{"[polcy]\nweekly = \"notify\"", `unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"[policy.weekly]", `unknown table [policy.weekly]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"weekly = \"notify\"", `weekly: is outside any table; put it under [policy] or write policy.weekly (cfg.toml line 1)`},
+		{"policy = { weekly = \"hold\" }", `policy.weekly: must be resume, notify or never (cfg.toml line 1, got "hold")`},
+		{"policy = 1", `policy must be one table: write [policy] once, with every setting under it (cfg.toml line 1)`},
+		{"[policy]\n[policy]", `policy must be one table: write [policy] once, with every setting under it (cfg.toml line 2)`},
+		{"[panes]\ninclude = \"work*\"", `panes.include: must be an array of patterns like ["work*", "notes"] (cfg.toml line 2, got "work*")`},
+		{"[panes]\nexclude = [\"a\", 1]", `panes.exclude: must be an array of patterns like ["scratch", "tmp-*"] (cfg.toml line 2, got ["a", 1])`},
+		{"[panes]\ninclude = [\"wor[k\"]", `panes.include: "wor[k" is not a valid pattern: a [ opens a class that no ] closes; close it, or write \[ for a [ (cfg.toml line 2, got ["wor[k"])`},
+		{"[panes]\nexclude = ['x\\']", `panes.exclude: "x\\" is not a valid pattern: it ends with a \ that quotes nothing; remove it, or write \\ for a \ (cfg.toml line 2, got ['x\'])`},
+		{"[panes]\ninclude = [\"[]x\"]", `panes.include: "[]x" is not a valid pattern: a [] class is empty; put the characters to match between the brackets, or write \[ for a [ (cfg.toml line 2, got ["[]x"])`},
+		{"[panes]\ninclude = [\"a[b-]\"]", `panes.include: "a[b-]" is not a valid pattern: see the pattern syntax: * any text, ? one character, [a-z] a class, \ quotes the next character (cfg.toml line 2, got ["a[b-]"])`},
+		{"[panes]\ninclude = [\"ok\", \"\"]", `panes.include: must not hold an empty pattern (it matches no session); remove it, or write "*" for every session (cfg.toml line 2, got ["ok", ""])`},
+		{"[panes]\nincluded = []", `panes.included: unknown key (did you mean include?); the known keys of [panes] are include, exclude (cfg.toml line 2)`},
+		{"[pane]", `unknown table [pane] (did you mean [panes]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		// every mistake, by line whatever the table, and as written on one line
-		{"[panes]\ninclude = [\"ok\"]\n[policy]\nweekly = \"x\"\n[watch]\nmargin = \"soon\"", `config: policy.weekly: must be resume, notify or never (cfg.toml line 4, got "x")` + "\n" +
-			`config: watch.margin: must be a duration like "90s" (cfg.toml line 6, got "soon")`},
-		{"watch = { stagger = \"x\", margin = \"y\" }", `config: watch.stagger: must be a duration like "90s" (cfg.toml line 1, got "x")` + "\n" +
-			`config: watch.margin: must be a duration like "90s" (cfg.toml line 1, got "y")`},
+		{"[panes]\ninclude = [\"ok\"]\n[policy]\nweekly = \"x\"\n[watch]\nmargin = \"soon\"", `policy.weekly: must be resume, notify or never (cfg.toml line 4, got "x")` + "\n" +
+			`watch.margin: must be a duration like "90s" (cfg.toml line 6, got "soon")`},
+		{"watch = { stagger = \"x\", margin = \"y\" }", `watch.stagger: must be a duration like "90s" (cfg.toml line 1, got "x")` + "\n" +
+			`watch.margin: must be a duration like "90s" (cfg.toml line 1, got "y")`},
 	} {
 		_, err := parseNamed("cfg.toml", []byte(tc.data))
 		var got string
@@ -143,10 +143,10 @@ func TestConfigValidate(t *testing.T) {
 		want string
 	}{
 		{Default(), ""},
-		{withC(func(c *Config) { c.Watch.Margin = -1 }), `config: watch.margin: must not be negative (got "-1ns")`},
-		{withC(func(c *Config) { act(c, detector.KindTeam, "hold") }), `config: policy.team: must be resume, notify or never (got "hold")`},
-		{withC(func(c *Config) { c.Policy.MaxWait = -time.Hour }), `config: policy.max_wait: must not be negative (got "-1h")`},
-		{withC(func(c *Config) { c.Panes.Exclude = []string{"a", "b\\"} }), `config: panes.exclude: "b\\" is not a valid pattern: it ends with a \ that quotes nothing; remove it, or write \\ for a \ (got ["a", "b\\"])`},
+		{withC(func(c *Config) { c.Watch.Margin = -1 }), `watch.margin: must not be negative (got "-1ns")`},
+		{withC(func(c *Config) { act(c, detector.KindTeam, "hold") }), `policy.team: must be resume, notify or never (got "hold")`},
+		{withC(func(c *Config) { c.Policy.MaxWait = -time.Hour }), `policy.max_wait: must not be negative (got "-1h")`},
+		{withC(func(c *Config) { c.Panes.Exclude = []string{"a", "b\\"} }), `panes.exclude: "b\\" is not a valid pattern: it ends with a \ that quotes nothing; remove it, or write \\ for a \ (got ["a", "b\\"])`},
 	} {
 		err := tc.c.validate()
 		var got string

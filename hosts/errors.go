@@ -57,11 +57,26 @@ func (e *Error) Error() string {
 	if e.Target != "" {
 		where = quoteIfSpaced(e.Target) + " on " + where
 	}
-	s := "hosts: " + e.Op + " " + where + ": " + e.Kind.Error()
+	return "hosts: " + e.Op + " " + where + ": " + e.Reason()
+}
+
+// Reason is the kind of failure and what ssh or the remote command said, for a line that
+// names the host already ("unreachable: ssh: connect to host dev1 port 22: Connection
+// refused").
+func (e *Error) Reason() string {
 	if e.Detail != "" {
-		s += ": " + e.Detail
+		return e.Kind.Error() + ": " + e.Detail
 	}
-	return s
+	return e.Kind.Error()
+}
+
+// Reason is why a call to a host failed, for a line that names the host: an *Error's
+// Reason, else err's text.
+func Reason(err error) string {
+	if e := (*Error)(nil); errors.As(err, &e) {
+		return e.Reason()
+	}
+	return err.Error()
 }
 
 // Unwrap gives errors.Is and errors.As both the kind and the error underneath.

@@ -177,7 +177,7 @@ func Run(ctx context.Context, host string, o Options, args ...string) (Reply, er
 // run is Run of a call about target (a pane, "" for the host) bounded by timeout: the one place
 // ssh runs. The whole ssh (its process group: a ProxyCommand too) is killed at the timeout.
 func run(ctx context.Context, host, target string, o Options, timeout time.Duration, args []string) (Reply, error) {
-	argv, err := Argv(host, o, args...)
+	argv, err := sshArgv(host, o, args...)
 	if err != nil {
 		err.(*Error).Target = target
 		return Reply{Code: -1}, err

@@ -38,8 +38,8 @@ func TestQuote(t *testing.T) {
 		{"=x", "'=x'"},
 		{"~/x", "'~/x'"},
 	} {
-		if got := Quote(tc.word); got != tc.want {
-			t.Errorf("Quote(%q) = %s, want %s", tc.word, got, tc.want)
+		if got := quote(tc.word); got != tc.want {
+			t.Errorf("quote(%q) = %s, want %s", tc.word, got, tc.want)
 		}
 	}
 }
@@ -60,7 +60,7 @@ func TestQuoteInShells(t *testing.T) {
 			continue
 		}
 		shells++
-		line := CommandLine(printf, append([]string{`%s\0`}, words...)...)
+		line := commandLine(printf, append([]string{`%s\0`}, words...)...)
 		out, err := exec.Command(path, "-c", line).Output()
 		if got := strings.Split(string(out), "\x00"); err != nil || string(out) != want {
 			t.Errorf("%s -c %s printed %q (%v), want %q", sh, line, got, err, words)
@@ -83,8 +83,8 @@ func TestCommandLine(t *testing.T) {
 		{"/opt/$(x)/cac-tmux", []string{"skip", "--", "%3"}, "'/opt/$(x)/cac-tmux' skip -- '%3'"},
 		{"~user/cac-tmux", nil, "'~user/cac-tmux'"}, // only ~/ expands
 	} {
-		if got := CommandLine(tc.command, tc.args...); got != tc.want {
-			t.Errorf("CommandLine(%q, %q) = %s, want %s", tc.command, tc.args, got, tc.want)
+		if got := commandLine(tc.command, tc.args...); got != tc.want {
+			t.Errorf("commandLine(%q, %q) = %s, want %s", tc.command, tc.args, got, tc.want)
 		}
 	}
 }
@@ -99,7 +99,7 @@ func TestCommandLineHome(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cac-tmux"), []byte("#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	line := CommandLine("~/my bin $(x)/cac-tmux", "list", "a b")
+	line := commandLine("~/my bin $(x)/cac-tmux", "list", "a b")
 	cmd := exec.Command("sh", "-c", line)
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	out, err := cmd.Output()
@@ -110,26 +110,26 @@ func TestCommandLineHome(t *testing.T) {
 }
 
 func TestArgv(t *testing.T) {
-	got, err := Argv("dev1", Options{}, "list", "--json", "--all")
+	got, err := sshArgv("dev1", Options{}, "list", "--json", "--all")
 	want := []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=9", "dev1", "--", "env CAC_TMUX_OVER_SSH=1 cac-tmux list --json --all"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Argv with the defaults = %q, %v; want %q", got, err, want)
 	}
 	o := Options{SSH: "/usr/bin/ssh", SSHArgs: []string{"-F", "my config", "-o", "ConnectTimeout=2"}, Command: "~/go/bin/cac-tmux", Timeout: 5 * time.Second}
-	got, err = Argv("me@dev1", o, "resume", "--", "my session:1.0")
+	got, err = sshArgv("me@dev1", o, "resume", "--", "my session:1.0")
 	want = []string{"/usr/bin/ssh", "-F", "my config", "-o", "ConnectTimeout=2", "-o", "BatchMode=yes", "-o", "ConnectTimeout=4",
 		"me@dev1", "--", "env CAC_TMUX_OVER_SSH=1 ~/go/bin/cac-tmux resume -- 'my session:1.0'"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Argv = %q, %v; want %q", got, err, want)
 	}
-	if _, err := Argv("dev1", Options{}, "resume", "--", "a\x00b"); !errors.Is(err, ErrInvalid) ||
+	if _, err := sshArgv("dev1", Options{}, "resume", "--", "a\x00b"); !errors.Is(err, ErrInvalid) ||
 		err.Error() != "hosts: resume dev1: invalid: a word of the remote command holds a NUL byte" {
 		t.Errorf("Argv with a NUL byte = %v, want invalid", err)
 	}
 	for _, host := range []string{"", "-oProxyCommand=touch /tmp/x", "-F", "dev 1", "dev1\n", "a\tb"} {
-		_, err := Argv(host, Options{}, "list")
+		_, err := sshArgv(host, Options{}, "list")
 		if !errors.Is(err, ErrInvalid) || !strings.HasPrefix(err.Error(), "hosts: list ") {
-			t.Errorf("Argv(%q) = %v, want an invalid host", host, err)
+			t.Errorf("sshArgv(%q) = %v, want an invalid host", host, err)
 		}
 	}
 }
@@ -309,7 +309,7 @@ func FuzzQuote(f *testing.F) {
 		if strings.IndexByte(w, 0) >= 0 {
 			t.Skip()
 		}
-		line := CommandLine(printf, `%s\0`, w)
+		line := commandLine(printf, `%s\0`, w)
 		out, err := exec.Command("sh", "-c", line).Output()
 		if err != nil || string(out) != w+"\x00" {
 			t.Errorf("sh -c %s printed %q (%v), want %q", line, out, err, w+"\x00")

@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// Quote makes word one literal word for the remote user's shell, which reads the command line
+// quote makes word one literal word for the remote user's shell, which reads the command line
 // ssh hands it: spaces, quotes, $(…), backquotes, globs, ~ and ; lose their meaning. Words of
 // only letters, digits and _ - . / : , + @ stay as they are, for a readable command line;
 // anything else goes in single quotes, where a ' or a \ is written outside them as \' or \\.
 // That reads the same in sh, dash, bash, zsh, ksh, fish (where \ is special inside single
 // quotes) and csh (but for a newline, which csh refuses).
-func Quote(word string) string {
+func quote(word string) string {
 	if word == "" {
 		return "''"
 	}
@@ -54,36 +54,36 @@ func unsafe(r rune) bool {
 	return !strings.ContainsRune("_-./:,+@", r)
 }
 
-// CommandLine is the line the remote shell runs: the remote cac-tmux command and args, each
-// one quoted word (Quote). A command that starts with "~/" keeps that prefix unquoted, so that
+// commandLine is the line the remote shell runs: the remote cac-tmux command and args, each
+// one quoted word (quote). A command that starts with "~/" keeps that prefix unquoted, so that
 // the remote shell expands it to the remote user's home: ~/go/bin/cac-tmux, where `go install`
 // puts it, is often not on a non-interactive shell's PATH.
-func CommandLine(command string, args ...string) string {
+func commandLine(command string, args ...string) string {
 	words := make([]string, 0, 1+len(args))
 	if rest, ok := strings.CutPrefix(command, "~/"); ok {
 		if rest == "" {
 			words = append(words, "~/")
 		} else {
-			words = append(words, "~/"+Quote(rest))
+			words = append(words, "~/"+quote(rest))
 		}
 	} else {
-		words = append(words, Quote(command))
+		words = append(words, quote(command))
 	}
 	for _, a := range args {
-		words = append(words, Quote(a))
+		words = append(words, quote(a))
 	}
 	return strings.Join(words, " ")
 }
 
-// Argv is the ssh command line that runs the remote cac-tmux with args on host:
+// sshArgv is the ssh command line that runs the remote cac-tmux with args on host:
 // ssh SSHARGS… -o BatchMode=yes -o ConnectTimeout=N HOST -- env CAC_TMUX_OVER_SSH=1 LINE. BatchMode: ssh never
 // prompts (for a password, a passphrase or an unknown host key), it fails instead, since
 // nobody may be there to answer; options the user gives in SSHArgs come first and win, as
 // ssh takes the first value of each. "--" after the host ends ssh's options there (ssh reads
-// options after the host too), and LINE (CommandLine) is one argument. The host is refused
+// options after the host too), and LINE (commandLine) is one argument. The host is refused
 // when ssh would read it as an option or it is not one word, and a word with a NUL byte (no
 // program can be given one).
-func Argv(host string, o Options, args ...string) ([]string, error) {
+func sshArgv(host string, o Options, args ...string) ([]string, error) {
 	why := checkHost(host)
 	if why == "" && strings.Contains(o.Command+strings.Join(args, ""), "\x00") {
 		why = "a word of the remote command holds a NUL byte"
@@ -93,7 +93,7 @@ func Argv(host string, o Options, args ...string) ([]string, error) {
 	}
 	argv := append([]string{o.ssh()}, o.SSHArgs...)
 	argv = append(argv, "-o", "BatchMode=yes", "-o", fmt.Sprintf("ConnectTimeout=%d", connectTimeout(o.timeout())),
-		host, "--", "env "+OverSSH+"=1 "+CommandLine(o.command(), args...))
+		host, "--", "env "+OverSSH+"=1 "+commandLine(o.command(), args...))
 	return argv, nil
 }
 

@@ -1,6 +1,7 @@
 package tmuxctl
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -34,4 +35,18 @@ func (c *Client) Attach(session string, in, out, errOut *os.File) error {
 		e.ExitCode = exit.ExitCode()
 	}
 	return e
+}
+
+// CurrentClient is the name of the server's current client: from a popup, the most recently
+// active client, the one whose key opened it (tmux 3.3a expands no format in display-popup's
+// command, so a binding cannot pass #{client_name}). Ask before anyone switches.
+func (c *Client) CurrentClient(ctx context.Context) (string, error) {
+	out, err := c.Run(ctx, "display-message", "-p", "#{client_name}")
+	return strings.TrimSpace(out), err
+}
+
+// SwitchTo switches the client named client to pane: its session, window and pane.
+func (c *Client) SwitchTo(ctx context.Context, client, pane string) error {
+	_, err := c.Run(ctx, "switch-client", "-c", client, "-t", pane, ";", "select-window", "-t", pane, ";", "select-pane", "-t", pane)
+	return err
 }

@@ -78,3 +78,27 @@ func Label(socket, dir string) string {
 	}
 	return socket
 }
+
+// Covered are the clients of the servers a command covers: the server c names when -L or -S
+// named it (named); inside tmux (getenv("TMUX") set), the server of $TMUX, the one the command
+// runs for (a status line's #() job has $TMUX too, tmux 3.2a to next-3.8), unless all; else
+// every live server of the user uid (Servers: the sockets of SocketDir, and the server of
+// $TMUX wherever its socket is). With no server running, c alone, so that its error says so.
+func Covered(c *Client, named, all bool, getenv func(string) string, uid int) []*Client {
+	if named || (!all && getenv("TMUX") != "") {
+		return []*Client{c}
+	}
+	var extra []string
+	if own, err := c.SocketFile(getenv, uid); err == nil {
+		extra = append(extra, own)
+	}
+	sockets, _ := Servers(SocketDir(getenv, uid), extra, uid)
+	if len(sockets) == 0 {
+		return []*Client{c}
+	}
+	clients := make([]*Client, len(sockets))
+	for i, socket := range sockets {
+		clients[i] = &Client{SocketPath: socket}
+	}
+	return clients
+}

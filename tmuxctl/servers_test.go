@@ -97,3 +97,49 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+// Covered: -L or -S names one server; inside tmux a command covers the server of $TMUX
+// unless it asks for all; else every live server of the user, or, with none, the client
+// given, whose error then says so.
+func TestCovered(t *testing.T) {
+	t.Parallel()
+	tmp, dir := tmuxtest.UserTmux(t)
+	a := tmuxtest.StartAt(t, filepath.Join(dir, "a"), 80, 24)
+	b := tmuxtest.StartAt(t, filepath.Join(dir, "b"), 80, 24)
+	env := func(tmux string) func(string) string {
+		return func(k string) string {
+			return map[string]string{"TMUX_TMPDIR": tmp, "TMUX": tmux}[k]
+		}
+	}
+	inside := a.Socket + ",1,0"
+	given := &tmuxctl.Client{SocketName: "given"}
+	sockets := func(cs []*tmuxctl.Client) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.SocketPath+c.SocketName)
+		}
+		return out
+	}
+	both := []string{a.Socket, b.Socket}
+	slices.Sort(both)
+	for _, tc := range []struct {
+		name       string
+		named, all bool
+		tmux       string
+		want       []string
+	}{
+		{"named", true, false, "", []string{"given"}},
+		{"named, all", true, true, inside, []string{"given"}},
+		{"inside tmux", false, false, inside, []string{"given"}},
+		{"inside tmux, all", false, true, inside, both},
+		{"outside tmux", false, false, "", both},
+	} {
+		if got := sockets(tmuxctl.Covered(given, tc.named, tc.all, env(tc.tmux), os.Getuid())); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Covered = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	none := func(k string) string { return map[string]string{"TMUX_TMPDIR": filepath.Join(tmp, "none")}[k] }
+	if got := sockets(tmuxctl.Covered(given, false, true, none, os.Getuid())); !slices.Equal(got, []string{"given"}) {
+		t.Errorf("no server: Covered = %q, want the client given", got)
+	}
+}

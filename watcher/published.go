@@ -2,65 +2,20 @@ package watcher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/proc"
-	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
 // What a watcher published, read back by the commands that do not supervise: whether one
 // runs (list, the popup, status, doctor, resume), the rows of the panes it published as
 // paused (list, the popup) and the counts of the status line.
-
-// Watching says whether a watcher supervises the server of c, and its pid (0 when its lock
-// file names none): the one holding the server's lock here (getenv finds the lock directory,
-// store.LockDir), or the live pid published on the server as @cac_watcher — a watcher
-// started with another XDG_RUNTIME_DIR locks elsewhere.
-func Watching(ctx context.Context, c *tmuxctl.Client, getenv func(string) string) (pid int, running bool) {
-	if pid, running := heldLock(c, getenv); running {
-		return pid, true
-	}
-	v, err := c.GlobalOption(ctx, tmuxctl.WatcherOption)
-	if err != nil {
-		return 0, false
-	}
-	return Alive(v)
-}
-
-// heldLock says whether a watcher holds the server's lock here, and its pid.
-func heldLock(c *tmuxctl.Client, getenv func(string) string) (pid int, running bool) {
-	server, err := c.SocketFileHere()
-	if err != nil {
-		return 0, false
-	}
-	dir, err := store.LockDir(getenv)
-	if err != nil {
-		return 0, false
-	}
-	pid, running, err = store.Holder(dir, server)
-	return pid, err == nil && running
-}
-
-// Alive reads a value of @cac_watcher, the pid a watcher published on its server, and says
-// whether that process runs (one of another user's counts).
-func Alive(published string) (pid int, alive bool) {
-	pid, err := strconv.Atoi(strings.TrimSpace(published))
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	err = syscall.Kill(pid, 0)
-	return pid, err == nil || errors.Is(err, syscall.EPERM)
-}
 
 // unwatched is the state of a pane ListRows saw stopped at a limit while no watcher runs and
 // none published anything for it (a server never watched, or a stop after the watcher

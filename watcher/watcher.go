@@ -18,9 +18,7 @@ package watcher
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
-	"strconv"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -266,38 +264,10 @@ func (w *Watcher) Run(ctx context.Context, onTick func([]Row)) error {
 	}
 }
 
-// ErrAnotherWatcher means that another watcher claimed the server first (its pid is in
-// @cac_watcher): Run ends, since two watchers would double every key.
-var ErrAnotherWatcher = errors.New("another watcher supervises the server")
-
-// announce claims the server for this watcher: its @cac_watcher is set to the watcher's pid
-// only while it is unset (tmuxctl.Client.ClaimGlobal). `watch` claims the server at start,
-// replacing the claim of a watcher that no longer runs; this claims a server that started
-// later on the socket, or again after a restart.
-func (w *Watcher) announce(ctx context.Context) error {
-	pid := strconv.Itoa(w.cfg.PID)
-	held, err := w.tmux.ClaimGlobal(ctx, tmuxctl.WatcherOption, "", pid)
-	switch {
-	case err != nil:
-		return err
-	case held != pid:
-		return fmt.Errorf("watcher: claim server %s: %w (pid %s in %s)", w.cfg.Server, ErrAnotherWatcher, held, tmuxctl.WatcherOption)
-	}
-	w.announced = true
-	return nil
-}
-
 // stop saves the state and withdraws @cac_watcher when the watcher ends.
 func (w *Watcher) stop() {
 	w.save()
-	if w.announced {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if _, err := w.tmux.ClaimGlobal(ctx, tmuxctl.WatcherOption, strconv.Itoa(w.cfg.PID), ""); err != nil { // only its own
-			w.cfg.Log.Debug().Err(err).Msg("could not withdraw " + tmuxctl.WatcherOption)
-		}
-		w.announced = false
-	}
+	w.withdraw()
 }
 
 // load reads the records of a previous watcher from the store, once.

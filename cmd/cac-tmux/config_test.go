@@ -279,7 +279,7 @@ func TestPrecedence(t *testing.T) {
 	// source is checked.
 	s.Tmux(t, "set-option", "-g", "@cac-tmux-margin", "-5s")
 	if _, err := parseWatch([]string{"-S", s.Socket, "--config", conf, "--margin", "1s"}); err == nil ||
-		!strings.Contains(err.Error(), `config: tmux option @cac-tmux-margin: must not be negative (got "-5s")`) || exitCode(err) != 2 {
+		!strings.Contains(err.Error(), `tmux option @cac-tmux-margin: must not be negative (got "-5s")`) || exitCode(err) != 2 {
 		t.Errorf("watch with a bad tmux option = %v, want exit 2 naming the option", err)
 	}
 }

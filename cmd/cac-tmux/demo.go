@@ -12,7 +12,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/demo/simclaude"
 )
 
-func newDemo(std stdio) *cobra.Command {
+func newDemo(std *deps) *cobra.Command {
 	var headless bool
 	c := &cobra.Command{
 		Use:   "demo [--headless]",

@@ -20,7 +20,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-func newDoctor(std stdio) *cobra.Command {
+func newDoctor(std *deps) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var asJSON bool
 	var path, host string
@@ -54,12 +54,12 @@ server, run there through ssh: first whether ssh reaches it and finds cac-tmux t
 	return c
 }
 
-func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bool, std stdio) error {
+func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bool, std *deps) error {
 	socket, _ := tmux.SocketFileHere()
 	stateDir, err := store.StateDir(os.Getenv)
 	lockDir, _ := store.LockDir(os.Getenv) // fails as StateDir does
 	r := doctor.Run(ctx, doctor.Env{
-		Tmux: tmux, Finder: newFinder(), Server: tmux.Name(), Socket: socket,
+		Tmux: tmux, Finder: std.finder, Server: tmux.Name(), Socket: socket,
 		Config: func(ctx context.Context) (config.Config, string, error) {
 			l, err := loadSettings(ctx, tmux, path, nil)
 			if err != nil {
@@ -95,7 +95,7 @@ func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bo
 
 // runRemoteDoctor runs `cac-tmux doctor` on host through ssh and prints its report; a host
 // that ssh does not reach, or that has no cac-tmux, is the one problem reported, with its fix.
-func runRemoteDoctor(ctx context.Context, tmux *tmuxctl.Client, host string, asJSON bool, std stdio) error {
+func runRemoteDoctor(ctx context.Context, tmux *tmuxctl.Client, host string, asJSON bool, std *deps) error {
 	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
@@ -107,9 +107,9 @@ func runRemoteDoctor(ctx context.Context, tmux *tmuxctl.Client, host string, asJ
 	reply, err := hosts.Run(ctx, host, hostOptions(l.Config.Hosts), args...)
 	switch {
 	case errors.Is(err, hosts.ErrNoCacTmux):
-		return fmt.Errorf("doctor: host %s: %s; install cac-tmux there, or set [hosts] command to its path (a non-interactive ssh session's PATH often lacks ~/go/bin)", host, hostProblem(err))
+		return fmt.Errorf("doctor: host %s: %s; install cac-tmux there, or set [hosts] command to its path (a non-interactive ssh session's PATH often lacks ~/go/bin)", host, hosts.Reason(err))
 	case err != nil:
-		return fmt.Errorf("doctor: host %s: %s; check that `ssh %s true` works without a prompt", host, hostProblem(err), host)
+		return fmt.Errorf("doctor: host %s: %s; check that `ssh %s true` works without a prompt", host, hosts.Reason(err), host)
 	}
 	io.WriteString(std.out, reply.Stdout)
 	io.WriteString(std.err, reply.Stderr)

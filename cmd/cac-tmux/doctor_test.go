@@ -243,7 +243,7 @@ func TestDoctorWithClaude(t *testing.T) {
 	unreadable, _ := startFake(t, s, "main", bad)
 	code, r, _ = doctorJSON(t, s.Socket)
 	if c := check(t, r, "config"); code != 1 || c.OK ||
-		c.Detail != "config: tmux option @cac-tmux-margn: unknown option (did you mean @cac-tmux-margin?); rename it, or unset it with: tmux set-option -gu @cac-tmux-margn" ||
+		c.Detail != "tmux option @cac-tmux-margn: unknown option (did you mean @cac-tmux-margin?); rename it, or unset it with: tmux set-option -gu @cac-tmux-margn" ||
 		!strings.Contains(c.Fix, "cac-tmux config check") {
 		t.Errorf("doctor with a typo = %d, config check %+v", code, c)
 	}

@@ -533,7 +533,7 @@ func TestFaultSIGHUP(t *testing.T) {
 	os.WriteFile(conf, []byte("[watch]\nmargin = \"soon\"\n"), 0o600)
 	w.cmd.Process.Signal(syscall.SIGHUP)
 	w.waitLog(t, 5*time.Second, map[string]string{"level": "error", "message": "configuration not reloaded; the watcher goes on with its settings",
-		"error": `config: watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")`})
+		"error": `watch.margin: must be a duration like "90s" (` + conf + ` line 2, got "soon")`})
 	os.Remove(conf)
 	s.Tmux(t, "set-option", "-g", "@cac-tmux-message", "from tmux")
 	w.cmd.Process.Signal(syscall.SIGHUP)
@@ -542,7 +542,7 @@ func TestFaultSIGHUP(t *testing.T) {
 	s.Tmux(t, "set-option", "-g", "@cac-tmux-margn", "10s")
 	w.cmd.Process.Signal(syscall.SIGHUP)
 	w.waitLog(t, 5*time.Second, map[string]string{"level": "error", "message": "configuration not reloaded; the watcher goes on with its settings",
-		"error": "config: tmux option @cac-tmux-margn: unknown option (did you mean @cac-tmux-margin?); rename it, or unset it with: tmux set-option -gu @cac-tmux-margn"})
+		"error": "tmux option @cac-tmux-margn: unknown option (did you mean @cac-tmux-margin?); rename it, or unset it with: tmux set-option -gu @cac-tmux-margn"})
 
 	waitResumed(t, log, "from tmux", time.Until(reset)+30*time.Second)
 	select {

@@ -58,7 +58,7 @@ func (w *watchProc) exited(t *testing.T, timeout time.Duration, what string) str
 // says so in words that fit (not -L/-S).
 func TestWatchAllServersHeld(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	a := tmuxtest.StartAt(t, filepath.Join(dir, "a"), 80, 24)
 	b := tmuxtest.StartAt(t, filepath.Join(dir, "b"), 80, 24)
 	alone := startIn(t, tmp, "watch", "-S", b.Socket, "--log-format", "json", "--interval", "300ms")
@@ -104,7 +104,7 @@ func TestWatchAllServersHeld(t *testing.T) {
 // wake the stagger apart, not in the same second.
 func TestWatchAllServersStaggersOneAccount(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	reset := nextReset(40 * time.Second).Format(time.RFC3339)
 	var logs []string
 	account := ""
@@ -145,7 +145,7 @@ func TestWatchAllServersStaggersOneAccount(t *testing.T) {
 // log line with a supervisor that never returns).
 func TestWatchAllServersStopsBesideAStuckServer(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	tmuxtest.StartAt(t, filepath.Join(dir, "ok"), 80, 24)
 	stuck := tmuxtest.StartAt(t, filepath.Join(dir, "stuck"), 80, 24)
 	pid, err := strconv.Atoi(strings.TrimSpace(stuck.Tmux(t, "display-message", "-p", "#{pid}")))

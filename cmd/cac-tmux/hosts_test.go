@@ -134,7 +134,7 @@ func TestListHostWithoutLocalServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "cac-tmux", "config.toml"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tmp, _ := userTmux(t) // no server in it
+	tmp, _ := tmuxtest.UserTmux(t) // no server in it
 	none := filepath.Join(t.TempDir(), "none")
 	for _, args := range [][]string{{"list", "--host", sshtest.Host}, {"list", "--host", sshtest.Host, "-S", none}} {
 		cmd := exec.Command(bins.cac, args...)
@@ -145,7 +145,7 @@ func TestListHostWithoutLocalServer(t *testing.T) {
 		if err != nil || !row.Match(out) {
 			t.Errorf("%q: %v, want the host's pane:\n%s", args, err, out)
 		}
-		if named := strings.Contains(string(out), "server "+none+": tmux "); named != (len(args) > 3) {
+		if named := strings.Contains(string(out), "server "+none+": tmuxctl: "); named != (len(args) > 3) {
 			t.Errorf("%q: the server of -S named %v, want %v:\n%s", args, named, len(args) > 3, out)
 		}
 	}

@@ -50,7 +50,7 @@ func bounded(t *testing.T, tmp string, args ...string) (int, string, string) {
 // with why.
 func TestListAndStatusBesideHungServers(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	a := tmuxtest.StartAt(t, filepath.Join(dir, "a"), 80, 24)
 	pane := panes(t, a, 1)[0]
 	watched(t, a)
@@ -62,7 +62,7 @@ func TestListAndStatusBesideHungServers(t *testing.T) {
 	named := func(what, text string) {
 		t.Helper()
 		for _, socket := range []string{stopped.Socket, silent} {
-			if !strings.Contains(text, "server "+socket+": tmux ") || !strings.Contains(text, "timed out") {
+			if !strings.Contains(text, "server "+socket+": tmuxctl: ") || !strings.Contains(text, "timed out") {
 				t.Errorf("%s does not name %s and its timeout:\n%s", what, socket, text)
 			}
 		}
@@ -93,7 +93,7 @@ func TestListAndStatusBesideHungServers(t *testing.T) {
 // while its watcher runs (its control client and its tick waiting on it).
 func TestWatchAllServersStopsBesideStoppedServer(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	early := tmuxtest.StartAt(t, filepath.Join(dir, "early"), 80, 24)
 	early.Stop(t)
 	late := tmuxtest.StartAt(t, filepath.Join(dir, "late"), 80, 24)
@@ -135,7 +135,7 @@ func TestWatchAllServersStopsBesideStoppedServer(t *testing.T) {
 // exits 1 naming it.
 func TestWatchAllServersBesideAStoppedDefaultServer(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	def := tmuxtest.StartAt(t, filepath.Join(dir, "default"), 80, 24)
 	def.Stop(t)
 	tmuxtest.StartAt(t, filepath.Join(dir, "fine"), 80, 24)

@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/table"
@@ -21,7 +18,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-func newList(std stdio) *cobra.Command {
+func newList(std *deps) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var o listOptions
 	c := &cobra.Command{
@@ -64,18 +61,7 @@ type listOptions struct {
 	oneServer, hostsGiven bool
 }
 
-// served is what list found on one tmux server of this host.
-type served struct {
-	label    string // the server in a table of several: "work", a socket path
-	name     string // the server in a sentence (serverName)
-	rows     []watcher.Row
-	watching bool
-	err      error  // why the server gave no listing; it hides no other server's
-	problem  string // err as the line that names the server shows it; "" when none is shown
-	warnings string // the lines that say which panes were left out of rows, and why
-}
-
-func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio) error {
+func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std *deps) error {
 	var remote []hosts.Result
 	var err error
 	asked := make(chan struct{}) // the hosts are asked while the servers are listed
@@ -83,120 +69,64 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std stdio
 		defer close(asked)
 		remote, err = listHosts(ctx, tmux, o)
 	}()
-	local := listServers(ctx, tmux, o, std.err)
+	local := listServers(ctx, tmux, o, std)
 	<-asked
 	if err != nil {
 		return err
 	}
-	for i := range local {
-		local[i].problem = serverProblem(local[i], remote, o.oneServer)
+	l := table.NewListing(local, remote, o.all, o.oneServer)
+	var errs []error
+	for _, s := range l.Unlisted() {
+		errs = append(errs, fmt.Errorf("list: %s: %w", s.Name, s.Err))
 	}
-	if err := noneListed(local, remote); err != nil {
-		return err
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	if o.asJSON {
-		return writeListJSON(local, remote, o.all, std)
-	}
-	writeListTable(local, remote, o.all, std)
-	return nil
-}
-
-// writeListTable writes the table of the panes (every one with all, else the paused ones) of
-// this host's servers and the other hosts', each server or host without a listing named by a
-// line of its own first.
-func writeListTable(local []served, remote []hosts.Result, all bool, std stdio) {
-	byServer := map[string][]watcher.Row{}
-	for _, s := range local {
-		if s.err != nil {
-			if s.problem != "" {
-				fmt.Fprintf(std.out, "%s: %s\n", table.Printable(s.name), table.Printable(s.problem))
-			}
-			continue
+		if err := l.WriteJSON(std.out, std.err); err != nil {
+			return fmt.Errorf("list: write: %w", err)
 		}
-		if !s.watching {
-			fmt.Fprintf(std.out, "no watcher runs on %s: nothing here will be resumed (start one: cac-tmux watch)\n", table.Printable(s.name))
-		}
-		byServer[s.label] = watcher.Shown(s.rows, s.watching)
-	}
-	for _, r := range remote {
-		if r.Err != nil {
-			fmt.Fprintf(std.out, "host %s: %s\n", table.Printable(r.Host), table.Printable(hostProblem(r.Err)))
-			continue
-		}
-		for _, p := range r.Panes {
-			if !all && !watcher.State(p.State).Paused() { // the hosts list every pane
-				continue
-			}
-			name := r.Host
-			if p.Server != "" {
-				name += ":" + p.Server
-			}
-			byServer[name] = append(byServer[name], watcher.Shown([]watcher.Row{hostRow(p)}, p.WatcherRunning)...)
-		}
-	}
-	rows := table.Merge(byServer)
-	if len(rows) == 0 {
-		fmt.Fprintln(std.err, "cac-tmux: no paused Claude Code pane")
-		return
+		return nil
 	}
 	width := 0
 	if std.outTTY {
 		width, _ = std.outSize()
 	}
-	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), width) {
-		fmt.Fprintln(std.out, line)
-	}
+	l.WriteTable(std.out, std.err, width, std.clock.Now())
+	return nil
 }
 
-// listServers lists the panes of the servers userServers gives, all at once: a server that
-// fails, or answers only when its calls time out, is a served with its error, and delays or
-// hides no other server.
-func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, warn io.Writer) []served {
+// listServers lists the panes of the servers tmuxctl.Covered gives, all at once: a server that
+// fails, or answers only when its calls time out, is one with its error, and delays or hides
+// no other server. The lines that say which panes were left out go to stderr.
+func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std *deps) []table.Served {
 	dir := tmuxctl.SocketDir(os.Getenv, os.Getuid())
-	local := askAll(userServers(tmux, o.oneServer, true), func(c *tmuxctl.Client) served {
-		s := served{label: c.Name(), name: c.Name()}
+	local := askAll(tmuxctl.Covered(tmux, o.oneServer, true, os.Getenv, os.Getuid()), func(c *tmuxctl.Client) listed {
+		s := table.Served{Label: c.Name(), Name: c.Name()}
 		if socket, err := c.SocketFileHere(); err == nil {
-			s.label = tmuxctl.Label(socket, dir)
+			s.Label = tmuxctl.Label(socket, dir)
 		}
-		_, s.watching = watcher.Watching(ctx, c, os.Getenv)
-		var warnings strings.Builder
-		s.rows, s.err = watcher.ListRows(ctx, c, newFinder(), o.all, s.watching, &warnings)
-		s.warnings = warnings.String()
-		return s
+		_, s.Watching = watcher.Watching(ctx, c, os.Getenv)
+		var warn strings.Builder
+		rows, err := watcher.ListRows(ctx, c, std.finder, o.all, s.Watching, &warn)
+		s.Rows = rows
+		if err != nil {
+			s.Err = hint(err)
+		}
+		return listed{s, warn.String()}
 	})
-	for _, s := range local {
-		io.WriteString(warn, s.warnings)
+	served := make([]table.Served, len(local))
+	for i, l := range local {
+		io.WriteString(std.err, l.warnings)
+		served[i] = l.Served
 	}
-	return local
+	return served
 }
 
-// noneListed is the error of a list that has nothing to show but failures: every server of
-// this host failed and no host was asked. A server that failed among others, or beside the
-// hosts, is a line of the listing instead (serverProblem).
-func noneListed(local []served, remote []hosts.Result) error {
-	var errs []error
-	for _, s := range local {
-		if s.err == nil {
-			return nil
-		}
-		if s.problem != "" {
-			errs = append(errs, fmt.Errorf("list: %s: %w", s.name, hint(s.err)))
-		}
-	}
-	if len(remote) > 0 {
-		return nil
-	}
-	return errors.Join(errs...)
-}
-
-// serverProblem is the line that names a server of this host that gave no listing, "" for
-// none: with hosts asked, no tmux server at all on this host is no problem (unless -L or -S
-// named one).
-func serverProblem(s served, remote []hosts.Result, oneServer bool) string {
-	if s.err == nil || len(remote) > 0 && !oneServer && errors.Is(s.err, tmuxctl.ErrNoServer) {
-		return ""
-	}
-	return layers(hint(s.err), "")
+// listed is a server's listing and the lines that say which panes were left out of it.
+type listed struct {
+	table.Served
+	warnings string
 }
 
 // askAll calls ask for every client at once and returns the answers in the clients' order:
@@ -210,30 +140,6 @@ func askAll[T any](clients []*tmuxctl.Client, ask func(*tmuxctl.Client) T) []T {
 	}
 	wg.Wait()
 	return out
-}
-
-// userServers are the clients of the servers a command covers: the server -L or -S named
-// (named); inside tmux, the server of $TMUX, the one the command runs for (a status line's
-// #() job has $TMUX too, tmux 3.2a to next-3.8), unless all; else every live server of the user
-// (the sockets of tmux-UID, and the server of $TMUX wherever its socket is). With no server
-// running, tmux alone, so that its error says so.
-func userServers(tmux *tmuxctl.Client, named, all bool) []*tmuxctl.Client {
-	if named || (!all && os.Getenv("TMUX") != "") {
-		return []*tmuxctl.Client{tmux}
-	}
-	var extra []string
-	if own, err := tmux.SocketFileHere(); err == nil {
-		extra = append(extra, own)
-	}
-	sockets, _ := tmuxctl.Servers(tmuxctl.SocketDir(os.Getenv, os.Getuid()), extra, os.Getuid())
-	if len(sockets) == 0 {
-		return []*tmuxctl.Client{tmux}
-	}
-	clients := make([]*tmuxctl.Client, len(sockets))
-	for i, socket := range sockets {
-		clients[i] = &tmuxctl.Client{SocketPath: socket}
-	}
-	return clients
 }
 
 // listHosts asks the other hosts (--host, else [hosts] names) for their panes, all at once.
@@ -270,87 +176,6 @@ func hostOptions(h config.Hosts) hosts.Options {
 	return hosts.Options{SSH: h.SSH[0], SSHArgs: h.SSH[1:], Command: h.Command, Timeout: h.Timeout}
 }
 
-// hostProblem is why a host gave no listing, without the package's words.
-func hostProblem(err error) string {
-	var e *hosts.Error
-	if errors.As(err, &e) {
-		return strings.TrimPrefix(strings.TrimPrefix(e.Error(), "hosts: "), e.Op+" "+e.Host+": ")
-	}
-	return err.Error()
-}
-
-// writeListJSON writes the panes (every one with all, else the paused ones) of this host's
-// servers and the other hosts' as one JSON array; a host that did not answer is named on
-// stderr.
-func writeListJSON(local []served, remote []hosts.Result, all bool, std stdio) error {
-	out := []hosts.Pane{}
-	named := 0
-	for _, s := range local {
-		if len(s.rows) > 0 {
-			named++
-		}
-	}
-	for _, s := range local {
-		if s.err != nil {
-			if s.problem != "" {
-				fmt.Fprintf(std.err, "cac-tmux: %s: %s\n", s.name, s.problem)
-			}
-			continue
-		}
-		if !s.watching {
-			fmt.Fprintf(std.err, "cac-tmux: no watcher is running on %s: nothing will be resumed; states are the last a watcher published (start one with: cac-tmux watch)\n", s.name)
-		}
-		for _, r := range s.rows {
-			p := listed(r, s.watching)
-			if named > 1 {
-				p.Server = s.label
-			}
-			out = append(out, p)
-		}
-	}
-	for _, r := range remote {
-		if r.Err != nil {
-			fmt.Fprintf(std.err, "cac-tmux: host %s: %s\n", r.Host, hostProblem(r.Err))
-		}
-		for _, p := range r.Panes {
-			if all || watcher.State(p.State).Paused() {
-				p.Host = r.Host
-				out = append(out, p)
-			}
-		}
-	}
-	enc := json.NewEncoder(std.out)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("list: write: %w", err)
-	}
-	return nil
-}
-
-// listed is a row as list --json writes it.
-func listed(r watcher.Row, watching bool) hosts.Pane {
-	return hosts.Pane{Pane: r.Pane, Target: r.Target, State: string(r.State), Reset: instant(r.Reset),
-		Due: instant(r.Due), Zone: r.Zone, ResetSource: string(r.Source), Kind: r.Kind, Account: r.Account, Note: r.Note,
-		WatcherRunning: watching}
-}
-
-// hostRow is a pane another host listed, as a row of the table: its reset shown in its zone
-// when this host knows the zone.
-func hostRow(p hosts.Pane) watcher.Row {
-	r := watcher.Row{Pane: p.Pane, Target: p.Target, State: watcher.State(p.State), Zone: p.Zone,
-		Source: watcher.ResetSource(p.ResetSource), Kind: p.Kind, Account: p.Account, Note: p.Note}
-	if p.Reset != nil {
-		r.Reset, _ = time.Parse(time.RFC3339, *p.Reset)
-		if loc, err := time.LoadLocation(p.Zone); err == nil && p.Zone != "" {
-			r.Reset = r.Reset.In(loc)
-		}
-	}
-	if p.Due != nil {
-		r.Due, _ = time.Parse(time.RFC3339, *p.Due)
-	}
-	return r
-}
-
 // paneRows are the rows of every Claude Code pane as the popup and the completions show them:
 // those of list --all, as its table shows them (watcher.Shown).
 func paneRows(ctx context.Context, tmux *tmuxctl.Client) ([]watcher.Row, error) {
@@ -360,12 +185,4 @@ func paneRows(ctx context.Context, tmux *tmuxctl.Client) ([]watcher.Row, error) 
 		return nil, fmt.Errorf("%s: %w", tmux.Name(), hint(err))
 	}
 	return watcher.Shown(rows, watching), nil
-}
-
-func instant(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := t.Format(time.RFC3339)
-	return &s
 }

@@ -10,10 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	// Every IANA zone Claude Code may print loads on any machine (docs/claude-code.md, Reset times).
 	_ "time/tzdata"
@@ -22,8 +20,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/config"
-	"github.com/cac-tmux/cac-tmux/proc"
-	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -83,21 +79,6 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// stdio are the streams a command talks to.
-type stdio struct {
-	in       io.Reader
-	out, err io.Writer
-	// inTTY is true when in is a terminal (inspect then refuses to wait for stdin).
-	inTTY bool
-	// outTTY and errTTY are true when out and err are terminals: watch then draws its live
-	// table (out) or writes readable log lines (err). outSize is out's width and height.
-	outTTY, errTTY bool
-	outSize        func() (width, height int)
-	// hungUp says whether the terminal the command was started on has hung up (nil: it had
-	// none).
-	hungUp func() bool
-}
-
 func main() {
 	// One P: every command waits on tmux, /proc and timers, and a watcher on a second P pays
 	// for thread hand-offs at every tick (docs/costs.md, What a tick does). A GOMAXPROCS set
@@ -113,96 +94,22 @@ func main() {
 }
 
 // run is main without os.Exit, for tests: it runs one command line, prints its error, if any,
-// and returns the exit code. It is the only code that prints an error.
+// and returns the exit code. It is the only code that prints an error, as it reads: a usage
+// error is worded for people where it is made, and an error of a package names the package
+// and what it was doing ("store: lock PATH: …"), each command adding what it was about.
 func run(args []string, std stdio) int {
 	root := newRoot(std)
 	root.SetArgs(args)
-	c, err := root.ExecuteContextC(whileCallerLives(context.Background(), os.Getenv, std.in))
+	err := root.ExecuteContext(whileCallerLives(context.Background(), os.Getenv, std.in))
 	var usage *UsageError
 	switch {
 	case err == nil, errors.As(err, new(notLimited)):
 	case errors.As(err, &usage) && usage.Usage != "":
-		fmt.Fprintf(std.err, "cac-tmux: %s\n\n%s", forPeople(err, c), usage.Usage)
+		fmt.Fprintf(std.err, "cac-tmux: %v\n\n%s", err, usage.Usage)
 	default:
-		fmt.Fprintf(std.err, "cac-tmux: %s\n", forPeople(err, c))
+		fmt.Fprintf(std.err, "cac-tmux: %v\n", err)
 	}
 	return exitCode(err)
-}
-
-// Errors for people. By the house rule an error of a package starts with the package's name
-// ("store: lock PATH: …"), and the layers above add what they were doing ("skip %3: %w"): the
-// package names say where in the code an error arose, which a person running cac-tmux has no
-// use for. forPeople prints the chain of an error without them: each layer of the chain (an
-// error and the one it wraps, found by its text in the wrapper's) loses the names of
-// modulePackages at its start, and nothing else is touched — a name in a value, a path or a
-// quoted target stays. A failed tmux call (*tmuxctl.Error) reads "tmux COMMAND: what tmux
-// said". The command's own prefix at the start of the text stays even where it is a
-// package's name too (cac-tmux config, service, demo, doctor, popup: "config: a command is
-// needed").
-
-// modulePackages are the names of cac-tmux's packages the binary is built from (a test keeps
-// the list whole).
-var modulePackages = []string{"accounts", "clock", "config", "demo", "detector", "doctor", "hosts", "notify", "phone", "popup", "printable", "proc",
-	"records", "scheduler", "servers", "service", "simclaude", "store", "table", "tmuxctl", "watcher"}
-
-// forPeople is the text of err, the error of command c, as run prints it.
-func forPeople(err error, c *cobra.Command) string {
-	lead := ""
-	if c != nil {
-		lead = prefix(c)
-	}
-	return layers(err, lead)
-}
-
-// layers writes err and the errors it wraps without the package names at the start of each
-// layer; lead, when the text starts with it, is kept.
-func layers(err error, lead string) string {
-	msg := err.Error()
-	switch e := err.(type) {
-	case *tmuxctl.Error:
-		return "tmux " + dropPackages(msg, "")
-	case interface{ Unwrap() []error }: // errors.Join, config.Errors: one a line
-		kids := e.Unwrap()
-		texts := make([]string, len(kids))
-		for i, k := range kids {
-			texts[i] = k.Error()
-		}
-		if len(kids) > 0 && msg == strings.Join(texts, "\n") {
-			for i, k := range kids {
-				texts[i] = layers(k, lead)
-				lead = ""
-			}
-			return strings.Join(texts, "\n")
-		}
-	case interface{ Unwrap() error }:
-		if inner := e.Unwrap(); inner != nil {
-			text := inner.Error()
-			if i := strings.LastIndex(msg, text); text != "" && i >= 0 {
-				before, after := msg[:i], msg[i+len(text):]
-				if before == "" {
-					return layers(inner, lead) + after
-				}
-				return dropPackages(before, lead) + layers(inner, "") + after
-			}
-		}
-	}
-	return dropPackages(msg, lead)
-}
-
-// dropPackages drops the names of modulePackages at the start of s ("store: "), after lead
-// when s starts with it.
-func dropPackages(s, lead string) string {
-	head := ""
-	if lead != "" && strings.HasPrefix(s, lead) {
-		head, s = lead, s[len(lead):]
-	}
-	for {
-		name, rest, ok := strings.Cut(s, ": ")
-		if !ok || !slices.Contains(modulePackages, name) {
-			return head + s
-		}
-		s = rest
-	}
 }
 
 // helpTemplate is the help of every command, on stdout for -h, --help and `help COMMAND`.
@@ -220,7 +127,9 @@ Flags:
 {{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}
 {{end}}`
 
-func newRoot(std stdio) *cobra.Command {
+// newRoot is the command tree, every command built on one deps (newDeps).
+func newRoot(streams stdio) *cobra.Command {
+	std := newDeps(streams)
 	root := &cobra.Command{
 		Use:           "cac-tmux COMMAND",
 		Short:         "resume Claude Code sessions in tmux after a usage limit lifts",
@@ -243,7 +152,7 @@ func newRoot(std stdio) *cobra.Command {
 	})
 	root.AddCommand(newDemo(std), newWatch(std), newList(std), newPopup(std), newStatus(std),
 		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newAction(std, watcher.Unskip), newInspect(std), newVersion(std), newSimClaude())
-	root.AddCommand(newConfig(std), newDoctor(std))
+	root.AddCommand(newConfig(std.stdio), newDoctor(std))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	root.AddCommand(newService(std))
@@ -303,23 +212,4 @@ func noArgs(c *cobra.Command, args []string) error {
 		return usageErrorf("%sunexpected argument %q (see %s --help)", prefix(c), args[0], c.CommandPath())
 	}
 	return nil
-}
-
-// socketFlags adds tmux's server selection to a command's flags: -L/--socket-name and
-// -S/--socket-path exactly like tmux; with neither, tmux uses $TMUX's server, else the default.
-func socketFlags(fs *pflag.FlagSet) *tmuxctl.Client {
-	c := &tmuxctl.Client{}
-	fs.StringVarP(&c.SocketName, "socket-name", "L", "", "tmux server socket name, as tmux -L")
-	fs.StringVarP(&c.SocketPath, "socket-path", "S", "", "tmux server socket path, as tmux -S")
-	return c
-}
-
-// NoProcEnv, set to 1, makes every command identify Claude Code the way it does where there is
-// no /proc (ps and lsof, see package proc) even on Linux: to check that path on a
-// machine at hand, or where /proc hides other processes.
-const NoProcEnv = "CAC_TMUX_NO_PROC"
-
-// newFinder is the process finder of every command.
-func newFinder() *proc.Finder {
-	return &proc.Finder{NoProc: os.Getenv(NoProcEnv) == "1"}
 }

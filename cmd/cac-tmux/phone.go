@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/notify"
 	"github.com/cac-tmux/cac-tmux/phone"
@@ -16,7 +13,7 @@ import (
 
 // The phone's buttons (package phone), wired into watch: with [phone] listen, the
 // watcher signs the buttons of its ntfy notifications (linked), answers them on listen
-// (phone.Handler), and carries each out as the commands do (phoneActor: watcher.Ask, the gates
+// (phone.Handler), and carries each out as the commands do (phone.AskActor: watcher.Ask, the gates
 // of `cac-tmux resume`), reporting the outcome to the same ntfy topic.
 
 // phoneOn says whether [phone] is on: listen set (config requires url and notify.url with it).
@@ -27,13 +24,13 @@ func phoneOn(p config.Phone) bool { return p.Listen != "" }
 // of watch's start; a port that another program holds is not: the watcher supervises, its
 // notifications go without buttons, and the endpoint tries the port again (phone.Endpoint).
 func startPhone(ctx context.Context, f *fleet, p config.Phone, report *notifiers) error {
-	signer := phone.NewSigner(clock.Real.Now)
+	signer := phone.NewSigner(f.d.clock.Now)
 	log := f.log.With().Str("part", "phone").Logger()
 	h := phone.NewHandler(ctx, phone.Config{
-		Signer: signer, Actor: phoneActor{f: f}, Log: log, Clock: clock.Real,
+		Signer: signer, Actor: phone.AskActor{Servers: f, Finder: f.d.finder, Asking: func(c *tmuxctl.Client) watcher.AskConfig { return asking(c, io.Discard) }}, Log: log, Clock: f.d.clock,
 		Report: report.say, Screen: p.Screen, Prompts: p.Prompts, PromptMax: p.PromptMax,
 	})
-	ep := &phone.Endpoint{Addr: p.Listen, Public: p.Public, Handler: h, Log: log, Clock: clock.Real}
+	ep := &phone.Endpoint{Addr: p.Listen, Public: p.Public, Handler: h, Log: log, Clock: f.d.clock}
 	done, err := ep.Start(ctx)
 	if err != nil {
 		return err
@@ -77,69 +74,6 @@ func (f *fleet) notifierFor(ctx context.Context, socket string, n watcher.Notifi
 		n = autoSwitch(ctx, socket, n, c, f.log, start)
 	}
 	return n
-}
-
-// phoneActor carries out the phone's actions on the servers the fleet supervises, through
-// watcher.Ask: the running watcher of the server (this process) takes them at its next tick,
-// through the gates of `cac-tmux resume`.
-type phoneActor struct{ f *fleet }
-
-var errNotSupervised = errors.New("no watcher of this process supervises that tmux server now")
-
-// client is the tmux client of the server on socket, if one of the fleet's watchers has it.
-func (a phoneActor) client(socket string) (*tmuxctl.Client, error) {
-	a.f.mu.Lock()
-	defer a.f.mu.Unlock()
-	if m := a.f.members[socket]; m != nil {
-		return m.tmux, nil
-	}
-	return nil, errNotSupervised
-}
-
-// Act and Prompt ask for the session of the link only (AskConfig.Binding): the watcher
-// refuses any other Claude Code in the pane.
-func (a phoneActor) Act(ctx context.Context, s phone.Session, act watcher.Action) (watcher.Outcome, error) {
-	return a.ask(ctx, s, act, "")
-}
-
-func (a phoneActor) Prompt(ctx context.Context, s phone.Session, text string) (watcher.Outcome, error) {
-	return a.ask(ctx, s, watcher.Prompt, text)
-}
-
-func (a phoneActor) ask(ctx context.Context, s phone.Session, act watcher.Action, text string) (watcher.Outcome, error) {
-	c, err := a.client(s.Server)
-	if err != nil {
-		return watcher.Outcome{}, err
-	}
-	cfg := asking(c, io.Discard)
-	cfg.Text, cfg.Binding = text, s.Binding
-	return watcher.Ask(ctx, c, s.Pane, act, cfg)
-}
-
-// Screen is the text of the pane, only while it runs the session of the link: a pane id
-// outlives its program, and another's screen is not what the button was offered for.
-func (a phoneActor) Screen(ctx context.Context, s phone.Session) (string, error) {
-	c, err := a.client(s.Server)
-	if err != nil {
-		return "", err
-	}
-	_, why, err := watcher.Bound(ctx, c, newFinder(), s.Pane, s.Binding)
-	switch {
-	case err != nil:
-		return "", err
-	case why != "":
-		return "", fmt.Errorf("%s; its screen is not sent", why)
-	}
-	return c.Capture(ctx, s.Pane)
-}
-
-// Where is where the session of the link runs, for the reply form.
-func (a phoneActor) Where(ctx context.Context, s phone.Session) (watcher.Place, string, error) {
-	c, err := a.client(s.Server)
-	if err != nil {
-		return watcher.Place{}, "", err
-	}
-	return watcher.Bound(ctx, c, newFinder(), s.Pane, s.Binding)
 }
 
 // say sends a report of the phone's endpoint (an action's outcome, a screen) to the current

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -18,7 +17,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-func newPopup(std stdio) *cobra.Command {
+func newPopup(std *deps) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var client string
 	c := &cobra.Command{
@@ -61,7 +60,7 @@ const popupBinding = `bind-key C display-popup -E "cac-tmux popup"`
 // the popup tests run the command so). Without a terminal
 // bubbletea fails with a library error (stdin /dev/null: "error creating cancelreader") or
 // waits on a pipe, so the command stops first.
-func notInPopup(std stdio, getenv func(string) string) string {
+func notInPopup(std *deps, getenv func(string) string) string {
 	switch {
 	case !std.inTTY || !std.outTTY:
 		return "its standard input and output are not a terminal"
@@ -73,19 +72,15 @@ func notInPopup(std stdio, getenv func(string) string) string {
 	return ""
 }
 
-func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std stdio) error {
+func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std *deps) error {
 	if why := notInPopup(std, os.Getenv); why != "" {
 		return usageErrorf("popup: %s: run it from a tmux key binding, %s (the plugin binds prefix + C)", why, popupBinding)
 	}
 	if client == "" {
-		// tmux 3.3a expands no format in display-popup's command, so the binding cannot pass
-		// #{client_name}; from a popup tmux's current client is the most recently active one:
-		// the one whose key opened the popup. Asked now, before anyone switches.
-		out, err := tmux.Run(ctx, "display-message", "-p", "#{client_name}")
-		if err != nil {
+		var err error
+		if client, err = tmux.CurrentClient(ctx); err != nil {
 			return fmt.Errorf("popup: %s: %w", tmux.Name(), hint(err))
 		}
-		client = strings.TrimSpace(out)
 	}
 	load := func(ctx context.Context) (popup.Snapshot, error) {
 		rows, err := paneRows(ctx, tmux)
@@ -134,8 +129,7 @@ func jump(ctx context.Context, tmux *tmuxctl.Client, client, pane string) error 
 	if client == "" {
 		return fmt.Errorf("popup: no client to switch to %s (give --client NAME, a name from tmux list-clients)", pane)
 	}
-	_, err := tmux.Run(ctx, "switch-client", "-c", client, "-t", pane, ";", "select-window", "-t", pane, ";", "select-pane", "-t", pane)
-	if err != nil {
+	if err := tmux.SwitchTo(ctx, client, pane); err != nil {
 		return fmt.Errorf("popup: switch %s to %s: %w", client, pane, err)
 	}
 	return nil

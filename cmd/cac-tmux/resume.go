@@ -17,7 +17,7 @@ import (
 )
 
 // newAction is `cac-tmux resume PANE`, `cac-tmux skip PANE` or `cac-tmux unskip PANE`.
-func newAction(std stdio, a watcher.Action) *cobra.Command {
+func newAction(std *deps, a watcher.Action) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var host string
 	short, long := "resume a stopped session now (every safety gate but the reset)",
@@ -86,7 +86,7 @@ const (
 	exitNotResumed = 4 // no resumed turn seen: the limit still holds, no sign of a turn, or no outcome in time
 )
 
-func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, target string, std stdio) error {
+func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, target string, std *deps) error {
 	id, err := paneID(ctx, tmux, target)
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func runAction(ctx context.Context, tmux *tmuxctl.Client, a watcher.Action, targ
 // runRemoteAction acts on a pane of another host: `ssh HOST cac-tmux ACTION -- PANE`, through
 // the remote cac-tmux and its watcher's gates, with [hosts] command, ssh and timeout. What the
 // remote command printed is printed, and its exit status is this command's.
-func runRemoteAction(ctx context.Context, tmux *tmuxctl.Client, host string, a watcher.Action, target string, std stdio) error {
+func runRemoteAction(ctx context.Context, tmux *tmuxctl.Client, host string, a watcher.Action, target string, std *deps) error {
 	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a, err)
@@ -119,7 +119,7 @@ func runRemoteAction(ctx context.Context, tmux *tmuxctl.Client, host string, a w
 	io.WriteString(std.out, out)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%s %s on %s: %s", a, target, host, hostProblem(err))
+		return fmt.Errorf("%s %s on %s: %s", a, target, host, hosts.Reason(err))
 	case code != 0:
 		return &exitError{code, fmt.Errorf("%s %s on %s: the remote cac-tmux exited %d", a, target, host, code)}
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ import (
 // supervises the other three. Every stopped session is resumed exactly once, by one watcher.
 func TestWatchAllServers(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	// Every server is up before the reset (at least 40 s away) and each is resumed after it.
 	reset := nextReset(40 * time.Second).Format(time.RFC3339)
 	start := func(name string) (*tmuxtest.Server, string) {
@@ -84,15 +83,7 @@ func TestWatchAllServers(t *testing.T) {
 // when more than one has some; with -L it shows that server's alone, unnamed.
 func TestListEveryServer(t *testing.T) {
 	t.Parallel()
-	tmp, err := os.MkdirTemp("/tmp", "cxl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	dir := filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	tmp, dir := tmuxtest.UserTmux(t)
 	reset := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	for _, name := range []string{"a", "b"} {
 		startClaude(t, tmuxtest.StartAt(t, filepath.Join(dir, name), 120, 30), "--reset", reset)

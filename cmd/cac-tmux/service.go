@@ -26,7 +26,7 @@ type serviceOptions struct {
 	dryRun   bool
 }
 
-func newService(std stdio) *cobra.Command {
+func newService(std *deps) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "service COMMAND",
 		Short: "install, remove or check the user service that runs watch (systemd, launchd)",
@@ -115,7 +115,7 @@ func (o *serviceOptions) binaryPath(c *cobra.Command) (string, error) {
 	return exe, nil
 }
 
-func newServiceInstall(std stdio) *cobra.Command {
+func newServiceInstall(std *deps) *cobra.Command {
 	o := &serviceOptions{}
 	c := &cobra.Command{
 		Use:   "install [-L NAME|-S PATH] [--dry-run] [--platform systemd|launchd] [--binary PATH]",
@@ -132,7 +132,7 @@ file and writes nothing.`,
 	return c
 }
 
-func runServiceInstall(c *cobra.Command, o *serviceOptions, std stdio) error {
+func runServiceInstall(c *cobra.Command, o *serviceOptions, std *deps) error {
 	p, path, err := o.where(c)
 	if err != nil {
 		return err
@@ -155,27 +155,14 @@ func runServiceInstall(c *cobra.Command, o *serviceOptions, std stdio) error {
 	if err != nil {
 		return err
 	}
-	verb := map[service.Result]string{service.Created: "wrote", service.Updated: "updated", service.Unchanged: "already up to date:"}[res]
-	fmt.Fprintf(std.out, "%s %s\nit runs: %s\n", verb, path, strings.Join(s.Args(), " "))
-	switch {
-	case res == service.Updated && p == service.Systemd:
-		fmt.Fprintf(std.out, "\nIf the service runs, restart it on the new file:\n  systemctl --user daemon-reload && systemctl --user restart %s\n", service.Unit)
-	case res == service.Updated:
-		fmt.Fprintf(std.out, "\nIf the agent is loaded, load it again:\n  %s; %s\n", service.DisableCommand(p), service.EnableCommand(p, path))
-	}
-	fmt.Fprintf(std.out, "\nTo start it now and at every login:\n  %s\n", service.EnableCommand(p, path))
-	if p == service.Systemd {
-		fmt.Fprintf(std.out, "Its log: journalctl --user -u %s -f\n", service.Unit)
-	} else {
-		fmt.Fprintf(std.out, "Its log: %s\n", s.LogFile)
-	}
+	service.WriteInstalled(std.out, p, path, res, s)
 	return nil
 }
 
 // serviceWarnings warns on stderr of a service that would not do what the user may think:
 // a binary that is a temporary build, or a default server that is not the one the command
 // runs in.
-func serviceWarnings(std stdio, s service.Spec, tmux *tmuxctl.Client) {
+func serviceWarnings(std *deps, s service.Spec, tmux *tmuxctl.Client) {
 	if strings.Contains(s.Binary, "/go-build") || strings.HasPrefix(s.Binary, filepath.Clean(os.TempDir())+"/") {
 		fmt.Fprintf(std.err, "warning: %s looks like a temporary build (go run, go test); the service fails once it is gone: install cac-tmux, or pass --binary\n", s.Binary)
 	}
@@ -189,7 +176,7 @@ func serviceWarnings(std stdio, s service.Spec, tmux *tmuxctl.Client) {
 	}
 }
 
-func newServiceUninstall(std stdio) *cobra.Command {
+func newServiceUninstall(std *deps) *cobra.Command {
 	o := &serviceOptions{}
 	c := &cobra.Command{
 		Use:   "uninstall [--dry-run] [--platform systemd|launchd]",
@@ -205,7 +192,7 @@ disable it first (the command says how).`,
 	return c
 }
 
-func runServiceUninstall(c *cobra.Command, o *serviceOptions, std stdio) error {
+func runServiceUninstall(c *cobra.Command, o *serviceOptions, std *deps) error {
 	p, path, err := o.where(c)
 	if err != nil {
 		return err
@@ -232,16 +219,11 @@ func runServiceUninstall(c *cobra.Command, o *serviceOptions, std stdio) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(std.out, "removed %s\n", path)
-	if p == service.Systemd {
-		fmt.Fprintf(std.out, "\nIf it still runs, stop it, then let systemd forget it:\n  systemctl --user stop %s; systemctl --user daemon-reload\n", service.Unit)
-	} else {
-		fmt.Fprintf(std.out, "\nIf the agent is loaded, stop it:\n  %s\n", service.DisableCommand(p))
-	}
+	service.WriteRemoved(std.out, p, path)
 	return nil
 }
 
-func newServiceStatus(std stdio) *cobra.Command {
+func newServiceStatus(std *deps) *cobra.Command {
 	o := &serviceOptions{}
 	c := &cobra.Command{
 		Use:   "status [-L NAME|-S PATH] [--platform systemd|launchd] [--binary PATH]",
@@ -260,7 +242,7 @@ service when it can be asked. Exit 0 when the file is installed and up to date, 
 // managerWithin bounds the question to systemctl or launchctl.
 const managerWithin = 5 * time.Second
 
-func runServiceStatus(c *cobra.Command, o *serviceOptions, std stdio) error {
+func runServiceStatus(c *cobra.Command, o *serviceOptions, std *deps) error {
 	p, path, err := o.where(c)
 	if err != nil {
 		return err

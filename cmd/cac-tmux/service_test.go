@@ -109,7 +109,7 @@ func TestServiceForeignFile(t *testing.T) {
 	mine := "[Service]\nExecStart=/usr/bin/mine\n"
 	os.WriteFile(unit, []byte(mine), 0o644)
 	expect(t, []string{"service", "install", "--platform", "systemd", "--binary", bins.cac}, 1,
-		"cac-tmux: "+unit+" exists and was not written by cac-tmux", "move it away or remove it")
+		"cac-tmux: service: "+unit+" exists and was not written by cac-tmux", "move it away or remove it")
 	expect(t, []string{"service", "uninstall", "--platform", "systemd"}, 1, "was not written by cac-tmux", "left alone")
 	expect(t, []string{"service", "uninstall", "--platform", "systemd", "--dry-run"}, 1, "was not written by cac-tmux")
 	expect(t, []string{"service", "status", "--platform", "systemd"}, 1, "written: not by cac-tmux")

@@ -6,44 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/template"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// statusData is what a `status --format` template sees.
-type statusData struct {
-	// Count is the number of paused panes: every published state but running.
-	Count int
-	// Waiting are the panes the watcher resumes on its own (waiting, native, resuming,
-	// verifying); Held those left to the user (held, limited, skipped); Failed those it
-	// will not resume (failed, unwaitable). Waiting + Held + Failed = Count (watcher.StatusOf
-	// counts them).
-	Waiting, Held, Failed int
-	// Next is the countdown to the soonest due instant among them, as `list` shows it
-	// ("1h12m", "4m05s", "40s", "now"); "" when none is due.
-	Next string
-	// NextAt is that due instant (a time.Time, e.g. {{.NextAt.Format "15:04"}}); zero when
-	// none is due.
-	NextAt time.Time
-	// Watching is true when a watcher runs on the server: without one, what was published is
-	// what the last watcher saw, and nothing is resumed.
-	Watching bool
-}
-
-// defaultStatusFormat prints nothing when nothing is paused, else "⏸ 2 · 1h12m", or
-// "⏸ 2 · no watcher" when no watcher runs (the countdown of a watcher that is gone would
-// promise a resume nobody makes).
-const defaultStatusFormat = `{{if .Count}}⏸ {{.Count}}{{if not .Watching}} · no watcher{{else}}{{with .Next}} · {{.}}{{end}}{{end}}{{end}}`
-
-func newStatus(std stdio) *cobra.Command {
+func newStatus(std *deps) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var format string
 	var all bool
@@ -71,36 +44,21 @@ otherwise on a server, after the line of the others (tmux shows no status job's 
 a bad --format.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			tmpl, err := parseStatusFormat(format)
+			tmpl, err := table.ParseStatus(format)
 			if err != nil {
-				return err
+				return usageErrorf("status: --format: %v (see cac-tmux status --help)", err)
 			}
 			named := c.Flags().Changed("socket-name") || c.Flags().Changed("socket-path")
 			if named && all {
 				return usageErrorf("status: --all-servers: not with -L or -S (they name one server); drop one of them")
 			}
-			return runStatus(c.Context(), userServers(tmux, named, all), tmpl, clock.Real.Now(), std.out)
+			return runStatus(c.Context(), tmuxctl.Covered(tmux, named, all, os.Getenv, os.Getuid()), tmpl, std.clock.Now(), std.out)
 		},
 	}
 	tmux = socketFlags(c.Flags())
-	c.Flags().StringVar(&format, "format", defaultStatusFormat, "the line as a Go text/template (see above)")
+	c.Flags().StringVar(&format, "format", table.DefaultStatusFormat, "the line as a Go text/template (see above)")
 	c.Flags().BoolVar(&all, "all-servers", false, "every tmux server of the user, also inside tmux")
 	return c
-}
-
-// parseStatusFormat parses a --format template and runs it once on a sample, so that a
-// template that cannot run (an unknown field) is a usage error now rather than on every
-// status-interval.
-func parseStatusFormat(format string) (*template.Template, error) {
-	tmpl, err := template.New("status").Parse(format)
-	if err == nil {
-		sample := statusData{Count: 3, Waiting: 1, Held: 1, Failed: 1, Next: "1h12m", NextAt: time.Unix(0, 0), Watching: true}
-		err = tmpl.Execute(io.Discard, sample)
-	}
-	if err != nil {
-		return nil, usageErrorf("status: --format: %v (see cac-tmux status --help)", err)
-	}
-	return tmpl, nil
 }
 
 // runStatus prints the status line of the servers of clients at now: their paused panes
@@ -118,8 +76,7 @@ func runStatus(ctx context.Context, clients []*tmuxctl.Client, tmpl *template.Te
 		panes, err := c.PausedPanes(ctx)
 		return answer{panes, err}
 	})
-	d := statusData{Watching: true}
-	answered := false
+	var sum []watcher.Status
 	var errs []error
 	for i, tmux := range clients {
 		panes, err := answers[i].panes, answers[i].err
@@ -130,42 +87,14 @@ func runStatus(ctx context.Context, clients []*tmuxctl.Client, tmpl *template.Te
 			errs = append(errs, fmt.Errorf("status: %s: %w", tmux.Name(), err))
 			continue
 		}
-		answered = true
-		st := watcher.StatusOf(tmux, os.Getenv, panes)
-		d.Count, d.Waiting, d.Held, d.Failed = d.Count+st.Paused, d.Waiting+st.Waiting, d.Held+st.Held, d.Failed+st.Failed
-		if !st.Next.IsZero() && (d.NextAt.IsZero() || st.Next.Before(d.NextAt)) {
-			d.NextAt = st.Next
-		}
-		d.Watching = d.Watching && (st.Paused == 0 || st.Watching) // a server nobody watches has paused panes
+		sum = append(sum, watcher.StatusOf(tmux, os.Getenv, panes))
 	}
-	if err := writeStatus(d, answered, tmpl, now, out); err != nil {
-		return err
-	}
-	return errors.Join(errs...)
-}
-
-// writeStatus writes the line of d at now, nothing when no server answered or the template
-// gives nothing.
-func writeStatus(d statusData, answered bool, tmpl *template.Template, now time.Time, out io.Writer) error {
-	if !answered {
-		return nil
-	}
-	if !d.NextAt.IsZero() {
-		d.Next = table.Countdown(d.NextAt.Sub(now))
-	}
-	var b strings.Builder
-	if err := tmpl.Execute(&b, d); err != nil {
+	line, err := table.StatusLine(sum, tmpl, now)
+	if err != nil {
 		return fmt.Errorf("status: --format: %w", err)
-	}
-	line := b.String()
-	if line == "" {
-		return nil
-	}
-	if !strings.HasSuffix(line, "\n") {
-		line += "\n"
 	}
 	if _, err := io.WriteString(out, line); err != nil {
 		return fmt.Errorf("status: write: %w", err)
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -321,7 +321,7 @@ func BenchmarkStatus(b *testing.B) {
 // environment has that server's $TMUX (tmux 3.2a to next-3.8 alike).
 func TestStatusCoversItsOwnServer(t *testing.T) {
 	t.Parallel()
-	tmp, dir := userTmux(t)
+	tmp, dir := tmuxtest.UserTmux(t)
 	own := tmuxtest.StartAt(t, filepath.Join(dir, "own"), 80, 24)
 	ids := panes(t, own, 2)
 	watched(t, own)

@@ -20,7 +20,7 @@ import (
 )
 
 // newSwitch is `cac-tmux switch PANE [--to ACCOUNT]`.
-func newSwitch(std stdio) *cobra.Command {
+func newSwitch(std *deps) *cobra.Command {
 	var tmux *tmuxctl.Client
 	var to string
 	c := &cobra.Command{
@@ -86,7 +86,7 @@ func accountCompletions(toComplete string) []cobra.Completion {
 
 // runSwitch is one `cac-tmux switch`: the pane and the settings are read here, the switch
 // is accounts.Switch's, and its outcome is said here (a refusal exits 1, a bad --to 2).
-func runSwitch(ctx context.Context, tmux *tmuxctl.Client, target, to string, std stdio) error {
+func runSwitch(ctx context.Context, tmux *tmuxctl.Client, target, to string, std *deps) error {
 	id, err := paneID(ctx, tmux, target)
 	if err != nil {
 		return err

@@ -39,7 +39,7 @@ func versionText() string {
 	return fmt.Sprintf("%s (revision %s, %s %s/%s)", v, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-func newVersion(std stdio) *cobra.Command {
+func newVersion(std *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "print the version, the VCS revision and the Go toolchain of this binary",

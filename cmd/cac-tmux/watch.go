@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -18,10 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
-	"github.com/cac-tmux/cac-tmux/printable"
-	"github.com/cac-tmux/cac-tmux/store"
+	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -59,7 +53,7 @@ type watchOptions struct {
 	notify *notifiers
 }
 
-func newWatch(std stdio) *cobra.Command {
+func newWatch(std *deps) *cobra.Command {
 	o := &watchOptions{}
 	c := &cobra.Command{
 		Use:   "watch [-L NAME|-S PATH]",
@@ -140,7 +134,7 @@ func logConfig(log zerolog.Logger, l config.Loaded, msg string) {
 // runWatch runs the watcher until Ctrl-C, SIGTERM or the hang-up of its terminal, or, with
 // --once, for one look; with --all-servers (servers.all) one watcher per tmux server of the
 // user (fleet).
-func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
+func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -170,7 +164,7 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 	}
 	defer o.notify.close()
 	o.cfg.Notify = n
-	f := &fleet{o: o, log: log}
+	f := &fleet{Fleet: &servers.Fleet{Clock: std.clock}, o: o, d: std, log: log}
 	if o.once {
 		return watchOnce(ctx, f, std)
 	}
@@ -184,10 +178,10 @@ func runWatch(ctx context.Context, o *watchOptions, std stdio) error {
 		if all {
 			name = "every tmux server"
 		}
-		s := &screen{out: std.out, size: std.outSize, server: name, cfg: o.cfg, events: events}
+		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.cfg.Interval, Events: events, Now: std.clock.Now}
 		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
-		f.onRows = s.draw
+		f.OnRows = s.Draw
 	}
 	go onHangUp(ctx, hup, std.hungUp, func() { f.reload(ctx) }, func() {
 		log.Info().Msg("the terminal hung up (SIGHUP): stopping")
@@ -215,46 +209,29 @@ func onHangUp(ctx context.Context, hup <-chan os.Signal, hungUp func() bool, rel
 
 // watchLog builds the one logger of watch: on the live table's events (live), as readable
 // lines on a terminal or with --log-format console, else as JSON lines on stderr.
-func watchLog(o *watchOptions, std stdio, live bool) (zerolog.Logger, *ring) {
-	var events *ring
+func watchLog(o *watchOptions, std *deps, live bool) (zerolog.Logger, *table.Ring) {
+	var events *table.Ring
 	var sink io.Writer = std.err
 	switch {
 	case live:
-		events = &ring{max: 50}
-		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly, FormatPrepare: humanDurations}
+		events = &table.Ring{Max: 50}
+		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly, FormatPrepare: table.HumanDurations}
 	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
-		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly, FormatPrepare: humanDurations}
+		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly, FormatPrepare: table.HumanDurations}
 	}
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds: latencies are read from the log
 	// A duration is a whole number of milliseconds under a key that says so ("took_ms"); the
-	// console shows it as people write it (humanDurations).
+	// console shows it as people write it (table.HumanDurations).
 	zerolog.DurationFieldUnit, zerolog.DurationFieldInteger = time.Millisecond, true
 	return zerolog.New(sink).Level(o.level).With().Timestamp().Logger(), events
 }
 
-// humanDurations shows each "…_ms" field of a console log line as a duration under its name
-// without the unit: took_ms=146 as took=146ms, margin_ms=60000 as margin=1m0s.
-func humanDurations(fields map[string]any) error {
-	for k, v := range fields {
-		name, ok := strings.CutSuffix(k, "_ms")
-		ms, isNumber := v.(json.Number)
-		if !ok || !isNumber {
-			continue
-		}
-		if n, err := ms.Int64(); err == nil {
-			delete(fields, k)
-			fields[name] = (time.Duration(n) * time.Millisecond).String()
-		}
-	}
-	return nil
-}
-
 // watchOnce looks once at the server (or every server) and prints the table.
-func watchOnce(ctx context.Context, f *fleet, std stdio) error {
+func watchOnce(ctx context.Context, f *fleet, std *deps) error {
 	var rows []watcher.Row
-	f.onRows = func(all []watcher.Row) { rows = all } // each server's look: the last has them all
+	f.OnRows = func(all []watcher.Row) { rows = all } // each server's look: the last has them all
 	err := f.run(ctx)
-	for _, line := range table.Format(table.Cells(rows, clock.Real.Now()), 0) {
+	for _, line := range table.Format(table.Cells(rows, std.clock.Now()), 0) {
 		fmt.Fprintln(std.out, line)
 	}
 	if err != nil {
@@ -263,214 +240,10 @@ func watchOnce(ctx context.Context, f *fleet, std stdio) error {
 	return nil
 }
 
-// transportLog reports the control-mode connection's events: up, down and refused at info
-// (the watcher works on by exec meanwhile), failed dials at debug (they repeat, ever less
-// often, while no server or no session is there), the output signal of tmux 3.8 at info when
-// it comes up, at debug when it cannot.
-func transportLog(log zerolog.Logger) func(string, error) {
-	return func(event string, err error) {
-		switch event {
-		case "up":
-			log.Info().Msg("tmux commands go over a control-mode client (tmux -C)")
-		case "down":
-			log.Info().Err(err).Msg("the control-mode client is gone; tmux commands run as processes until it is back")
-		case "refused":
-			log.Info().Err(err).Msg("control mode is not used on this server; every tmux command runs as a process")
-		case "signal":
-			if err == nil {
-				log.Info().Msg("tmux signals output (wait-for -E): a tick with no output lists nothing")
-				return
-			}
-			log.Debug().Err(err).Msg("no output signal; every tick lists what changed")
-		default:
-			log.Debug().Err(err).Str("event", event).Msg("no control-mode client")
-		}
-	}
-}
-
-// openState locks the server for this watcher, opens its state file (store.Open, which checks
-// the directories) and claims the server (claimServer). A read-only watcher (a dry run, --once)
-// reads the state but takes no lock, claims nothing and writes nothing. Another watcher
-// holding the lock is a usage error (exit 2; docs/how-it-works.md, Restarts, crashes and a
-// changing server).
-func openState(c *tmuxctl.Client, readOnly bool) (*store.Store, *store.Lock, error) {
-	server, err := c.SocketFileHere()
-	if err != nil {
-		return nil, nil, err
-	}
-	st, lock, err := store.Open(os.Getenv, server, readOnly)
-	if locked := (*store.LockedError)(nil); errors.As(err, &locked) {
-		by := "its lock"
-		if dir, err := store.LockDir(os.Getenv); err == nil {
-			by += " " + store.LockPath(dir, server)
-		}
-		return nil, nil, &UsageError{Err: heldBy(c, locked.PID, by)}
-	}
-	if err != nil || readOnly {
-		return st, lock, err
-	}
-	if err := claimServer(c, os.Getpid()); err != nil {
-		lock.Release()
-		return nil, nil, err
-	}
-	return st, lock, nil
-}
-
-// claimServer makes this watcher the server's one: the lock file guards one path to the
-// server, but another XDG_RUNTIME_DIR, a runtime directory removed at logout or another
-// spelling of the socket reach it by another path. So the server itself
-// is claimed: its @cac_watcher is set to pid only while it is unset or names a process that no
-// longer runs (tmuxctl.ClaimGlobal: two claims cannot both win). A live watcher there is a
-// usage error (exit 2). With no server on the socket yet there is nothing to claim: the lock
-// file guards it until the watcher announces itself on the server that appears.
-func claimServer(c *tmuxctl.Client, pid int) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	held, err := c.GlobalOption(ctx, tmuxctl.WatcherOption)
-	if errors.Is(err, tmuxctl.ErrNoServer) {
-		return nil
-	}
-	for range 2 { // a stale holder replaced, then at most one other claimant won meanwhile
-		if err != nil {
-			return err
-		}
-		if other, alive := watcher.Alive(held); alive && other != pid {
-			return &UsageError{Err: heldBy(c, other, "its @cac_watcher; its lock is under another runtime directory, or reached the server by another path")}
-		}
-		if strings.TrimSpace(held) == strconv.Itoa(pid) {
-			return nil
-		}
-		held, err = c.ClaimGlobal(ctx, tmuxctl.WatcherOption, held, strconv.Itoa(pid))
-	}
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(held) != strconv.Itoa(pid) {
-		return fmt.Errorf("watch: claim server %s: @cac_watcher reads %q", c.Name(), held)
-	}
-	return nil
-}
-
-// heldError says that another watcher supervises a server, who, and what to do.
-type heldError struct {
-	pid    int    // 0 when the holder has not written its pid yet
-	server string // the server as people name it (serverName)
-	by     string // how it holds the server: its lock, its @cac_watcher
-	all    bool   // the holder is a watch --all-servers
-	fleet  bool   // the one told is a watch --all-servers, which goes on with the other servers
-}
-
-func (e *heldError) Error() string {
-	who, fix := "another watcher", "stop it first, or watch another server with -L/-S"
-	if e.all {
-		who, fix = "cac-tmux watch --all-servers", "stop it first, or leave this server to it"
-	}
-	if e.fleet {
-		fix = "--all-servers supervises the other servers, and this one once that watcher stops"
-	}
-	if e.pid > 0 {
-		who += fmt.Sprintf(" (pid %d)", e.pid)
-	}
-	return fmt.Sprintf("%s already supervises %s (%s); %s", who, e.server, e.by, fix)
-}
-
-// heldBy is the error of a watch that finds the server of c held by the watcher pid, by
-// (how): a watch --all-servers is named as one when it holds the lock of the servers of this
-// watch's socket directory (store.AllServersHolder) and pid is its.
-func heldBy(c *tmuxctl.Client, pid int, by string) *heldError {
-	h := &heldError{pid: pid, server: c.Name(), by: by}
-	all, running, err := store.AllServersHolder(os.Getenv, tmuxctl.SocketDir(os.Getenv, os.Getuid()))
-	h.all = err == nil && running && pid > 0 && all == pid
-	return h
-}
-
 // hint adds how to fix a tmux error a user can fix.
 func hint(err error) error {
 	if errors.Is(err, tmuxctl.ErrNoServer) {
 		return fmt.Errorf("%w; start tmux, or select the server with -L NAME or -S PATH", err)
 	}
 	return err
-}
-
-// screen draws the live table of `watch` on a terminal: the cursor goes home and every line
-// is rewritten and erased to its end, so nothing flickers; it fits the terminal's size.
-type screen struct {
-	out    io.Writer
-	size   func() (int, int)
-	server string
-	cfg    watcher.Config
-	events *ring
-}
-
-func (s *screen) draw(rows []watcher.Row) {
-	width, height := s.size()
-	if width <= 0 || height <= 0 {
-		width, height = 80, 24
-	}
-	paused := 0
-	for _, r := range rows {
-		if r.State.Paused() {
-			paused++
-		}
-	}
-	lines := []string{
-		table.Cut(fmt.Sprintf("cac-tmux watch · %s · %s, %d paused · every %s · Ctrl-C quits", s.server, printable.Count(len(rows), "Claude pane"), paused, s.cfg.Interval), width),
-		"",
-	}
-	body := table.Format(table.Cells(rows, clock.Real.Now()), width)
-	if len(rows) == 0 {
-		body = []string{"no Claude Code pane on this server yet"}
-	}
-	room := max(height-len(lines)-4, 2) // leave room for a few events
-	if len(body) > room {
-		more := len(body) - room + 1
-		body = append(body[:room-1], fmt.Sprintf("… and %d more (cac-tmux list)", more))
-	}
-	lines = append(lines, body...)
-	if ev := s.events.last(height - len(lines) - 2); len(ev) > 0 {
-		lines = append(lines, "")
-		for _, e := range ev {
-			lines = append(lines, table.Cut(e, width))
-		}
-	}
-	var b strings.Builder
-	b.WriteString("\x1b[H")
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteString("\r\n")
-		}
-		b.WriteString(l)
-		b.WriteString("\x1b[K")
-	}
-	b.WriteString("\x1b[J")
-	io.WriteString(s.out, b.String())
-}
-
-// ring keeps the last lines written to it: the recent events under the live table.
-type ring struct {
-	mu    sync.Mutex
-	lines []string
-	max   int
-}
-
-func (r *ring) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		r.lines = append(r.lines, l)
-	}
-	if over := len(r.lines) - r.max; over > 0 {
-		r.lines = append([]string(nil), r.lines[over:]...)
-	}
-	return len(p), nil
-}
-
-// last returns the last n lines (none when n <= 0).
-func (r *ring) last(n int) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if n <= 0 {
-		return nil
-	}
-	return append([]string(nil), r.lines[max(len(r.lines)-n, 0):]...)
 }

@@ -144,6 +144,23 @@ func StartAt(t testing.TB, socket string, width, height int, command ...string) 
 	return s
 }
 
+// UserTmux makes a private TMUX_TMPDIR (tmp, in /tmp: a socket path must be short) and in it
+// the user's tmux directory (dir, tmux-UID: where tmux puts the sockets of -L NAME and where
+// the user's servers are looked for), both removed when t ends.
+func UserTmux(t testing.TB) (tmp, dir string) {
+	t.Helper()
+	tmp, err := os.MkdirTemp("/tmp", "cxu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	dir = filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return tmp, dir
+}
+
 // NewSession makes another detached session of the given size running command (the default
 // shell when empty), its first window that size on every tmux (see tmuxctl.KeepSize).
 func (s *Server) NewSession(t testing.TB, name string, width, height int, command ...string) {
