@@ -178,7 +178,7 @@ func (r *run) end(e ended) {
 	if e.err != nil {
 		r.cfg.Log.Warn().Err(e.err).Str("socket", e.socket).Dur("retry_in_ms", s.pause).Msg("a tmux server is not supervised")
 	}
-	s.pause = min(2*s.pause, r.cfg.MaxRetry)
+	s.pause = clock.Backoff(s.pause, r.cfg.MaxRetry, 2)
 }
 
 // stopAll stops every supervisor and waits until all have returned, or StopWait has passed:

@@ -265,11 +265,11 @@ func TestPrecedence(t *testing.T) {
 		key, src  string
 		got, want any
 	}{
-		{"watch.message", "flag --message", o.cfg.Message, "flag"},
-		{"watch.margin", "tmux option @cac-tmux-margin", o.cfg.Schedule.Margin, 20 * time.Second},
-		{"watch.interval", "tmux option @cac-tmux-interval", o.cfg.Interval, 4 * time.Second},
-		{"watch.stagger", "file " + conf + ":5", o.cfg.Schedule.Stagger, 7 * time.Second},
-		{"watch.max_attempts", "default", o.cfg.Schedule.MaxAttempts, config.Default().Watch.MaxAttempts},
+		{"watch.message", "flag --message", cfgOf(o).Message, "flag"},
+		{"watch.margin", "tmux option @cac-tmux-margin", cfgOf(o).Schedule.Margin, 20 * time.Second},
+		{"watch.interval", "tmux option @cac-tmux-interval", cfgOf(o).Interval, 4 * time.Second},
+		{"watch.stagger", "file " + conf + ":5", cfgOf(o).Schedule.Stagger, 7 * time.Second},
+		{"watch.max_attempts", "default", cfgOf(o).Schedule.MaxAttempts, config.Default().Watch.MaxAttempts},
 	} {
 		if tc.got != tc.want || o.loaded.Sources[tc.key].String() != tc.src {
 			t.Errorf("%s = %v from %s, want %v from %s", tc.key, tc.got, o.loaded.Sources[tc.key], tc.want, tc.src)

@@ -34,6 +34,9 @@ func parseWatch(args []string) (*watchOptions, error) {
 	return o, o.finish(fs)
 }
 
+// cfgOf is the watcher's Config of the settings o read, as each server's watcher makes it.
+func cfgOf(o *watchOptions) watcher.Config { return watcher.ConfigFrom(o.loaded.Config) }
+
 func TestWatchUsageErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -260,10 +263,10 @@ func TestWatchMarginWalk(t *testing.T) {
 			t.Errorf("watch %q: %v", tc.args, err)
 			continue
 		}
-		if got := o.loaded.Sources["watch.margin"].String(); o.cfg.Schedule.Margin != tc.margin || got != tc.src {
-			t.Errorf("watch %q: margin %s from %s, want %s from %s", tc.args, o.cfg.Schedule.Margin, got, tc.margin, tc.src)
+		if got := o.loaded.Sources["watch.margin"].String(); cfgOf(o).Schedule.Margin != tc.margin || got != tc.src {
+			t.Errorf("watch %q: margin %s from %s, want %s from %s", tc.args, cfgOf(o).Schedule.Margin, got, tc.margin, tc.src)
 		}
-		if due := o.cfg.Schedule.Due(reset, false, false); !due.Equal(reset.Add(tc.margin)) {
+		if due := cfgOf(o).Schedule.Due(reset, false, false); !due.Equal(reset.Add(tc.margin)) {
 			t.Errorf("watch %q: due %s for a reset at %s, want the margin %s later", tc.args, due, reset, tc.margin)
 		}
 		if len(tc.args) > 0 {
@@ -301,12 +304,12 @@ func TestWatchConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.cfg.Interval != time.Second || o.cfg.Schedule.Margin != 90*time.Second || o.cfg.Schedule.MaxAttempts != 5 || o.cfg.Message != "go on" || !o.loaded.File.Found {
+	if cfgOf(o).Interval != time.Second || cfgOf(o).Schedule.Margin != 90*time.Second || cfgOf(o).Schedule.MaxAttempts != 5 || cfgOf(o).Message != "go on" || !o.loaded.File.Found {
 		t.Errorf("parseWatch(file, --interval 1s) = interval %s, margin %s, attempts %d, message %q; want the flag over the file",
-			o.cfg.Interval, o.cfg.Schedule.Margin, o.cfg.Schedule.MaxAttempts, o.cfg.Message)
+			cfgOf(o).Interval, cfgOf(o).Schedule.Margin, cfgOf(o).Schedule.MaxAttempts, cfgOf(o).Message)
 	}
-	if o.cfg.Schedule.RetryBase != scheduler.Default.RetryBase || o.cfg.Pause != watcher.Defaults.Pause {
-		t.Errorf("settings the file cannot set = %+v, want the defaults", o.cfg)
+	if cfgOf(o).Schedule.RetryBase != scheduler.Default.RetryBase || cfgOf(o).Pause != watcher.Defaults.Pause {
+		t.Errorf("settings the file cannot set = %+v, want the defaults", cfgOf(o))
 	}
 
 	for _, tc := range []struct{ file, want string }{
@@ -326,7 +329,7 @@ func TestWatchConfigFile(t *testing.T) {
 	}
 	// The default file may be missing.
 	t.Setenv("XDG_CONFIG_HOME", dir)
-	if o, err := parseWatch(nil); err != nil || o.loaded.File.Found || o.cfg.Schedule.Margin != scheduler.Default.Margin {
+	if o, err := parseWatch(nil); err != nil || o.loaded.File.Found || cfgOf(o).Schedule.Margin != scheduler.Default.Margin {
 		t.Errorf("parseWatch() without a default file = %v, found %v; want the defaults", err, o.loaded.File.Found)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 
 	"github.com/rs/zerolog"
 
@@ -31,7 +30,6 @@ type fleet struct {
 	// --all-servers (one account's panes wake apart on whichever server); nil with one
 	// server, whose watcher keeps its own.
 	group *watcher.Group
-	mu    sync.Mutex // guards o.cfg.Notify, replaced on reload
 }
 
 // all says whether the fleet supervises every server of the user.
@@ -112,9 +110,7 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l config.Loaded
 		log = log.With().Str("server", label).Logger()
 	}
 	cfg := watcher.ConfigFrom(l.Config)
-	f.mu.Lock()
-	cfg.DryRun, cfg.Notify = o.dryRun || o.once, f.notifierFor(ctx, st.Server, o.cfg.Notify, true) // the notifier of the last reload
-	f.mu.Unlock()
+	cfg.DryRun, cfg.Notify = o.dryRun || o.once, f.notifierFor(ctx, st.Server, o.notify.current(), true) // the notifier of the last reload
 	cfg.Store, cfg.Server, cfg.PID, cfg.Log, cfg.Group = st, st.Server, os.Getpid(), log, f.group
 	if !o.once && o.transport == "control" {
 		tmux.Connect(watcher.TransportLog(log))
@@ -162,11 +158,6 @@ func (f *fleet) reload(ctx context.Context) {
 	if err != nil {
 		f.log.Error().Err(err).Msg("notifications not reloaded; the previous ones go on")
 		n = nil
-	}
-	if n != nil {
-		f.mu.Lock()
-		o.cfg.Notify = n // for the watchers of servers that appear later
-		f.mu.Unlock()
 	}
 	f.Reconfigure(f.log, func(m *servers.Member) (watcher.Config, error) {
 		ml := l

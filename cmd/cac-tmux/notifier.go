@@ -40,6 +40,13 @@ func (ns *notifiers) start(s notify.Settings) (*notify.Notifier, error) {
 	return n, nil
 }
 
+// current is the notifier of the last start, for a watcher that starts after it.
+func (ns *notifiers) current() *notify.Notifier {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	return ns.cur
+}
+
 // close drains the current notifier; called once, when the watcher has stopped.
 func (ns *notifiers) close() {
 	ns.mu.Lock()

@@ -42,10 +42,9 @@ type watchOptions struct {
 	// given.
 	configPath string
 
-	// Set by finish: the watcher's settings, the log level, the configuration as read, and
-	// the flags given on the command line, which win over the file and the tmux options (at
-	// start and on SIGHUP).
-	cfg    watcher.Config
+	// Set by finish: the log level, the configuration as read, and the flags given on the
+	// command line, which win over the file and the tmux options (at start and on SIGHUP).
+	// Each server's watcher.Config is made from loaded where its watcher starts.
 	level  zerolog.Level
 	loaded config.Loaded
 	flags  []config.Flag
@@ -115,8 +114,6 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 		return usageErrorf("watch: --config: %s does not exist (without --config, %s is read when it exists)", o.configPath, config.Path(os.Getenv))
 	}
 	o.loaded = l
-	o.cfg = watcher.ConfigFrom(l.Config)
-	o.cfg.DryRun = o.dryRun
 	o.level, _ = zerolog.ParseLevel(l.Config.Watch.LogLevel)
 	return nil
 }
@@ -158,12 +155,10 @@ func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 	live := std.outTTY && !o.once && o.logFormat == "auto"
 	log, events := watchLog(o, std, live)
 	o.notify = &notifiers{log: log}
-	n, err := o.notify.start(o.loaded.Config.Notify)
-	if err != nil {
+	if _, err := o.notify.start(o.loaded.Config.Notify); err != nil {
 		return usageErrorf("watch: %v", err)
 	}
 	defer o.notify.close()
-	o.cfg.Notify = n
 	f := &fleet{Fleet: &servers.Fleet{Clock: std.clock}, o: o, d: std, log: log}
 	if o.once {
 		return watchOnce(ctx, f, std)
@@ -178,7 +173,7 @@ func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 		if all {
 			name = "every tmux server"
 		}
-		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.cfg.Interval, Events: events, Now: std.clock.Now}
+		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.loaded.Config.Watch.Interval, Events: events, Now: std.clock.Now}
 		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
 		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
 		f.OnRows = s.Draw
