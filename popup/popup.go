@@ -95,9 +95,7 @@ type preview struct {
 // New returns the popup over a first snapshot (the command loads it before the first frame,
 // so the popup opens with its rows).
 func New(cfg Config, first Snapshot) Model {
-	if cfg.clock == nil {
-		cfg.clock = clock.Real
-	}
+	cfg.clock = clock.Or(cfg.clock)
 	if cfg.refresh <= 0 {
 		cfg.refresh = 2 * time.Second
 	}

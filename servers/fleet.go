@@ -68,10 +68,7 @@ func (f *Fleet) Supervise(ctx context.Context, m *Member, interval time.Duration
 }
 
 func (f *Fleet) clock() clock.Clock {
-	if f.Clock == nil {
-		return clock.Real
-	}
-	return f.Clock
+	return clock.Or(f.Clock)
 }
 
 // Phase is how long into the interval the ticks of the server on socket come: the servers a

@@ -98,9 +98,7 @@ func (c Config) withDefaults() Config {
 	if c.StopWait <= 0 {
 		c.StopWait = DefaultStopWait
 	}
-	if c.Clock == nil {
-		c.Clock = clock.Real
-	}
+	c.Clock = clock.Or(c.Clock)
 	return c
 }
 
