@@ -51,23 +51,6 @@ func publish(t testing.TB, s *tmuxtest.Server, pane, state string, due time.Time
 	s.Tmux(t, args...)
 }
 
-// userTmux makes a private TMUX_TMPDIR and in it the user's tmux directory (tmux-UID, where
-// tmux puts the sockets of -L NAME and --all-servers looks for servers; the lock of the one
-// --all-servers is keyed by it), and returns both.
-func userTmux(t *testing.T) (tmp, dir string) {
-	t.Helper()
-	tmp, err := os.MkdirTemp("/tmp", "cxa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	dir = filepath.Join(tmp, "tmux-"+strconv.Itoa(os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return tmp, dir
-}
-
 // TestStatus prints nothing with nothing paused, then the count and the soonest countdown for
 // one and for several paused panes; a running pane, a state it does not know and a window
 // linked into a second session do not change the count.
