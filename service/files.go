@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
+	"github.com/cac-tmux/cac-tmux/store"
 )
 
 // Path is where the service file of p goes: $XDG_CONFIG_HOME/systemd/user/cac-tmux.service
@@ -148,14 +148,14 @@ func Install(path string, content []byte) (Result, error) {
 }
 
 // write puts content at path, mode 0644, through a temporary file in the same directory
-// (renameio).
+// (store.Replace, the one atomic write).
 func write(path string, content []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("service: create %s: %w", dir, unwrapPath(err))
 	}
-	if err := renameio.WriteFile(path, content, 0o644, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o644)); err != nil {
-		return fmt.Errorf("service: write %s: %w", path, unwrapPath(err))
+	if err := store.Replace(path, content, 0o644); err != nil {
+		return fmt.Errorf("service: write %s: %w", path, unwrapPath(errors.Unwrap(err)))
 	}
 	return nil
 }

@@ -218,8 +218,8 @@ func writeAtomic(path string, data []byte) error {
 	if err := PrivateDir(dir); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, data, 0o600, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o600)); err != nil {
-		return fmt.Errorf("store: write %s: %w", path, err)
+	if err := Replace(path, data, 0o600); err != nil {
+		return err
 	}
 	if d, err := os.Open(dir); err == nil {
 		err = d.Sync()
@@ -227,6 +227,26 @@ func writeAtomic(path string, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("store: sync %s: %w", dir, err)
 		}
+	}
+	return nil
+}
+
+// Replace replaces the file at path with data, atomically: a temporary file in the same
+// directory, written, synced and renamed over path (renameio), so that a reader or a crash
+// sees the old file or the new one whole. The file has mode perm whatever mode the old one
+// had (renameio.WriteFile would keep an old file's mode: a state file copied in at 0644 would
+// stay readable by everyone).
+func Replace(path string, data []byte, perm os.FileMode) error {
+	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithStaticPermissions(perm))
+	if err != nil {
+		return fmt.Errorf("store: write %s: %w", path, err)
+	}
+	defer t.Cleanup()
+	if _, err := t.Write(data); err != nil {
+		return fmt.Errorf("store: write %s: %w", path, err)
+	}
+	if err := t.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("store: write %s: %w", path, err)
 	}
 	return nil
 }

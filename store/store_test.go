@@ -326,3 +326,22 @@ func TestLockAndStateRefuseWhatOthersControl(t *testing.T) {
 		t.Errorf("acquire in another user's directory: %v; want a refusal", err)
 	}
 }
+
+// A state file found at 0644 (copied in, restored from a backup) is 0600 once written: the
+// records name processes and limits, nobody else's business.
+func TestReplaceSetsTheMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(path, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode after Replace = %v, want 0600", fi.Mode().Perm())
+	}
+}

@@ -46,7 +46,9 @@ type Claimer interface {
 // nothing to claim: the lock file guards it until the watcher announces itself on the server
 // that appears.
 func Claim(ctx context.Context, c Claimer, pid int) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	// Finished even when watch is told to stop meanwhile: the claim then is withdrawn as the
+	// watcher stops, rather than left half made.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	own := strconv.Itoa(pid)
 	held, err := c.GlobalOption(ctx, tmuxctl.WatcherOption)
@@ -69,7 +71,7 @@ func Claim(ctx context.Context, c Claimer, pid int) error {
 		return err
 	}
 	if strings.TrimSpace(held) != own {
-		return fmt.Errorf("watcher: claim server: %s reads %q", tmuxctl.WatcherOption, held)
+		return fmt.Errorf("%s reads %q", tmuxctl.WatcherOption, held)
 	}
 	return nil
 }
@@ -109,6 +111,8 @@ func Hold(ctx context.Context, c *tmuxctl.Client, h Holding) (*store.Store, *sto
 	err = Claim(ctx, c, h.PID)
 	if claimed := (*ClaimedError)(nil); errors.As(err, &claimed) {
 		err = h.heldBy(claimed.PID, "its @cac_watcher; its lock is under another runtime directory, or reached the server by another path")
+	} else if err != nil {
+		err = fmt.Errorf("watcher: claim %s: %w", c.Name(), err)
 	}
 	if err != nil {
 		lock.Release()
