@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,9 +81,18 @@ func (d *devtools) call(method string, params any, seen func(event string)) (jso
 // the test when the browser cannot be driven.
 func openPhone(t *testing.T, browser string) *devtools {
 	t.Helper()
+	// The profile is not t.TempDir: Chromium's helper processes may still write to it for a
+	// moment after the browser is killed (seen in CI: "directory not empty").
+	profile, err := os.MkdirTemp("", "cacchrome")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-		"--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir="+t.TempDir(), "about:blank")
+		"--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir="+profile, "about:blank")
+	// Its own process group, killed whole: the browser and its helpers.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +100,13 @@ func openPhone(t *testing.T, browser string) *devtools {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s: %v", browser, err)
 	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		for end := time.Now().Add(10 * time.Second); os.RemoveAll(profile) != nil && time.Now().Before(end); {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	found := make(chan string, 1)
 	go func() { // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID"; the rest is drained
 		sc := bufio.NewScanner(stderr)
