@@ -14,7 +14,7 @@
 # with the go on PATH; else it shows the one command to run, kept in @cac_install_hint. Then
 # this file runs again and binds its keys. $CAC_TMUX_RELEASE_URL in the server's environment
 # replaces https://github.com/cac-tmux/cac-tmux/releases. Or install the binary yourself:
-#   go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest    (or make build)
+#   make build    (in a clone, Go 1.26: no release or module is published yet)
 #
 # Options, set before the plugin line:
 #   set -g @cac-tmux-key C            prefix + KEY opens the popup of every Claude pane (default C)
@@ -75,7 +75,7 @@ dir=$(CDPATH= cd "$(dirname "$0")" && pwd)
 if [ -n "$bin" ]; then
 	cmd="'$bin'"
 	if [ ! -x "$bin" ]; then
-		stay "cac-tmux: no cac-tmux binary at $bin (@cac-tmux-bin); install it with: go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest (or make build), or unset @cac-tmux-bin"
+		stay "cac-tmux: no cac-tmux binary at $bin (@cac-tmux-bin); install it with: make -C '$dir' build (Go 1.26; no release is published yet) and point @cac-tmux-bin at $dir/bin/cac-tmux, or unset @cac-tmux-bin"
 		exit 0
 	fi
 elif bin=$(command -v cac-tmux 2>/dev/null) && [ -x "$bin" ]; then
@@ -89,7 +89,7 @@ elif [ -z "${CAC_TMUX_INSTALLED:-}" ] && [ -f "$dir/scripts/install.sh" ]; then
 	tmux run-shell -b "sh '$dir/scripts/install.sh' >/dev/null 2>&1"
 	exit 0
 else
-	stay "cac-tmux: no cac-tmux binary on the tmux server's PATH nor at $dir/bin/cac-tmux; install it with: go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest (or make build), or set @cac-tmux-bin"
+	stay "cac-tmux: no cac-tmux binary on the tmux server's PATH nor at $dir/bin/cac-tmux; install it with: make -C '$dir' build (Go 1.26; no release is published yet), or set @cac-tmux-bin"
 	exit 0
 fi
 # A binary: the hint of an install that failed before is stale.

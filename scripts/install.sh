@@ -27,7 +27,6 @@
 # what: tmux shows a job's other exit status in the pane.
 set -u
 
-module=github.com/cac-tmux/cac-tmux/cmd/cac-tmux
 releases=https://github.com/cac-tmux/cac-tmux/releases
 fetch_timeout=300 # seconds, each download
 build_timeout=900 # seconds, the go build (modules to download on a first build)
@@ -54,13 +53,13 @@ note() { printf '%s\n' "$1" >>"$log" 2>/dev/null; }
 # until a key is pressed and kept in @cac_install_hint; exit. refuse WHY: the same, why
 # first.
 give_up() {
-	hint="run: GOBIN='$bindir' go install $module@${tag:-latest} (Go $need or later, https://go.dev/dl), then prefix + I; $1"
+	hint="run: cd '$dir' && GOBIN='$bindir' go install ./cmd/cac-tmux (Go $need or later, https://go.dev/dl), then prefix + I; $1"
 	tmux set-option -gq @cac_install_hint "cac-tmux: $hint" >/dev/null 2>&1
 	say "$hint"
 	exit 0
 }
 refuse() {
-	hint="$1; or run: GOBIN='$bindir' go install $module@${tag:-latest} (Go $need or later), then prefix + I"
+	hint="$1; or run: cd '$dir' && GOBIN='$bindir' go install ./cmd/cac-tmux (Go $need or later), then prefix + I"
 	tmux set-option -gq @cac_install_hint "cac-tmux: $hint" >/dev/null 2>&1
 	say "$hint"
 	exit 0
@@ -162,7 +161,7 @@ installed() {
 }
 
 mkdir -p "$bindir" || {
-	say "cannot create $bindir: install cac-tmux with go install $module@latest"
+	say "cannot create $bindir: install cac-tmux with make build in a clone of it"
 	exit 0
 }
 # One install at a time: the plugin runs on every start and reload of tmux.conf.

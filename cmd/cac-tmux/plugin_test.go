@@ -519,7 +519,7 @@ func TestPluginRefusesWrongChecksum(t *testing.T) {
 	waitInstallerDone(t, dir)
 	for _, want := range []string{
 		"cac-tmux: refused " + rel.URL + dl + releaseName + ": its sha256 is " + sha256hex(archive) + ", checksums.txt says " + bad + "; nothing installed",
-		"or run: GOBIN='" + filepath.Join(dir, "bin") + "' go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest",
+		"or run: cd '" + dir + "' && GOBIN='" + filepath.Join(dir, "bin") + "' go install ./cmd/cac-tmux",
 	} {
 		if !strings.Contains(hint, want) {
 			t.Errorf("@cac_install_hint = %q, want %q in it", hint, want)
@@ -598,7 +598,7 @@ func TestPluginNoBinary(t *testing.T) {
 	s.Tmux(t, "set-option", "-g", "@cac-tmux-status", "on")
 	outer, _ := attachClient(t, s, 250)
 	dir := pluginDir(t)
-	gobin := "GOBIN='" + filepath.Join(dir, "bin") + "' go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest"
+	gobin := "cd '" + dir + "' && GOBIN='" + filepath.Join(dir, "bin") + "' go install ./cmd/cac-tmux"
 	noRelease := "no latest release at " + rel.URL + "/latest/download/checksums.txt (curl: (22) "
 	for _, tc := range []struct {
 		name, path, bin, screen string
@@ -607,7 +607,7 @@ func TestPluginNoBinary(t *testing.T) {
 		{"no go", path, "", gobin, []string{"cac-tmux: run: " + gobin + " (Go 1.26", noRelease, "404", "; go is not on the tmux server's PATH"}},
 		{"old go", oldGo + ":" + path, "", gobin, []string{"cac-tmux: run: " + gobin, noRelease, "; the go on PATH (" + filepath.Join(oldGo, "go") + ", go1.22.5) is older than go.mod's 1.26"}},
 		{"@cac-tmux-bin", path, "/nonexistent/cac-tmux", "cac-tmux: no cac-tmux binary at /nonexistent/cac-tmux (@cac-tmux-bin)",
-			[]string{"cac-tmux: no cac-tmux binary at /nonexistent/cac-tmux (@cac-tmux-bin); install it with: go install github.com/cac-tmux/cac-tmux/cmd/cac-tmux@latest"}},
+			[]string{"cac-tmux: no cac-tmux binary at /nonexistent/cac-tmux (@cac-tmux-bin); install it with: make -C '" + dir + "' build"}},
 	} {
 		s.Tmux(t, "set-environment", "-g", "PATH", tc.path)
 		s.Tmux(t, "set-option", "-gu", "@cac_install_hint")
