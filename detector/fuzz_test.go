@@ -39,7 +39,7 @@ func FuzzDetect(f *testing.F) {
 		if v.Reset.Known && v.Reset.At.IsZero() {
 			t.Fatalf("Detect(%q) known reset without an instant: %+v", screen, v.Reset)
 		}
-		if v.Reset.Known && v.Reset.Source == SourceClock && v.Reset.Anchor != AnchorSummary {
+		if v.Reset.Known && v.Reset.Source == SourceClock && v.Reset.anchor != anchorSummary {
 			if d := v.Reset.At.Sub(facts.Now); d > dayBound+2*time.Hour {
 				t.Fatalf("Detect(%q) time-only reset %v is %v after the capture, want at most a day", screen, v.Reset.At, d)
 			}

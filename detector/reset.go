@@ -118,7 +118,7 @@ func resolve(msg message, f Facts, summary *clockText) Reset {
 	}
 	if msg.hasEpoch {
 		at := time.Unix(msg.epoch, 0).In(assumed)
-		return Reset{Known: true, At: at, Printed: strconv.FormatInt(msg.epoch, 10), Source: SourceEpoch,
+		return Reset{Known: true, At: at, printed: strconv.FormatInt(msg.epoch, 10), Source: SourceEpoch,
 			Zone: assumed.String(), How: "unix seconds printed by the legacy form"}
 	}
 	c := msg.clock
@@ -138,7 +138,7 @@ func resolve(msg message, f Facts, summary *clockText) Reset {
 			zoneHow = fmt.Sprintf("in the claude host's zone %s (printed %q)", loc.String(), c.zone)
 		}
 	}
-	r := Reset{Known: true, Printed: c.text, Zone: loc.String(), ZonePrinted: printed}
+	r := Reset{Known: true, printed: c.text, Zone: loc.String(), zonePrinted: printed}
 	if c.day != 0 {
 		r.Source = SourceDate
 		r.At = resolveDate(c, loc, anchorOr(f.Appeared, f.Now))
@@ -151,18 +151,18 @@ func resolve(msg message, f Facts, summary *clockText) Reset {
 	r.Source = SourceClock
 	switch {
 	case !f.Appeared.IsZero():
-		r.Anchor = AnchorAppeared
+		r.anchor = anchorAppeared
 		r.At, r.Ambiguous = nextAfter(f.Appeared.Add(-truncation), c.hour, c.minute, loc)
 		r.How = fmt.Sprintf("next %s %s after the message appeared at %s", clockString(c), zoneHow, f.Appeared.In(loc).Format(time.RFC3339)) + twiceHow(r.Ambiguous)
 	case summary != nil:
 		// The turn summary printed right after the stop ("done 10:58 PM") gives the
 		// appearance to the minute, in the same (host) zone.
 		seen := lastAtOrBefore(f.Now.Add(truncation), summary.hour, summary.minute, loc)
-		r.Anchor = AnchorSummary
+		r.anchor = anchorSummary
 		r.At, r.Ambiguous = nextAfter(seen.Add(-truncation), c.hour, c.minute, loc)
 		r.How = fmt.Sprintf("next %s %s after the turn summary's %s", clockString(c), zoneHow, clockString(summary)) + twiceHow(r.Ambiguous)
 	default:
-		r.Anchor = AnchorUnknown
+		r.anchor = anchorUnknown
 		r.Ambiguous = true
 		r.At, r.How = resolveUnanchored(f.Now, c, loc, msg.kind)
 		r.How += " " + zoneHow

@@ -314,34 +314,34 @@ func TestTableTimeForms(t *testing.T) {
 		f           Facts
 		at          time.Time
 		source      Source
-		anchor      Anchor
+		anchor      anchorKind
 		ambiguous   bool
 		zone        string
 		zonePrinted bool
 	}{
 		// Clock forms, appearance known (22:00 Berlin).
 		{msg: hit + "4pm (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 16, 0, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "4:30pm (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 16, 30, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "12am (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 0, 0, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "12:30am (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 0, 30, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "12pm (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 12, 0, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "11:59pm (Europe/Berlin)", f: base, at: time.Date(2026, 11, 20, 23, 59, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "4PM (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 16, 0, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "4 pm (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 16, 0, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "4\u202fPM (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 16, 0, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "4:30\u202fpm (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 16, 30, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "4\u00a0pm (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 16, 0, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		// Dates.
 		{msg: "You've hit your weekly limit · resets Nov 23, 11pm (Europe/Berlin)", f: base,
 			at: time.Date(2026, 11, 23, 23, 0, 0, 0, berlin), source: SourceDate, zone: "Europe/Berlin", zonePrinted: true},
@@ -370,79 +370,79 @@ func TestTableTimeForms(t *testing.T) {
 			at: time.Date(2027, 1, 2, 17, 0, 0, 0, losAngeles), source: SourceDate, zone: "America/Los_Angeles", zonePrinted: true},
 		// Zones, including ICU's legacy aliases.
 		{msg: hit + "4pm (Asia/Calcutta)", f: base, at: time.Date(2026, 11, 21, 10, 30, 0, 0, time.UTC), // 16:00 IST
-			source: SourceClock, anchor: AnchorAppeared, zone: "Asia/Calcutta", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Asia/Calcutta", zonePrinted: true},
 		{msg: hit + "6pm (Etc/GMT+5)", f: base, at: time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC), // 18:00 at UTC−5
-			source: SourceClock, anchor: AnchorAppeared, zone: "Etc/GMT+5", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Etc/GMT+5", zonePrinted: true},
 		{msg: hit + "11pm (UTC)", f: base, at: time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC),
-			source: SourceClock, anchor: AnchorAppeared, zone: "UTC", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "UTC", zonePrinted: true},
 		{msg: hit + "6pm (Etc/Unknown)", f: seen(now0, newYork), at: time.Date(2026, 11, 20, 18, 0, 0, 0, newYork),
-			source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: false},
+			source: SourceClock, anchor: anchorAppeared, zone: "America/New_York", zonePrinted: false},
 		// No zone printed: the claude host's zone (Facts.Zone; nil is UTC).
 		{msg: "5-hour limit reached ∙ resets 6pm", f: seen(now0, newYork), at: time.Date(2026, 11, 20, 18, 0, 0, 0, newYork),
-			source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: false},
+			source: SourceClock, anchor: anchorAppeared, zone: "America/New_York", zonePrinted: false},
 		{msg: "Session limit reached ∙ resets 11pm", f: seen(now0, nil), at: time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC),
-			source: SourceClock, anchor: AnchorAppeared, zone: "UTC", zonePrinted: false},
+			source: SourceClock, anchor: anchorAppeared, zone: "UTC", zonePrinted: false},
 		// DST: spring forward (New York 2026-03-08 02:00 EST → 03:00 EDT).
 		{msg: "You've hit your session limit · resets 3:30am (America/New_York)",
 			f:  seen(time.Date(2026, 3, 8, 0, 10, 0, 0, newYork), newYork),
-			at: time.Date(2026, 3, 8, 7, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: true},
+			at: time.Date(2026, 3, 8, 7, 30, 0, 0, time.UTC), source: SourceClock, anchor: anchorAppeared, zone: "America/New_York", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 3:30am (America/New_York)",
 			f:  unseen(time.Date(2026, 3, 8, 0, 10, 0, 0, newYork), newYork),
-			at: time.Date(2026, 3, 8, 7, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "America/New_York", zonePrinted: true},
+			at: time.Date(2026, 3, 8, 7, 30, 0, 0, time.UTC), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "America/New_York", zonePrinted: true},
 		// DST: fall back (New York 2026-11-01 02:00 EDT → 01:00 EST): 1:30am happens twice.
 		// When both are at or after Appeared−1min, which one Claude Code meant cannot be
 		// told: the later, ambiguous, never an hour early.
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  seen(time.Date(2026, 11, 1, 4, 30, 0, 0, time.UTC), newYork), // 00:30 EDT
-			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, ambiguous: true, zone: "America/New_York", zonePrinted: true},
+			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: anchorAppeared, ambiguous: true, zone: "America/New_York", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  seen(time.Date(2026, 11, 1, 5, 45, 0, 0, time.UTC), newYork), // 01:45 EDT
-			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: true},
+			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: anchorAppeared, zone: "America/New_York", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  seen(time.Date(2026, 11, 1, 6, 10, 0, 0, time.UTC), newYork), // 01:10 EST
-			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, zone: "America/New_York", zonePrinted: true},
+			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: anchorAppeared, zone: "America/New_York", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  seen(time.Date(2026, 11, 1, 5, 30, 20, 0, time.UTC), newYork), // 01:30:20 EDT: this minute, or 01:30 EST
-			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorAppeared, ambiguous: true, zone: "America/New_York", zonePrinted: true},
+			at: time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC), source: SourceClock, anchor: anchorAppeared, ambiguous: true, zone: "America/New_York", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 1:30am (America/New_York)",
 			f:  unseen(time.Date(2026, 11, 1, 5, 45, 0, 0, time.UTC), newYork), // 01:45 EDT: 01:30 EDT passed 15 min ago
-			at: time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "America/New_York", zonePrinted: true},
+			at: time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "America/New_York", zonePrinted: true},
 		// The printed time is the reset truncated to the minute.
 		{msg: hit + "5:36pm (Europe/Berlin)",
 			f:  Facts{Now: time.Date(2026, 11, 20, 17, 36, 30, 0, berlin), Appeared: time.Date(2026, 11, 20, 17, 36, 10, 0, berlin), Zone: berlin},
-			at: time.Date(2026, 11, 20, 17, 36, 0, 0, berlin), source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 20, 17, 36, 0, 0, berlin), source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "5:36pm (Europe/Berlin)", f: unseen(time.Date(2026, 11, 20, 17, 36, 30, 0, berlin), berlin),
-			at: time.Date(2026, 11, 20, 17, 36, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 20, 17, 36, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
 		// Appearance known: the next occurrence after it, even when that has passed by now.
 		{msg: "You've hit your session limit · resets 1am (Europe/Berlin)",
 			f:  Facts{Now: time.Date(2026, 11, 21, 3, 0, 0, 0, berlin), Appeared: time.Date(2026, 11, 20, 21, 30, 0, 0, berlin), Zone: berlin},
-			at: time.Date(2026, 11, 21, 1, 0, 0, 0, berlin), source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 21, 1, 0, 0, 0, berlin), source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "9pm (Europe/Berlin)", f: base, at: time.Date(2026, 11, 21, 21, 0, 0, 0, berlin),
-			source: SourceClock, anchor: AnchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
+			source: SourceClock, anchor: anchorAppeared, zone: "Europe/Berlin", zonePrinted: true},
 		// Appearance unknown (resolveUnanchored): a session/5-hour reset is at most 5 h ahead,
 		// a time that passed less than an hour ago has passed, else the next occurrence.
 		{msg: "You've hit your session limit · resets 12:50am (Europe/Berlin)", f: unseen(now0, berlin),
-			at: time.Date(2026, 11, 21, 0, 50, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 21, 0, 50, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: "You've hit your session limit · resets 8pm (Europe/Berlin)", f: unseen(now0, berlin),
-			at: time.Date(2026, 11, 20, 20, 0, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 20, 20, 0, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: "You've hit your 5-hour limit · resets 2am (Europe/Berlin)", f: unseen(now0, berlin),
-			at: time.Date(2026, 11, 21, 2, 0, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 21, 2, 0, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: "You've hit your 5-hour limit · resets 4am (Europe/Berlin)", f: unseen(now0, berlin),
-			at: time.Date(2026, 11, 20, 4, 0, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 20, 4, 0, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: "5-hour limit reached ∙ resets 2am", f: unseen(now0, berlin),
-			at: time.Date(2026, 11, 21, 2, 0, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: false},
+			at: time.Date(2026, 11, 21, 2, 0, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: false},
 		{msg: hit + "8pm (Europe/Berlin)", f: unseen(now0, berlin),
-			at: time.Date(2026, 11, 21, 20, 0, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 21, 20, 0, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "9:30pm (Europe/Berlin)", f: unseen(now0, berlin),
-			at: time.Date(2026, 11, 20, 21, 30, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 20, 21, 30, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: hit + "12:50am (Europe/Berlin)", f: unseen(now0, berlin),
-			at: time.Date(2026, 11, 21, 0, 50, 0, 0, berlin), source: SourceClock, anchor: AnchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 21, 0, 50, 0, 0, berlin), source: SourceClock, anchor: anchorUnknown, ambiguous: true, zone: "Europe/Berlin", zonePrinted: true},
 		{msg: "You've hit your weekly limit · resets Nov 23, 11pm (Europe/Berlin)", f: unseen(now0, berlin),
 			at: time.Date(2026, 11, 23, 23, 0, 0, 0, berlin), source: SourceDate, zone: "Europe/Berlin", zonePrinted: true},
 		// Appearance unknown, but the failed turn's summary "done 10:58 PM" dates the stop.
 		{msg: hit + "12:50am (Europe/Berlin)", after: []string{"✻ Worked for 0s · done 10:58 PM"},
 			f:  unseen(time.Date(2026, 11, 21, 8, 0, 0, 0, berlin), berlin),
-			at: time.Date(2026, 11, 21, 0, 50, 0, 0, berlin), source: SourceClock, anchor: AnchorSummary, zone: "Europe/Berlin", zonePrinted: true},
+			at: time.Date(2026, 11, 21, 0, 50, 0, 0, berlin), source: SourceClock, anchor: anchorSummary, zone: "Europe/Berlin", zonePrinted: true},
 	}
 	for _, tt := range tests {
 		name := tt.msg + " @" + tt.f.Now.Format(rfc)
@@ -455,10 +455,10 @@ func TestTableTimeForms(t *testing.T) {
 			checkEq(t, tt.msg, "Limited", v.Limited, true)
 			checkAt(t, tt.msg, v.Reset, tt.at)
 			checkEq(t, tt.msg, "Reset.Source", v.Reset.Source, tt.source)
-			checkEq(t, tt.msg, "Reset.Anchor", v.Reset.Anchor, tt.anchor)
+			checkEq(t, tt.msg, "Reset.Anchor", v.Reset.anchor, tt.anchor)
 			checkEq(t, tt.msg, "Reset.Ambiguous", v.Reset.Ambiguous, tt.ambiguous)
 			checkEq(t, tt.msg, "Reset.Zone", v.Reset.Zone, tt.zone)
-			checkEq(t, tt.msg, "Reset.ZonePrinted", v.Reset.ZonePrinted, tt.zonePrinted)
+			checkEq(t, tt.msg, "Reset.ZonePrinted", v.Reset.zonePrinted, tt.zonePrinted)
 		})
 	}
 }

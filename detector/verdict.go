@@ -99,15 +99,15 @@ const (
 	SourceDate  Source = "date"  // a date and a time: "resets Nov 23, 11pm"
 )
 
-// Anchor says which instant a time-only reset was resolved against.
-type Anchor string
+// anchorKind says which instant a time-only reset was resolved against.
+type anchorKind string
 
 // The instants a time-only reset can be resolved against.
 const (
-	AnchorNone     Anchor = ""
-	AnchorAppeared Anchor = "appeared" // Facts.Appeared
-	AnchorSummary  Anchor = "summary"  // the "done 10:58 PM" turn summary after the stop
-	AnchorUnknown  Anchor = "unknown"  // neither: a conservative choice around Facts.Now
+	anchorNone     anchorKind = ""
+	anchorAppeared anchorKind = "appeared" // Facts.Appeared
+	anchorSummary  anchorKind = "summary"  // the "done 10:58 PM" turn summary after the stop
+	anchorUnknown  anchorKind = "unknown"  // neither: a conservative choice around Facts.Now
 )
 
 // Reset is the instant a limit lifts and how it was worked out.
@@ -116,15 +116,15 @@ type Reset struct {
 	Known bool
 	// At is the reset instant, in the zone it was printed in (or the assumed zone).
 	At time.Time
-	// Printed is the reset text as it appeared ("Nov 23, 11pm (Europe/Berlin)", "1760000400").
-	Printed string
+	// printed is the reset text as it appeared ("Nov 23, 11pm (Europe/Berlin)", "1760000400").
+	printed string
 	Source  Source
-	// Zone is the IANA name the wall-clock time was read in; ZonePrinted says whether the
+	// Zone is the IANA name the wall-clock time was read in; zonePrinted says whether the
 	// message printed it or it was assumed (Facts.Zone).
 	Zone        string
-	ZonePrinted bool
-	// Anchor is set for time-only resets.
-	Anchor Anchor
+	zonePrinted bool
+	// anchor is set for time-only resets.
+	anchor anchorKind
 	// Ambiguous is true when the appearance instant was unknown and the reset had to be
 	// chosen between two candidate days (docs/claude-code.md, Reset times).
 	Ambiguous bool

@@ -26,9 +26,9 @@ type Switches struct {
 	path string
 }
 
-// Keep is how long a switch is remembered: longer than the bound's day, as long as the
+// keep is how long a switch is remembered: longer than the bound's day, as long as the
 // headroom of an account looks back (accounts.Recent).
-const Keep = 7 * 24 * time.Hour
+const keep = 7 * 24 * time.Hour
 
 // OpenSwitches finds the record of switches in the state directory (StateDir).
 func OpenSwitches(getenv func(string) string) (*Switches, error) {
@@ -75,7 +75,7 @@ func (s *Switches) Add(sw Switch, now time.Time) error {
 	}
 	kept := []Switch{}
 	for _, x := range all {
-		if now.Sub(x.At) < Keep {
+		if now.Sub(x.At) < keep {
 			kept = append(kept, x)
 		}
 	}

@@ -34,7 +34,7 @@ func TestSwitches(t *testing.T) {
 	}
 	all, err := sw.Load()
 	if err != nil || len(all) != 4 || all[0].At != now.Add(-25*time.Hour) {
-		t.Fatalf("Load = %+v, %v; want the 4 switches within %s, oldest first", all, err, Keep)
+		t.Fatalf("Load = %+v, %v; want the 4 switches within %s, oldest first", all, err, keep)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "state", "cac-tmux", "switches.json")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the record of switches: %v, %v; want a 0600 file in the state directory", fi, err)

@@ -57,7 +57,7 @@ const (
 // activity is the second control connection that signals output (see above). Its methods
 // are safe for concurrent use.
 type activity struct {
-	k       *ControlClient
+	k       *controlClient
 	conn    uint64        // the id of the main connection it goes with
 	name    string        // k's client name, published in signalOption
 	replied chan struct{} // a value when a wait-for's reply is read (a wait armed)
@@ -72,7 +72,7 @@ const activityEvent = "pane-activity"
 
 // newActivity starts the signal on w, a connection that runs nothing else and is named name
 // in signalOption, for the main connection numbered conn.
-func newActivity(w *ControlClient, conn uint64, name string) *activity {
+func newActivity(w *controlClient, conn uint64, name string) *activity {
 	a := &activity{k: w, conn: conn, name: name, replied: make(chan struct{}, 1)}
 	go a.watch()
 	return a
@@ -201,7 +201,7 @@ const activityRedial = maxRedial
 // activity returns the output signal that goes with the main connection k: made the first
 // time k is seen, when the server's wait-for has -E (tmux 3.8), and made again at most every
 // activityRedial after it ended while k lives. nil when there is none: every tick lists.
-func (n *Transport) activity(ctx context.Context, k *ControlClient) *activity {
+func (n *transport) activity(ctx context.Context, k *controlClient) *activity {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed || n.k != k {
@@ -233,7 +233,7 @@ func (n *Transport) activity(ctx context.Context, k *ControlClient) *activity {
 			return nil
 		}
 	}
-	w, err := n.Client.Dial(ctx)
+	w, err := n.Client.dial(ctx)
 	var name string
 	if err == nil {
 		if name, err = publish(ctx, k, w); err != nil {
@@ -251,7 +251,7 @@ func (n *Transport) activity(ctx context.Context, k *ControlClient) *activity {
 
 // outputSignal asks the server, through run, whether its wait-for has -E (tmux 3.8): false
 // with a nil error when tmux refuses the flag (before 3.8: "unknown flag -E"), an error when
-// it could not be asked. Probe and Transport both ask it so.
+// it could not be asked. Probe and transport both ask it so.
 func outputSignal(ctx context.Context, run func(context.Context, ...string) (string, error)) (bool, error) {
 	_, err := run(ctx, "wait-for", "-E", "-l", activityEvent)
 	var te *Error
@@ -267,7 +267,7 @@ func outputSignal(ctx context.Context, run func(context.Context, ...string) (str
 // publish checks that the signal's client w changes nothing when the user detaches
 // (keepsAlive: it may have attached to another session than k), and names it in signalOption
 // over k, for Request to wake. It returns that name.
-func publish(ctx context.Context, k, w *ControlClient) (string, error) {
+func publish(ctx context.Context, k, w *controlClient) (string, error) {
 	if err := keepsAlive(ctx, w.Run); err != nil {
 		return "", err
 	}
@@ -287,7 +287,7 @@ func publish(ctx context.Context, k, w *ControlClient) (string, error) {
 // signal ends for good: a Request after this process would wake nothing, or a client of
 // another program that tmux named alike (client-PID, the pid used again). A name with
 // characters a format would read is left: control clients are named client-PID.
-func withdraw(ctx context.Context, k *ControlClient, name string) error {
+func withdraw(ctx context.Context, k *controlClient, name string) error {
 	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
 		return nil
 	}

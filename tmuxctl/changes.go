@@ -57,7 +57,7 @@ func changeNotice(line string) bool {
 	return false
 }
 
-// dials numbers the control connections of this process (ControlClient.id), so that a Mark of one
+// dials numbers the control connections of this process (controlClient.id), so that a Mark of one
 // is never taken for a Mark of the next.
 var dials atomic.Uint64
 
@@ -75,7 +75,7 @@ type Mark struct {
 }
 
 // seen reports whether m went with k's listings and tmux has notified k of no change since.
-func (m Mark) seen(k *ControlClient) bool {
+func (m Mark) seen(k *controlClient) bool {
 	return m.Conn == k.id && m.Changes == k.changes.Load()
 }
 
@@ -109,7 +109,7 @@ func changedFilter(since time.Time) string {
 
 // listing runs a listing over k, followed in the same command line by a read of
 // requestsOption, and returns its output and the option's value.
-func (k *ControlClient) listing(ctx context.Context, args ...string) (out, requests string, err error) {
+func (k *controlClient) listing(ctx context.Context, args ...string) (out, requests string, err error) {
 	k.listings.Add(1)
 	blocks, err := k.run(ctx, append(args, ";", "display-message", "-p", freeText(requestsOption)))
 	if err != nil {
@@ -141,7 +141,7 @@ func (k *ControlClient) listing(ctx context.Context, args ...string) (out, reque
 // the next call list every pane: so nothing is missed for longer than one more listing. A
 // request set by hand (without Request) is seen at the next full listing.
 func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes []Pane, full bool, mark Mark, err error) {
-	var k *ControlClient
+	var k *controlClient
 	var a *activity
 	if c.conn != nil {
 		if k = c.conn.control(ctx); k != nil {
@@ -181,7 +181,7 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 // notified or a request handed over meanwhile, or (an error wrapping errNotSent) the
 // connection was found closed. wall tells the second the listing begins, as tmux stamps
 // activity.
-func listChanged(ctx context.Context, k *ControlClient, a *activity, s Search, since Mark, wall clock.Clock) ([]Pane, Mark, error) {
+func listChanged(ctx context.Context, k *controlClient, a *activity, s Search, since Mark, wall clock.Clock) ([]Pane, Mark, error) {
 	if a.quiet(since.quiet) {
 		// Nothing printed and no request handed over (Request wakes the wait): nothing to ask.
 		since.skipped = true
@@ -237,7 +237,7 @@ func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error)
 	}
 	for len(out) < len(panes) {
 		rest := panes[len(out):]
-		var k *ControlClient
+		var k *controlClient
 		if c.conn != nil && len(rest) > 1 {
 			k = c.conn.control(ctx)
 		}
@@ -270,7 +270,7 @@ func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error)
 				return out, &failed
 			}
 			out = append(out, Screen{Pane: batch[len(blocks)], Err: &failed})
-		case errors.Is(err, errNotSent), errors.Is(err, ErrFraming):
+		case errors.Is(err, errNotSent), errors.Is(err, errFraming):
 			// Not run, or a screen forged the end of its block: one at a time, which
 			// confines a forgery to its own pane.
 			for _, p := range batch {

@@ -47,31 +47,31 @@ var (
 	// ErrClosed: the control connection is over (tmux dropped it: server killed, the
 	// attached session closed, the client detached; or Close). The reason follows in the text.
 	ErrClosed = errors.New("tmux control connection closed")
-	// ErrNoSession: the server has no session: Dial found none to attach to, or a command
+	// ErrNoSession: the server has no session: dial found none to attach to, or a command
 	// without a target found no current one (a server being killed ends its sessions before
 	// it exits, and one kept with exit-empty off has none).
 	ErrNoSession = errors.New("no tmux session to attach to")
-	// ErrFraming: a reply was framed wrongly, most likely because output forged the end of
+	// errFraming: a reply was framed wrongly, most likely because output forged the end of
 	// its block; its text cannot be trusted. The connection stays in step.
-	ErrFraming = errors.New("tmux control reply misframed")
+	errFraming = errors.New("tmux control reply misframed")
 	// errNotSent marks an ErrClosed returned before the command was written: it did not run.
 	errNotSent = errors.New("command not sent")
 )
 
-// controlFlags are the client flags of Dial's attach-session (tmux 3.3a, attach-session -f):
+// controlFlags are the client flags of dial's attach-session (tmux 3.3a, attach-session -f):
 // no-output stops %output notifications (the pane output we would only discard), ignore-size
 // keeps the client out of window sizing. A control client that never ran refresh-client -C
 // has no size anyway, so ignore-size is a second guard.
 const controlFlags = "no-output,ignore-size"
 
-// ControlClient is a persistent control-mode client (`tmux -C`) of one tmux server: commands run
-// over it cost the server's work only, not a tmux process each. Make one with Client.Dial. It
+// controlClient is a persistent control-mode client (`tmux -C`) of one tmux server: commands run
+// over it cost the server's work only, not a tmux process each. Make one with Client.dial. It
 // is attached to a session like any client (tmux lists it in list-clients, with
 // #{client_control_mode} 1, and runs client-attached hooks), and commands without -t resolve
 // against that session rather than the most recent one.
 //
 // Its methods are safe for concurrent use; commands run one at a time.
-type ControlClient struct {
+type controlClient struct {
 	client Client
 	cmd    *exec.Cmd
 	stdin  *os.File
@@ -107,12 +107,12 @@ type event struct {
 	misframed string // a line that shows a forged or lost block end; no block then
 }
 
-// Dial starts a control-mode client of c's server (`tmux -u -N [-S|-L] -C attach-session -f
+// dial starts a control-mode client of c's server (`tmux -u -N [-S|-L] -C attach-session -f
 // no-output,ignore-size`, -N so that it never starts a server, which attach-session would
 // otherwise do, reading the user's tmux.conf) and returns once tmux has answered the
 // attach. With no session on the server it returns an *Error wrapping ErrNoSession, with no
 // server one wrapping ErrNoServer. ctx, bounded by c.Timeout, limits the handshake only.
-func (c *Client) Dial(ctx context.Context) (*ControlClient, error) {
+func (c *Client) dial(ctx context.Context) (*controlClient, error) {
 	timeout := c.timeout()
 	ctx, cancel := withTimeout(ctx, c.clock(), timeout)
 	defer cancel()
@@ -128,13 +128,13 @@ func (c *Client) Dial(ctx context.Context) (*ControlClient, error) {
 	return k.handshake(ctx, args, timeout)
 }
 
-// newControl is a ControlClient of c's server with its nonce drawn, not started yet.
-func newControl(c *Client) (*ControlClient, error) {
+// newControl is a controlClient of c's server with its nonce drawn, not started yet.
+func newControl(c *Client) (*controlClient, error) {
 	nonce := make([]byte, 12)
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("tmuxctl: control nonce: %w", err)
 	}
-	return &ControlClient{
+	return &controlClient{
 		id:      dials.Add(1),
 		client:  *c,
 		events:  make(chan event, 64),
@@ -146,7 +146,7 @@ func newControl(c *Client) (*ControlClient, error) {
 
 // start runs the tmux client argv (args is argv after the tmux flags, for an *Error) with
 // pipes for its stdin and stdout, and starts read on its stdout.
-func (k *ControlClient) start(argv, args []string) error {
+func (k *controlClient) start(argv, args []string) error {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -177,7 +177,7 @@ func (k *ControlClient) start(argv, args []string) error {
 
 // handshake waits for tmux's answer to the attach, within ctx (timeout is its bound, for the
 // error), and returns k, or closes it and returns why the attach failed.
-func (k *ControlClient) handshake(ctx context.Context, args []string, timeout time.Duration) (*ControlClient, error) {
+func (k *controlClient) handshake(ctx context.Context, args []string, timeout time.Duration) (*controlClient, error) {
 	// The first block is attach-session's: empty on success, tmux's reason on %error.
 	select {
 	case e := <-k.events:
@@ -209,7 +209,7 @@ func (k *ControlClient) handshake(ctx context.Context, args []string, timeout ti
 }
 
 // stderrText is the client's stderr once it has exited, "" before.
-func (k *ControlClient) stderrText() string {
+func (k *controlClient) stderrText() string {
 	select {
 	case <-k.done:
 		return k.stderr.String()
@@ -231,7 +231,7 @@ func (k *ControlClient) stderrText() string {
 // too, which at worst counts as a change.) A forgery of a %begin with other fields would
 // swallow the replies that follow: Run then times out, and the next Run closes the
 // connection.
-func (k *ControlClient) read(out *os.File) {
+func (k *controlClient) read(out *os.File) {
 	r := bufio.NewReaderSize(out, 64<<10)
 	var (
 		inBlock              bool
@@ -288,7 +288,7 @@ func (k *ControlClient) read(out *os.File) {
 }
 
 // deliver hands e to Run, or drops it once Close has begun.
-func (k *ControlClient) deliver(e event) {
+func (k *controlClient) deliver(e event) {
 	select {
 	case k.events <- e:
 	case <-k.closing:
@@ -298,7 +298,7 @@ func (k *ControlClient) deliver(e event) {
 // reap waits for the client process, sets err to why the connection ended and closes done.
 // The reason is tmux's %exit reason (exitReason), else how its output ended (readFail), else
 // its exit status, with its stderr after; "closed" once Close has begun.
-func (k *ControlClient) reap(exitReason, readFail string) {
+func (k *controlClient) reap(exitReason, readFail string) {
 	werr := k.cmd.Wait()
 	reason := exitReason
 	switch {
@@ -323,11 +323,11 @@ func (k *ControlClient) reap(exitReason, readFail string) {
 }
 
 // Done is closed when the connection is over; Err then says why.
-func (k *ControlClient) Done() <-chan struct{} { return k.done }
+func (k *controlClient) Done() <-chan struct{} { return k.done }
 
 // Err is nil while the connection is up, then an error wrapping ErrClosed with the reason
 // (tmux's %exit reason or the client's exit status and stderr).
-func (k *ControlClient) Err() error {
+func (k *controlClient) Err() error {
 	select {
 	case <-k.done:
 		return k.err
@@ -340,7 +340,7 @@ func (k *ControlClient) Err() error {
 // it to exit, killing it if it has not within a second (of the Client's Clock). A connection
 // whose last reply did not come within its timeout is killed at once: a server that did not
 // answer it would not read the detach either. It is safe to call more than once.
-func (k *ControlClient) Close() error {
+func (k *controlClient) Close() error {
 	k.closeOnce.Do(func() {
 		close(k.closing)
 		k.stdin.Close()
@@ -367,7 +367,7 @@ func (k *ControlClient) Close() error {
 // attach, and a server that never reads (stopped, or a socket that accepts and never
 // answers) holds that pipe open, so read would wait for its end for ever; a live server may
 // write to it after the client is gone. Safe to call more than once.
-func (k *ControlClient) kill() {
+func (k *controlClient) kill() {
 	k.cmd.Process.Kill()
 	k.stdout.Close()
 }

@@ -14,7 +14,7 @@ import "syscall"
 //
 // Pdeathsig follows the starting thread, not the process (go.dev/issue/27505): a thread ends
 // before the process only when a goroutine locked to it exits, which nothing here does; had it
-// happened, the connection drops and the Transport dials again.
+// happened, the connection drops and the transport dials again.
 func controlAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

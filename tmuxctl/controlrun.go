@@ -25,10 +25,10 @@ import (
 // skips the late reply, and the connection stays usable unless that reply does not come in
 // the next Run's time either (then the connection is closed). When the connection is over
 // the error wraps ErrClosed; the command was not run if that was known before it was
-// written (Transport then runs it by exec).
+// written (transport then runs it by exec).
 // An argument with a NUL byte, or a command name with "=" (tmux would read an environment
 // assignment), is refused.
-func (k *ControlClient) Run(ctx context.Context, args ...string) (string, error) {
+func (k *controlClient) Run(ctx context.Context, args ...string) (string, error) {
 	blocks, err := k.run(ctx, args)
 	if err != nil {
 		return "", err
@@ -38,7 +38,7 @@ func (k *ControlClient) Run(ctx context.Context, args ...string) (string, error)
 
 // run is Run with the output of each block of the reply apart, in order: one block for each
 // command the line ran (an error stops the line: no block for the commands after it).
-func (k *ControlClient) run(ctx context.Context, args []string) ([]string, error) {
+func (k *controlClient) run(ctx context.Context, args []string) ([]string, error) {
 	line, err := commandLine(args)
 	if err != nil {
 		return nil, &Error{Args: args, ExitCode: -1, Err: err}
@@ -63,7 +63,7 @@ func (k *ControlClient) run(ctx context.Context, args []string) ([]string, error
 
 	blocks, failed, err := k.await(ctx, token)
 	if err != nil {
-		if !errors.Is(err, ErrClosed) && !errors.Is(err, ErrFraming) {
+		if !errors.Is(err, ErrClosed) && !errors.Is(err, errFraming) {
 			k.pending = token
 			if errors.Is(err, context.DeadlineExceeded) {
 				k.unanswered.Store(true)
@@ -82,13 +82,13 @@ func (k *ControlClient) run(ctx context.Context, args []string) ([]string, error
 
 // drainPending reads the reply of an abandoned Run, if one is still to come, before a new
 // command is written. Its error wraps errNotSent. Called with k.mu held.
-func (k *ControlClient) drainPending(ctx context.Context) error {
+func (k *controlClient) drainPending(ctx context.Context) error {
 	if k.pending == "" {
 		return nil
 	}
 	// The reply of an abandoned Run first. If it does not come in this Run's time either,
 	// tmux is stuck or the framing lost: give the connection up.
-	if _, _, err := k.await(ctx, k.pending); err != nil && !errors.Is(err, ErrFraming) {
+	if _, _, err := k.await(ctx, k.pending); err != nil && !errors.Is(err, errFraming) {
 		if !errors.Is(err, ErrClosed) {
 			k.kill()
 			err = fmt.Errorf("%w: no reply to an abandoned command: %v", ErrClosed, err)
@@ -104,7 +104,7 @@ func (k *ControlClient) drainPending(ctx context.Context) error {
 // marks the end of the line's, and returns TOKEN. It returns ctx's error if ctx is over
 // before the write; a failed write's error wraps errNotSent unless part of the line went out
 // (then it has killed the client). Called with k.mu held.
-func (k *ControlClient) send(ctx context.Context, line string) (string, error) {
+func (k *controlClient) send(ctx context.Context, line string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -139,9 +139,9 @@ func (k *ControlClient) send(ctx context.Context, line string) (string, error) {
 }
 
 // await reads blocks up to the one printing token and returns the output of each of those
-// before it that succeeded, the first that failed, ErrFraming if the reply was misframed, an
+// before it that succeeded, the first that failed, errFraming if the reply was misframed, an
 // ErrClosed error if the connection ended first or ctx's error.
-func (k *ControlClient) await(ctx context.Context, token string) ([]string, *event, error) {
+func (k *controlClient) await(ctx context.Context, token string) ([]string, *event, error) {
 	var (
 		out       []string
 		failed    *event
@@ -169,7 +169,7 @@ func (k *ControlClient) await(ctx context.Context, token string) ([]string, *eve
 	}
 	finish := func() ([]string, *event, error) {
 		if misframed != "" {
-			return nil, nil, fmt.Errorf("%w at %q", ErrFraming, misframed)
+			return nil, nil, fmt.Errorf("%w at %q", errFraming, misframed)
 		}
 		return out, failed, nil
 	}

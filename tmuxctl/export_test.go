@@ -1,5 +1,7 @@
 package tmuxctl
 
+import "context"
+
 // What the tests of package tmuxctl_test reach that other packages reach only through
 // Client's listings and calls.
 
@@ -55,7 +57,28 @@ func (c *Client) SignalClient() int {
 
 // Send writes line to the control client's stdin as it is, with no wait for a reply: a test
 // of what tmux does with a command in flight when this process dies.
-func (k *ControlClient) Send(line string) error {
+func (k *controlClient) Send(line string) error {
 	_, err := k.stdin.Write([]byte(line + "\n"))
 	return err
 }
+
+// ControlClient is the control-mode client (controlClient).
+type ControlClient = controlClient
+
+// Transport is the control connection with its exec fallback (transport).
+type Transport = transport
+
+// DefaultRedial is transport's least time between two dials (defaultRedial).
+const DefaultRedial = defaultRedial
+
+// ErrFraming and ErrNoClient are errFraming and errNoClient.
+var (
+	ErrFraming  = errFraming
+	ErrNoClient = errNoClient
+)
+
+// Dial starts a control-mode client of c's server (dial).
+func (c *Client) Dial(ctx context.Context) (*ControlClient, error) { return c.dial(ctx) }
+
+// Version is the server's #{version} (version).
+func (k Capabilities) Version() string { return k.version }

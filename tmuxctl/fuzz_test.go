@@ -318,7 +318,7 @@ func FuzzClassify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stderr string) {
 		err := classify(stderr)
 		switch err {
-		case nil, ErrNoServer, ErrNoTarget, ErrNoClient, ErrNoSession:
+		case nil, ErrNoServer, ErrNoTarget, errNoClient, ErrNoSession:
 		default:
 			t.Fatalf("classify(%q) = %v, not a sentinel", stderr, err)
 		}

@@ -165,7 +165,7 @@ func TestProbe(t *testing.T) {
 	s.WaitScreen(t, "%0", "out")
 	ctx := context.Background()
 	k, err := s.Client.Probe(ctx)
-	if err != nil || !k.Filter || k.Version == "" || k.Control != nil {
+	if err != nil || !k.Filter || k.Version() == "" || k.Control != nil {
 		t.Fatalf("Probe = %+v, %v; want a version, the filter, control mode", k, err)
 	}
 	raw := s.Tmux(t, "display-message", "-p", "\x1f")

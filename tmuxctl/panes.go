@@ -87,7 +87,7 @@ type Search struct {
 
 // Match values of a pane the search did not look at.
 const (
-	NotSearched = -1 // no search, or the pane's command is not one searched
+	notSearched = -1 // no search, or the pane's command is not one searched
 	Quiet       = -2 // its window showed no activity since Search.Since
 )
 

@@ -10,8 +10,8 @@ import (
 // users run (3.2a to 3.8), found by asking it, never read off its version string: builds
 // print "next-3.8", "3.7c", "openbsd-7.6".
 type Capabilities struct {
-	// Version is the server's #{version}, for people.
-	Version string
+	// version is the server's #{version}, for people.
+	version string
 	// Filter: list-panes -f (tmux 3.2 and later), on which every listing of the watcher
 	// relies. Without it the server is too old.
 	Filter bool
@@ -19,7 +19,7 @@ type Capabilities struct {
 	// read exactly either way (see fields.go).
 	Escaping Escaping
 	// Control is nil when a control-mode client may stay attached to the server without
-	// changing what it does (see Transport), else why not.
+	// changing what it does (see transport), else why not.
 	Control error
 	// LastOutput: #{pane_last_output_time} (tmux 3.8), the last output of each pane.
 	LastOutput bool
@@ -35,7 +35,7 @@ func (c *Client) Probe(ctx context.Context) (Capabilities, error) {
 	if err != nil {
 		return k, err
 	}
-	k.Version = v[0]
+	k.version = v[0]
 	if k.Escaping, err = c.escaping(ctx); err != nil {
 		return k, err
 	}

@@ -31,15 +31,15 @@ var (
 	ErrNoServer = errors.New("no tmux server running")
 	// ErrNoTarget: the pane, window, session or client does not exist (any more).
 	ErrNoTarget = errors.New("no such tmux target")
-	// ErrNoClient: the command needs an attached client and there is none.
-	ErrNoClient = errors.New("no tmux client attached")
+	// errNoClient: the command needs an attached client and there is none.
+	errNoClient = errors.New("no tmux client attached")
 )
 
 // Error is a failed tmux call: its arguments (after the binary and socket flags), exit status
-// and stderr. It wraps ErrNoServer, ErrNoTarget, ErrNoClient or ErrNoSession when stderr says so.
+// and stderr. It wraps ErrNoServer, ErrNoTarget, errNoClient or ErrNoSession when stderr says so.
 //
 // Error() names the tmux command and its target and gives tmux's stderr; Args keeps every
-// argument (the long -F formats among them) for a debug log, and Verbose prints them all.
+// argument (the long -F formats among them) for a debug log.
 type Error struct {
 	Args     []string
 	ExitCode int
@@ -49,11 +49,6 @@ type Error struct {
 
 func (e *Error) Error() string {
 	return "tmuxctl: " + summary(e.Args) + ": " + e.reason()
-}
-
-// Verbose is Error() with every argument and the exit status, for debug logs.
-func (e *Error) Verbose() string {
-	return fmt.Sprintf("tmuxctl: tmux %q: %s (exit %d)", e.Args, e.reason(), e.ExitCode)
 }
 
 // reason is tmux's stderr on one line, else the error under it.
@@ -138,7 +133,7 @@ func classify(stderr string) error {
 		strings.Contains(stderr, "no such session"): // set-option -t on a pane just closed
 		return ErrNoTarget
 	case strings.Contains(stderr, "no current client"), strings.Contains(stderr, "no client"):
-		return ErrNoClient
+		return errNoClient
 	case strings.Contains(stderr, "no current target"):
 		return ErrNoSession
 	}
@@ -184,18 +179,18 @@ type Client struct {
 	// with; nil is clock.Real. A test that shifts Clock leaves Wall on the system clock.
 	Wall clock.Clock
 
-	conn *Transport // set by Connect: commands go over a control-mode connection while it is up
+	conn *transport // set by Connect: commands go over a control-mode connection while it is up
 }
 
 // Connect makes c run its commands over a persistent control-mode connection to its server
-// (see Transport) while one is up, and by exec otherwise: the connection is made at the first
+// (see transport) while one is up, and by exec otherwise: the connection is made at the first
 // command, made again when tmux drops it, and never made on a server where an attached
-// control client would change what tmux does (see Transport). log, when not nil, is told when the
+// control client would change what tmux does (see transport). log, when not nil, is told when the
 // connection comes up, goes down or is refused. Close ends it.
 func (c *Client) Connect(log func(event string, err error)) {
 	plain := *c
 	plain.conn = nil
-	c.conn = &Transport{Client: &plain, Log: log}
+	c.conn = &transport{Client: &plain, Log: log}
 }
 
 // Close closes the control connection that Connect set up, if any; later commands use exec.
@@ -331,12 +326,6 @@ func (c *Client) SendKey(ctx context.Context, pane, key string) error {
 // SetPaneOption sets a pane user option (name starts with "@").
 func (c *Client) SetPaneOption(ctx context.Context, pane, name, value string) error {
 	_, err := c.Run(ctx, "set-option", "-p", "-t", pane, name, arg(value))
-	return err
-}
-
-// UnsetPaneOption removes a pane user option.
-func (c *Client) UnsetPaneOption(ctx context.Context, pane, name string) error {
-	_, err := c.Run(ctx, "set-option", "-p", "-u", "-t", pane, name)
 	return err
 }
 

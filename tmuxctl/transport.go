@@ -14,7 +14,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/clock"
 )
 
-// Transport runs tmux commands over a control connection while one is up and by exec otherwise:
+// transport runs tmux commands over a control connection while one is up and by exec otherwise:
 // it dials on first use, dials again when tmux drops the connection (at most once per
 // Redial; while dials fail the wait doubles, up to 10 s), and runs a command by exec
 // (Client.Run) whenever no connection is up. A command cut off by a drop after it was sent is
@@ -24,20 +24,20 @@ import (
 // The connection is an attached client of one session, and tmux 3.3a counts it as such. On a
 // server whose global exit-unattached is on, or when that session's destroy-unattached is
 // on, it would keep the server or the session alive after the user's last detach: there
-// Transport closes it at once and uses exec from then on.
-type Transport struct {
+// transport closes it at once and uses exec from then on.
+type transport struct {
 	Client *Client
-	// Redial is the least time between two dials, DefaultRedial when zero. It runs on
+	// Redial is the least time between two dials, defaultRedial when zero. It runs on
 	// Client.Clock.
 	Redial time.Duration
 	// Log, when not nil, is told when a connection comes up ("up", nil), when tmux drops it
-	// ("down", why), when a dial fails ("dial", why), when Transport gives control mode up on
+	// ("down", why), when a dial fails ("dial", why), when transport gives control mode up on
 	// this server ("refused", why) and when the output signal of tmux 3.8 is made or cannot be
 	// ("signal", nil or why; activity.go). Calls come from Run and ListChanges, one at a time.
 	Log func(event string, err error)
 
 	mu       sync.Mutex
-	k        *ControlClient
+	k        *controlClient
 	lastDial time.Time
 	failures int   // dials failed in a row
 	refused  error // why control mode is not used on this server
@@ -50,18 +50,18 @@ type Transport struct {
 	actDial time.Time
 }
 
-// DefaultRedial is Transport's least time between two dials.
-const DefaultRedial = time.Second
+// defaultRedial is transport's least time between two dials.
+const defaultRedial = time.Second
 
 // maxRedial bounds the wait between failed dials: a server started again is back on control
 // mode within it.
 const maxRedial = 10 * time.Second
 
-// ErrRefused: Transport does not use control mode on this server (see Transport).
+// ErrRefused: transport does not use control mode on this server (see transport).
 var ErrRefused = errors.New("control mode not used")
 
 // Run runs a command like Client.Run, over the control connection when one is up.
-func (n *Transport) Run(ctx context.Context, args ...string) (string, error) {
+func (n *transport) Run(ctx context.Context, args ...string) (string, error) {
 	if k := n.control(ctx); k != nil {
 		out, err := k.Run(ctx, args...)
 		if !errors.Is(err, errNotSent) {
@@ -73,7 +73,7 @@ func (n *Transport) Run(ctx context.Context, args ...string) (string, error) {
 
 // control returns the live control connection, dialling if none is up and the wait since
 // the last dial is over; nil when there is none (Run then uses exec).
-func (n *Transport) control(ctx context.Context) *ControlClient {
+func (n *transport) control(ctx context.Context) *controlClient {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed || n.refused != nil {
@@ -99,7 +99,7 @@ func (n *Transport) control(ctx context.Context) *ControlClient {
 		return nil
 	}
 	n.lastDial = now
-	k, err := n.Client.Dial(ctx)
+	k, err := n.Client.dial(ctx)
 	if err != nil {
 		n.failures++
 		n.log("dial", err)
@@ -120,10 +120,10 @@ func (n *Transport) control(ctx context.Context) *ControlClient {
 // wait is the least time from the last dial to the next: Redial after a dial that
 // succeeded and after the first that failed, then doubling with each failure up to
 // maxRedial (Redial 1 s: 1, 2, 4, 8, 10, 10 s between failed dials).
-func (n *Transport) wait() time.Duration {
+func (n *transport) wait() time.Duration {
 	wait := n.Redial
 	if wait <= 0 {
-		wait = DefaultRedial
+		wait = defaultRedial
 	}
 	return clock.Backoff(wait, maxRedial, n.failures)
 }
@@ -152,21 +152,21 @@ func keepsAlive(ctx context.Context, run func(context.Context, ...string) (strin
 // value keeps the watcher off control mode.
 func off(v string) bool { return v == "0" || v == "off" }
 
-func (n *Transport) log(event string, err error) {
+func (n *transport) log(event string, err error) {
 	if n.Log != nil {
 		n.Log(event, err)
 	}
 }
 
 // Connected reports whether a control connection is up now.
-func (n *Transport) Connected() bool {
+func (n *transport) Connected() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.k != nil && n.k.Err() == nil
 }
 
 // Close closes the control connection; later Runs use exec.
-func (n *Transport) Close() error {
+func (n *transport) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.closed = true
