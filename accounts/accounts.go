@@ -1,18 +1,10 @@
-// Package accounts moves a stopped Claude Code session to another Claude Code account, for
-// `cac-tmux switch`. An account is one Claude Code config directory (the
-// process's CLAUDE_CONFIG_DIR, else ~/.claude; docs/claude-code.md, Claude Code's records).
-// The package knows the accounts the user configured ([accounts] dirs, Expand, resolve),
-// tells from each account's own transcripts whether it is limited and until when (Look,
-// pick), copies a session's transcript into another account (copySession), works out the
-// command that starts the same Claude Code again (program), and makes the switch itself
-// (Switch): the choice of the account, the skip handed to the pane, the gates, the copy, the
-// record and the respawn.
-//
-// It only reads Claude Code's records, and writes only the copy of one session's transcript
-// into the target account, beside what is there: it never overwrites another transcript of
-// that session and never removes anything. Switch reaches tmux, the processes and the watcher
-// only through what its Config gives it, and stops a process only by respawning its pane,
-// after every gate; the command wires it and says what came of it.
+// Package accounts moves a stopped Claude Code session to another Claude Code account
+// (`cac-tmux switch`, [accounts] auto). An account is one config directory (CLAUDE_CONFIG_DIR,
+// else ~/.claude; docs/claude-code.md). Expand and Look read the accounts and how limited each
+// is from its own transcripts; Switch gates, copies the transcript (copySession) and respawns
+// the pane with the same Claude Code (program); Auto queues a switch for each stop it is told.
+// It writes only the copy of one session's transcript, never over another, and removes nothing;
+// it stops a process only by respawning its pane, after every gate.
 package accounts
 
 import (

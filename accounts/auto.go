@@ -13,17 +13,12 @@ import (
 	"github.com/cac-tmux/cac-tmux/notify"
 )
 
-// Auto switches a session that stops to a free account by itself ([accounts] auto): the same
-// switch as `cac-tmux switch PANE`, through the same gates and the same bound of max_per_day,
-// started when the watcher tells of a stop. It sits among the watcher's notifiers (Send): every
-// event goes on to Next unchanged, and a stop (notify.Stopped, notify.Again) of a pane also
-// queues a switch of that pane, so that the watcher's tick never waits on it (the switch
-// itself waits for that watcher to take the pane's skip).
-//
-// The switches run one at a time, in the order the panes stopped: many sessions of one
-// account stop at once, and each must be tried, each counted against max_per_day by the one
-// before it. A pane already queued is queued once. A switch that finds another process's
-// switch running (errBusy) is tried again once that one ends, before the next pane.
+// Auto switches a session that stops to a free account by itself ([accounts] auto), with the
+// gates and max_per_day of `cac-tmux switch`. As one of the watcher's notifiers it passes every
+// event on to Next and queues a switch for a stop (notify.Stopped, notify.Again), so the tick
+// never waits on a switch. Switches run one at a time in the order the panes stopped, so each
+// counts against max_per_day before the next; a pane is queued once, and a switch that finds
+// another process's running (errBusy) is tried again when that one ends.
 type Auto struct {
 	// Next receives every event.
 	Next interface{ Send(notify.Event) }

@@ -134,15 +134,12 @@ type switching struct {
 	history  []store.Switch
 }
 
-// Switch moves the Claude Code session stopped in the pane to another account and starts
-// it again there (`cac-tmux switch`): it chooses the account (r.To, else the free one whose
-// last limit is oldest), hands the pane a skip, checks every gate on a fresh look, copies the
-// transcript (copySession), records the switch and respawns the pane with the same Claude
-// Code (program) resuming the session in that account, then waits until it runs. One switch
-// runs at a time per user: within this process a switch waits for the one before it to end
-// (oneSwitch); one of another process (store.LockSwitches) makes it *refusedError wrapping
-// errBusy. A gate that refuses is *refusedError, a bad r.To *BadInputError; any other error is
-// a failure.
+// Switch moves the session stopped in the pane to another account and starts it there: it
+// chooses the account (r.To, else the free one whose last limit is oldest), hands the pane a
+// skip, checks every gate on a fresh look, copies the transcript, records the switch, respawns
+// the pane and waits until Claude Code runs. One switch runs at a time per user (oneSwitch in
+// this process, store.LockSwitches across processes: a *refusedError wrapping errBusy). A gate
+// that refuses is a *refusedError, a bad r.To a *BadInputError; any other error is a failure.
 func Switch(ctx context.Context, cfg Config, r Request) (Switched, error) {
 	sw := &switching{Config: cfg, Request: r}
 	var want *Account

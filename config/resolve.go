@@ -105,13 +105,11 @@ func (e Effective) Settings() []Setting {
 }
 
 // Resolve computes the configuration in effect: each key takes its value from the first of
-// flags, options (global tmux user options), the file and the defaults that sets it, and
-// Sources says which. Options whose names do not start with OptionPrefix, and the plugin's own
-// (PluginOptions), are left alone. Every value follows its key's rule wherever it comes from:
-// a tmux option or a flag that breaks it, and a tmux option of cac-tmux's that sets no key, are
-// *Errors naming the option or flag, the mistake and the fix; Resolve returns all of them,
-// joined in the order given, and a zero Effective. The file's mistakes are ReadFile's: f is
-// taken as read (f.Found false: no file).
+// flags, options (global tmux user options), the file and the defaults that sets it (Sources
+// says which); options without OptionPrefix and PluginOptions are left alone. A flag or option
+// that breaks its key's rule, or an option of cac-tmux's that sets no key, is an *Error naming
+// it and the fix; all are returned joined, in order, with a zero Effective. f is taken as
+// read: the file's mistakes are ReadFile's, and f.Found false means no file.
 func Resolve(f File, options []Option, flags []Flag) (Effective, error) {
 	e := Effective{Config: Default(), Sources: map[string]Source{}}
 	if f.Found {

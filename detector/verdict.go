@@ -1,13 +1,9 @@
 // Package detector decides, from the text of one tmux pane, whether Claude Code is stopped at
-// a usage limit, when that limit lifts, and what is on screen around the stop: Claude Code's own
-// auto-continue, the rate-limit options menu, the user's draft in the input box and signs that a
-// turn has resumed.
-//
-// The package is pure: Detect takes the screen text (what `tmux capture-pane -p -J` prints) and
-// the facts it cannot read from the screen (the capture instant, when the message first
-// appeared, the claude host's time zone) and returns a Verdict. It does no I/O of its own and
-// never reads the clock. Time zones are resolved with the time package; the binary embeds
-// time/tzdata so every IANA name loads on any machine.
+// a usage limit, when that limit lifts, and what is on screen around the stop: Claude Code's
+// own auto-continue, the options menu, the draft in the input box, signs of a resumed turn.
+// It is pure: Detect takes the screen (`tmux capture-pane -p -J`) and the Facts it cannot read
+// there (capture instant, appearance instant, the claude host's zone) and returns a Verdict;
+// no I/O, no clock. The binary embeds time/tzdata, so every IANA zone loads on any machine.
 package detector
 
 import (

@@ -1,13 +1,9 @@
 // Package doctor checks what `cac-tmux watch` needs to supervise the Claude Code panes of a
-// tmux server, and says for each problem how to fix it: tmux and its version, the server and
-// its socket, every pane (the Claude Code ones and how each was identified, the ones that look
-// like Claude Code but are not taken for it and why, the ones the configuration leaves out),
-// Claude Code's records of each, the configuration, the time zone data, the state and lock
-// directories, and whether a watcher runs.
-//
-// It reads and never changes anything of the user's: no key is sent, no option set; the only
-// write is a small file written, synced to disk and removed at once in the state and lock
-// directories (store.Probe), to see that the watcher can save its files there.
+// tmux server and says how to fix each problem: tmux, the server, every pane (how each Claude
+// Code was identified, why a look-alike was not, which the configuration leaves out), Claude
+// Code's records, the configuration, the zone data, the state and lock directories, a watcher.
+// It never changes anything of the user's; its one write is a small file written, synced and
+// removed in the state and lock directories (store.Probe).
 package doctor
 
 import (

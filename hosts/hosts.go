@@ -1,16 +1,10 @@
-// Package hosts reaches cac-tmux on other hosts through the user's own ssh: it runs
-// `ssh HOST -- env CAC_TMUX_OVER_SSH=1 cac-tmux …` and reads what the remote cac-tmux prints,
-// each control character but newline and tab made "?" (OverSSH: the remote command ends when
-// the call's ssh does). It never speaks any
-// protocol but ssh's (no agent, no port, no protocol of its own): the connection, host keys,
-// authentication, jump hosts and connection sharing (ControlMaster) are entirely ssh's and the
-// user's ~/.ssh/config. It builds argv slices for ssh and quotes every word of the remote
-// command line (the remote shell reads it), bounds every call with a timeout that kills the
-// whole ssh, and says in a typed error why a host did not answer (unreachable, no cac-tmux,
-// the remote command failed, bad output, timed out).
-//
-// Like tmuxctl for tmux, it is the only code in cac-tmux that runs ssh, through one function
-// (Run); it runs nothing else.
+// Package hosts reaches cac-tmux on other hosts through the user's own ssh only:
+// `ssh HOST -- env CAC_TMUX_OVER_SSH=1 cac-tmux …` (OverSSH: the remote command ends with the
+// call's ssh), every remote word quoted and what comes back made printable. Connection, host
+// keys, authentication, jump hosts and ControlMaster are ssh's and ~/.ssh/config's: no agent,
+// port or protocol of its own. Each call has a timeout that kills the whole ssh, and a typed
+// error says why a host did not answer (unreachable, no cac-tmux, failed, bad output, timed
+// out). It is the only code that runs ssh (Run), and it runs nothing else.
 package hosts
 
 import (

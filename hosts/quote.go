@@ -75,14 +75,12 @@ func commandLine(command string, args ...string) string {
 	return strings.Join(words, " ")
 }
 
-// sshArgv is the ssh command line that runs the remote cac-tmux with args on host:
-// ssh SSHARGS… -o BatchMode=yes -o ConnectTimeout=N HOST -- env CAC_TMUX_OVER_SSH=1 LINE. BatchMode: ssh never
-// prompts (for a password, a passphrase or an unknown host key), it fails instead, since
-// nobody may be there to answer; options the user gives in SSHArgs come first and win, as
-// ssh takes the first value of each. "--" after the host ends ssh's options there (ssh reads
-// options after the host too), and LINE (commandLine) is one argument. The host is refused
-// when ssh would read it as an option or it is not one word, and a word with a NUL byte (no
-// program can be given one).
+// sshArgv is `ssh SSHARGS… -o BatchMode=yes -o ConnectTimeout=N HOST -- env
+// CAC_TMUX_OVER_SSH=1 LINE`. BatchMode: ssh fails rather than prompt, since nobody may be there
+// to answer; the user's SSHArgs come first and win (ssh keeps the first value of an option).
+// "--" ends ssh's options (it reads them after the host too) and LINE (commandLine) is one
+// argument. A host that ssh would read as an option, or that is not one word, is refused, and
+// so is a word with a NUL byte.
 func sshArgv(host string, o Options, args ...string) ([]string, error) {
 	why := checkHost(host)
 	if why == "" && strings.Contains(o.Command+strings.Join(args, ""), "\x00") {

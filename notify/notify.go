@@ -1,17 +1,10 @@
-// Package notify tells the user what the watcher did to a pane: a session stopped at its
-// limit, resumed, held, failed, hit its limit again, or its wait was skipped (EventKind).
-// Three channels, each optional and each with its own events (Settings): a hook program run
-// with the event in CAC_* environment variables, a desktop notification (notify-send or
-// osascript), and an HTTP POST to an ntfy-compatible URL, which also carries the event's
-// buttons (Event.Actions: package phone's signed links) as ntfy action buttons.
-//
-// Send never blocks: each channel has its own worker and a queue of 32 events (a full queue
-// drops the event and says so once), so a slow or hanging channel delays neither the caller
-// nor another channel. Each delivery attempt is cut at the timeout (a hook's whole process
-// group is killed); a failed one is logged at warn and retried once, 5 s later on the
-// clock (at once while closing), then dropped. A pane cannot cause a storm: the same event
-// for the same pane within min_gap of the last one sent is dropped, and at most
-// max_per_hour events per pane are sent in any hour. Time is the injected clock's.
+// Package notify tells the user what the watcher did to a pane (EventKind: stopped, resumed,
+// held, failed, again, skipped) through three optional channels, each with its own events
+// (Settings): a hook program with the event in CAC_* variables, a desktop notification
+// (notify-send or osascript), and an HTTP POST to an ntfy-compatible URL with the event's
+// buttons (Event.Actions). Send never blocks: per channel a worker and a queue of 32 (a full
+// queue drops the event, said once), a timeout per attempt (a hook's process group killed), one
+// retry 5 s later; per pane, min_gap between equal events and max_per_hour. Clock injected.
 package notify
 
 import (

@@ -117,17 +117,12 @@ func headerText(s string) string {
 // (400 "only 3 actions allowed"), so the rest are left out rather than the notification lost.
 const maxActions = 3
 
-// ntfyActions is the X-Actions header of actions, in ntfy's header format
-// (https://docs.ntfy.sh/publish/#action-buttons): the actions separated by ";", each one's
-// key=value pairs by ",", every value of ours in double quotes so that a "," or ";" in a URL
-// stays in its value:
-//
-//	action=http, label="Skip", url="https://…", method=POST, body="TOKEN", clear=true; action=view, label="Reply", url="https://…", clear=false
-//
-// An http action POSTs its body and clears the notification; a view action opens its URL and
-// leaves the notification. At most maxActions; an action with a text that cannot be quoted
-// (quotable) or without a label or URL is left out. Text beyond ASCII makes the whole header
-// RFC 2047-encoded, which ntfy decodes in any header. "" when there is no action.
+// ntfyActions is the X-Actions header of actions in ntfy's header format
+// (https://docs.ntfy.sh/publish/#action-buttons): actions joined by ";", key=value pairs by
+// ",", each value of ours double-quoted so a "," or ";" in a URL stays in it. An http action
+// POSTs its body and clears the notification, a view action opens its URL. At most maxActions;
+// one whose text cannot be quoted (quotable), or without label or URL, is left out. Text beyond
+// ASCII makes the header RFC 2047-encoded, which ntfy decodes. "" when there is no action.
 func ntfyActions(actions []Action) string {
 	var parts []string
 	for _, a := range actions {

@@ -10,20 +10,12 @@ import (
 	"github.com/cac-tmux/cac-tmux/notify"
 )
 
-// buttons are the actions offered with each event, in the order the phone shows them, before
-// the settings leave out Screen ([phone] screen) and Reply ([phone] prompts). ntfy takes three
-// at most. What someone holding a phone can decide about each:
-//
-//   - stopped, again: the session waits for its reset and will be resumed without help, and
-//     resuming before the reset only meets the limit again; so no "Resume now". Skip (leave
-//     it alone: the work is done) is the one decision; Screen shows where it stopped.
-//   - held: nothing is typed until someone acts (a draft, a policy, a reset too far away):
-//     Resume now, through every gate (a draft still refuses it, and the refusal is
-//     reported), Skip, or look first.
-//   - failed: every attempt is used up: try once more by hand, or look. Skip would change
-//     nothing (a failed session is left alone already).
-//   - resumed: a turn runs: look at it, or give it the next prompt once it is idle.
-//   - skipped: take the skip back (Unskip), or look.
+// buttons are the actions offered with each event, in the phone's order, before the settings
+// leave out Screen ([phone] screen) and Reply ([phone] prompts); ntfy shows three at most.
+// stopped, again: Skip or Screen; no Resume now, which before the reset meets the limit again.
+// held: nothing is typed until someone acts: Resume now (through every gate), Skip or Screen.
+// failed: every attempt used: Resume once more by hand, or Screen (Skip would change nothing).
+// resumed: Screen, or Reply once idle. skipped: Unskip, or Screen.
 var buttons = map[notify.EventKind][]action{
 	notify.Stopped: {skip, screen},
 	notify.Again:   {skip, screen},

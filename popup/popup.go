@@ -1,19 +1,10 @@
-// Package popup is the interactive list of Claude Code sessions that `cac-tmux popup` shows
-// inside `tmux display-popup -E`: every supervised pane with its target, state, reset (in the
-// user's zone), a live countdown, the kind of limit and the note, each row
-// coloured by its state, and below the table the last lines of the selected pane's screen.
-// Arrows or j/k move, Enter jumps to the pane, r resumes it now (asking first, y or n, when
-// its reset has not come: a resume before it mostly meets the limit again), s skips its wait,
-// u takes a skip back, / filters the rows, p shows or hides the preview, q or Esc closes.
-//
-// The filter: / starts typing it, and every key that types text goes to it (so j, k, r, s, u, p
-// and q too) while arrows still move; Enter ends the typing and keeps the filter (a second
-// Enter jumps), Esc clears it (a second Esc closes). A row is kept when each word of the
-// filter is in its pane id, target, state, kind or note, whatever the case.
-//
-// It is a bubbletea model (github.com/charmbracelet/bubbletea, lipgloss for the styles). What
-// it shows and does comes from functions the command gives it, so it can be tested without a
-// terminal or a tmux server.
+// Package popup is the interactive list of Claude Code sessions that `cac-tmux popup` shows in
+// `tmux display-popup -E`: each supervised pane's target, state, reset in the user's zone,
+// countdown, kind and note, and the selected pane's last screen lines. Arrows or j/k move,
+// Enter jumps, r resumes (asking first before the reset), s skips, u unskips, / filters (each
+// word in pane id, target, state, kind or note, any case; Esc clears), p toggles the preview,
+// q or Esc closes. A bubbletea model: what it shows and does comes from functions the command
+// gives it, so it is tested without a terminal or a tmux server.
 package popup
 
 import (

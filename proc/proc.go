@@ -229,14 +229,11 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 	return env, nil
 }
 
-// explain says why Find takes no process in the pane whose first process is panePID for
-// Claude Code, for doctor: one sentence for each process of the foreground group Find looked
-// at, in the order it did (the leader first, then its descendants in the group): explainClaude's
-// reason, or that its executable cannot be learned; or one sentence saying why it looked at
-// none. Before them, when the foreground runs Claude Code out of the pane's reach (see
-// Diagnose), the sentence that says where, and for each tmux client of the foreground in
-// whose server no Claude Code was seen, the sentence that names that server. It returns nil
-// when Find does take one. It takes the path Find takes.
+// explain says, for doctor, why Find takes no process in the pane whose first process is
+// panePID for Claude Code: a sentence per process Find looked at, in its order (explainClaude's
+// reason, or an executable that cannot be learned), or one saying why it looked at none; first,
+// where the foreground runs Claude Code out of the pane's reach (Diagnose), and each tmux
+// client's server where none was seen. nil when Find takes one; it takes Find's path.
 func (f *Finder) explain(ctx context.Context, panePID int) ([]string, error) {
 	d, err := f.Diagnose(ctx, panePID)
 	return d.Why, err

@@ -27,16 +27,13 @@ func parsePSEnviron(out, args string) (records.Env, error) {
 	return records.Env{ConfigDir: vars["CLAUDE_CONFIG_DIR"], Home: vars["HOME"]}, nil
 }
 
-// psEnvVars reads the variables names from the output of ps with psEnvironArgs, given the
-// process's args column from the listing; a variable that is not set is missing from the
-// map. ps joins argv and the environment with spaces: procps prints the environment after
-// the arguments, FreeBSD before them, so the args must be found whole at one end or the
-// output is not trusted (the pid was reused, or the process changed its argv). Then an entry
-// starts at each space followed by NAME= (NAME: a letter or "_", then letters, digits, "_",
-// "." or "-"); what follows a space otherwise belongs to the value before. That is
-// ambiguous: a value holding " NAME=" is split there, and a value ending in spaces loses
-// them. So a variable of names seen twice is an error, never a guess; a wrong directory can
-// only point at records that do not name the process.
+// psEnvVars reads the variables names from ps's output with psEnvironArgs, given the process's
+// args column; a variable not set is missing from the map. procps prints the environment after
+// argv, FreeBSD before, so args must be found whole at one end or the output is not trusted
+// (pid reused, argv changed). An entry starts at each space followed by NAME= (a letter or "_",
+// then letters, digits, "_", "." or "-"): a value holding " NAME=" splits there and trailing
+// spaces are lost. So a name seen twice is an error, and a wrong value can only point at
+// records that do not name the process.
 func psEnvVars(out, args string, names ...string) (map[string]string, error) {
 	line := strings.TrimSpace(strings.TrimSuffix(out, "\n"))
 	args = strings.TrimSpace(args)

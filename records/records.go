@@ -1,12 +1,9 @@
-// Package records reads what Claude Code itself keeps about its sessions (docs/claude-code.md,
-// Claude Code's records): which config directory a claude process uses, its entry in the
-// session registry and its global settings. The screen stays the authority on what is on
-// screen now; these records confirm and refine it.
-//
-// Seen with Claude Code 2.1.330: an interactive claude keeps
-// <config dir>/sessions/<pid>.json while it runs ({"pid":4650,"sessionId":"…",
-// "procStart":"26849","version":"2.1.330","kind":"interactive","status":"idle",…}); the
-// global config file is $CLAUDE_CONFIG_DIR/.claude.json, else $HOME/.claude.json; vim mode
+// Package records reads what Claude Code keeps about its sessions (docs/claude-code.md):
+// which config directory a claude process uses, its entry in the session registry, its global
+// settings and its transcript. The screen stays the authority; these records confirm and
+// refine it. Seen with Claude Code 2.1.330: a running interactive claude keeps
+// <config dir>/sessions/<pid>.json ({"pid":4650,"sessionId":"…","kind":"interactive",…});
+// the global config is $CLAUDE_CONFIG_DIR/.claude.json, else $HOME/.claude.json; vim mode
 // ("editorMode": "vim") is set there or in the settings files (EditorMode).
 package records
 

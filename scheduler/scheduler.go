@@ -97,15 +97,12 @@ func (c Config) Due(reset time.Time, exact, native bool) time.Time {
 	return d
 }
 
-// Schedule returns one slot per wait, in the order the panes wake. Waits of one account
-// whose resets are within SameReset of each other form one group (ordered by reset, then by
-// when they stopped, then by pane): the first slot is the group's first due instant, each next one
-// Stagger later, a pane is due at its slot or its own due instant, whichever is later, and
-// panes past MaxPerReset are capped. A pane keeps the slot an earlier Schedule gave it
-// (Wait.Kept); a new one comes Stagger after the latest slot before it, and never within
-// Stagger of a slot the group holds already: a wait seen late (by another server's watcher,
-// or read back from the state file) may sort before panes that have their slots. The capped
-// panes are the group's last slots.
+// Schedule returns one slot per wait, in waking order. Waits of one account whose resets are
+// within SameReset form a group (by reset, stop, pane): slots start at the group's first due
+// instant, Stagger apart; a pane is due at its slot or its own due instant, the later; panes
+// past MaxPerReset are capped into the last slots. A pane keeps an earlier slot (Wait.Kept); a
+// new one comes Stagger after the latest slot before it and never within Stagger of a held
+// slot, since a wait seen late (another server's watcher, the state file) may sort earlier.
 func (c Config) Schedule(waits []Wait) []Slot {
 	ws := slices.Clone(waits)
 	slices.SortStableFunc(ws, func(a, b Wait) int {

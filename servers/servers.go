@@ -1,11 +1,8 @@
-// Package servers keeps one supervisor running for each tmux server of the user, in one
-// process (`cac-tmux watch --all-servers`): it looks for servers every so often, starts a
-// supervisor for each server that appeared, stops the one of a server that went away, and
-// starts again, after a pause, the supervisor of a server that ended while its server is
-// still there (another watcher held it, its state could not be opened). What finds the
-// servers and what supervises one are the caller's (Config): this package owns only the
-// bookkeeping, so that a server that fails or hangs never stalls the others, nor the end of
-// Run (StopWait).
+// Package servers keeps one supervisor running per tmux server of the user, in one process
+// (`cac-tmux watch --all-servers`): it looks for servers every so often, starts a supervisor
+// for each new one, stops the one of a server that went away, and starts again, after a pause,
+// one that ended while its server remains. Finding servers and supervising one are the
+// caller's (Config), so a server that fails or hangs never stalls the others, nor Run's end.
 package servers
 
 import (

@@ -1,12 +1,9 @@
 // Package service writes, checks and removes the user service that runs `cac-tmux watch`: a
-// systemd user unit on Linux, a launchd agent on macOS. It renders the file (Render), puts it
-// in place or takes it away (Install, Uninstall) and compares what is there with what would
-// be written now (Inspect); it never enables, starts or stops the service: the command prints
-// the service manager's command for that. Only ManagerState runs a program (systemctl or
-// launchctl, read-only, through a Runner).
-//
-// Every file it writes carries the marker Marker on its first lines; a file without it is
-// someone else's, and Install and Uninstall refuse to touch it.
+// systemd user unit on Linux, a launchd agent on macOS (Render, Install, Uninstall, Inspect).
+// It never enables, starts or stops it; the command prints the manager's command for that.
+// Only ManagerState runs a program (systemctl or launchctl, read-only, through a Runner).
+// Every file it writes carries Marker on its first lines; Install and Uninstall refuse a file
+// without it.
 package service
 
 import (

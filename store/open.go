@@ -2,15 +2,12 @@ package store
 
 import "strings"
 
-// Open opens the state of the tmux server whose socket is server for a command that may
-// change it (`watch`, or `resume`, `skip` and `unskip` acting without a watcher): it finds
-// the lock and state directories in the environment (LockDir, StateDir; getenv reads it),
-// takes the server's lock without waiting (a *LockedError when a watcher holds it) and checks
-// the state directory now rather than at the first save (PrivateDir: this user's own, never a
-// symlink). The lock is taken before the state directory is looked at, so a command that
-// finds the lock held can hand its request to the watcher holding it whatever its own
-// environment lacks. A read-only store (watch --dry-run or --once) takes no lock and makes
-// and checks nothing: it reads the state, and Save writes nothing.
+// Open opens the state of the server whose socket is server for a command that may change it
+// (`watch`; `resume`, `skip`, `unskip` without a watcher): it finds LockDir and StateDir with
+// getenv, takes the lock without waiting (*LockedError when a watcher holds it), then checks
+// the state directory (PrivateDir). The lock comes first, so a command that finds it held can
+// hand its request over whatever its own environment lacks. A read-only store (--dry-run,
+// --once) takes no lock, makes and checks nothing, and its Save writes nothing.
 func Open(getenv func(string) string, server string, readOnly bool) (*Store, *Lock, error) {
 	if readOnly {
 		dir, err := StateDir(getenv)

@@ -125,21 +125,13 @@ func (k *controlClient) listing(ctx context.Context, args ...string) (out, reque
 	return blocks[0], f[0], nil
 }
 
-// ListChanges lists the panes the way ListPanes does, or only what changed since the listing
-// that returned since: when that listing went over the control connection that is up now,
-// s.Since is set, tmux has sent none of the notifications of a change (see changeNotices)
-// since, before or while this listing ran, and no request was handed over since (Request), it
-// lists only the panes of windows with activity at or after s.Since, and full is false; every
-// other pane is as that listing showed it, but for what tmux does not notify (above). Where
-// tmux signals output (tmux 3.8, activity.go) and no pane has printed and no request was
-// handed over since that listing, it sends tmux nothing at all, and returns since again.
-// Otherwise — the zero Mark, another connection or none (exec), a change notified, a new
-// request — it lists every pane and full is true. The Mark returned goes with this listing; it
-// is the zero Mark when the listing did not go over a control connection.
-//
-// A change that tmux notifies only after this listing ran, though it happened before, makes
-// the next call list every pane: so nothing is missed for longer than one more listing. A
-// request set by hand (without Request) is seen at the next full listing.
+// ListChanges lists panes as ListPanes does, or only what changed since the listing that
+// returned since: when that listing went over the connection up now and no change notice
+// (changeNotices) and no Request came since, it lists only the windows active at or after
+// s.Since (full false). With tmux 3.8's output signal (activity.go) and no output since, it
+// sends nothing and returns since again. Otherwise (the zero Mark, exec, another connection, a
+// notice, a request) it lists every pane (full true). A change notified late makes the next
+// call full; a request set by hand waits for a full listing. The Mark is zero by exec.
 func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes []Pane, full bool, mark Mark, err error) {
 	var k *controlClient
 	var a *activity

@@ -218,19 +218,13 @@ func (k *controlClient) stderrText() string {
 	}
 }
 
-// read parses the client's stdout into events until it ends, then reaps the client and
-// closes done. It delivers nothing once Close has begun but keeps reading, so that the client
-// is never stuck writing.
-//
-// Framing: a block ends at "%end F" or "%error F" where F is its %begin's fields, byte for
-// byte; any other line inside is output. Output that forges that exact line ends the block
-// early; the real end line then follows between blocks, a second end of the block just
-// closed, unless the forgery goes on with a %begin reusing the same fields to swallow it.
-// Both are reported as misframed. (Lines between blocks are otherwise ignored but for the
-// notifications changeNotice counts: tmux prints the output of a client-attached hook there
-// too, which at worst counts as a change.) A forgery of a %begin with other fields would
-// swallow the replies that follow: Run then times out, and the next Run closes the
-// connection.
+// read parses the client's stdout into events until it ends, then reaps the client and closes
+// done; once Close has begun it delivers nothing but keeps reading, so tmux never blocks on it.
+// A block ends at "%end F" or "%error F", F its %begin's fields byte for byte. Output forging
+// that line ends a block early; the real end then arrives between blocks (or is swallowed by a
+// forged %begin with the same fields): both are misframed. A forged %begin with other fields
+// swallows later replies: Run times out and the next Run closes the connection. Lines between
+// blocks are ignored but for changeNotice's (a client-attached hook's output may count).
 func (k *controlClient) read(out *os.File) {
 	r := bufio.NewReaderSize(out, 64<<10)
 	var (

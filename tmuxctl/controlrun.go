@@ -14,20 +14,13 @@ import (
 	"time"
 )
 
-// Run runs one tmux command line and returns its output, exactly as Client.Run would: the
-// same argv, with tmux 3.3a's rule for it (an argument ending in ";" ends a command, the ";"
-// dropped, unless it ends in "\;", which is a literal ";"; so a ";" argument separates
-// commands) and every argument otherwise arriving byte for byte (see quoteArg). A command
-// that fails gives an *Error with tmux's message as Stderr, ExitCode 1 and Err the sentinel
-// error classify finds (ErrNoTarget, …); like exec, an error stops the rest of the line.
-//
-// ctx, bounded by the Client's Timeout, limits the wait; when it ends first the next Run
-// skips the late reply, and the connection stays usable unless that reply does not come in
-// the next Run's time either (then the connection is closed). When the connection is over
-// the error wraps ErrClosed; the command was not run if that was known before it was
-// written (transport then runs it by exec).
-// An argument with a NUL byte, or a command name with "=" (tmux would read an environment
-// assignment), is refused.
+// Run runs one tmux command line as Client.Run would: by tmux 3.3a's rule an argument ending in
+// ";" (not "\;") ends a command, and every other byte arrives as it is (quoteArg). A failed
+// command is an *Error (Stderr tmux's message, ExitCode 1, Err classify's sentinel) and stops
+// the rest. ctx, within the Client's Timeout, bounds the wait; a late reply is skipped by the
+// next Run, which closes the connection if it does not come then either. A closed connection
+// gives an error wrapping ErrClosed (not run, when known before writing: transport uses exec).
+// An argument with a NUL, or a command name with "=" (an environment assignment), is refused.
 func (k *controlClient) Run(ctx context.Context, args ...string) (string, error) {
 	blocks, err := k.run(ctx, args)
 	if err != nil {

@@ -7,15 +7,12 @@ import (
 	"strings"
 )
 
-// SocketFile returns the path of the socket of the client's server, worked out the way tmux
-// 3.3a does without asking tmux (the server may not be running yet): -S as given (made
-// absolute); -L NAME, or no flag and no $TMUX ("default"), in $TMUX_TMPDIR (else /tmp)
-// resolved through symlinks, then tmux-UID/NAME; no flag inside tmux, the socket named first
-// in $TMUX. It keys the watcher's lock and state file, so two spellings of one server must
-// give the same path.
-//
-// A socket that exists is resolved through symlinks: `-S` through a link and the path it
-// names are one server.
+// SocketFile returns the path of the client's server socket, worked out as tmux 3.3a does
+// without asking the server (it may not run yet): -S as given (made absolute); -L NAME, or no
+// flag outside tmux ("default"), as tmux-UID/NAME in $TMUX_TMPDIR (else /tmp) resolved through
+// symlinks; no flag inside tmux, the socket named first in $TMUX. A socket that exists is
+// resolved through symlinks. It keys the watcher's lock and state file, so two spellings of
+// one server must give one path.
 func (c *Client) SocketFile(getenv func(string) string, uid int) (string, error) {
 	path, err := c.socketFile(getenv, uid)
 	if err != nil {

@@ -16,14 +16,12 @@ var ErrBadTarget = errors.New("not a pane id or session:window.pane")
 // several windows share).
 var ErrAmbiguous = errors.New("names more than one pane")
 
-// FindPane resolves what a person names a pane by to that pane, exactly, or fails: a pane id
-// ("%12"), or "session:window.pane" where the window is its index or its name (work:draft.0)
-// and ".pane", the pane's index, may be left out for a window of one pane. The session and a
-// window name are matched whole, as tmux does with "=": tmux's own matching of names by prefix
-// and pattern can pick another session, and given a window or pane that does not exist,
-// display-message -t falls back to the current one (seen with "work:9.9" on tmux 3.3a). A
-// window linked into several sessions is found under each. Errors wrap ErrNoTarget (nothing
-// by that name), ErrBadTarget (another form) or ErrAmbiguous.
+// FindPane resolves a pane as a person names it, exactly, or fails: a pane id ("%12") or
+// "session:window.pane", the window by index or name, ".pane" optional for a window of one
+// pane. Names match whole (tmux's "="): tmux's prefix and pattern matching can pick another
+// session, and display-message -t falls back to the current pane for one that does not exist
+// (tmux 3.3a, "work:9.9"). A linked window is found under each of its sessions. Errors wrap
+// ErrNoTarget, ErrBadTarget (another form) or ErrAmbiguous.
 func (c *Client) FindPane(ctx context.Context, target string) (Pane, error) {
 	if strings.HasPrefix(target, "%") {
 		if _, err := strconv.ParseUint(target[1:], 10, 32); err != nil {

@@ -1,11 +1,9 @@
-// Package tmuxctl is the only code in cac-tmux that runs tmux. It builds argv slices (never a
-// shell string), selects the server with -L or -S exactly like tmux (with neither, tmux itself
-// uses the server of $TMUX, else the default one), bounds every call with a context timeout and
-// keeps tmux's stderr and exit status in its errors. The parsers of tmux output are pure
-// functions, tested on their own.
-//
-// gotmux was evaluated and is not used: it panics on a pane title containing "-:-", has no
-// literal send-keys and no -L, and drops tmux's error text (docs/choices.md).
+// Package tmuxctl is the only code in cac-tmux that runs tmux: argv slices (never a shell
+// string), the server selected with -L or -S exactly like tmux (neither: $TMUX's server, else
+// the default one), a context timeout on every call, tmux's stderr and exit status kept in its
+// errors. The parsers of tmux output are pure functions, tested on their own. gotmux is not
+// used: it panics on a pane title holding "-:-", has no literal send-keys and no -L, and drops
+// tmux's error text (docs/choices.md).
 package tmuxctl
 
 import (

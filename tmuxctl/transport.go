@@ -14,17 +14,13 @@ import (
 	"github.com/cac-tmux/cac-tmux/clock"
 )
 
-// transport runs tmux commands over a control connection while one is up and by exec otherwise:
-// it dials on first use, dials again when tmux drops the connection (at most once per
-// Redial; while dials fail the wait doubles, up to 10 s), and runs a command by exec
-// (Client.Run) whenever no connection is up. A command cut off by a drop after it was sent is
-// not run again (it may have run): its error wraps ErrClosed, and the next Run redials or
-// uses exec.
-//
-// The connection is an attached client of one session, and tmux 3.3a counts it as such. On a
-// server whose global exit-unattached is on, or when that session's destroy-unattached is
-// on, it would keep the server or the session alive after the user's last detach: there
-// transport closes it at once and uses exec from then on.
+// transport runs tmux commands over a control connection while one is up, else by exec
+// (Client.Run): it dials on first use and after a drop, at most once per Redial, the wait
+// doubling up to maxRedial while dials fail. A command cut off after it was sent is not run
+// again (it may have run): its error wraps ErrClosed. The connection is an attached client of
+// one session (tmux 3.3a counts it): with the global exit-unattached or that session's
+// destroy-unattached on, it would keep the server or the session alive after the user's last
+// detach, so transport closes it at once and uses exec from then on.
 type transport struct {
 	Client *Client
 	// Redial is the least time between two dials, defaultRedial when zero. It runs on

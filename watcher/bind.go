@@ -14,12 +14,10 @@ import (
 
 // A binding names one Claude Code session as the watcher saw it when it told an event: the
 // claude process (pid and start) and, when its registry entry could be read, the conversation
-// (Claude Code's session id). A phone's button carries the binding of its notification, and
-// an action asked with a binding (AskConfig.Binding) is refused unless the pane still runs
-// that session: a pane id outlives its program (respawn-pane -k, a tmux server started again
-// on the same socket gives %0 again), and a conversation changes in the same process
-// (/clear, /resume). A binding made while the process's registry entry could not be read
-// names the process alone, and then holds for any conversation of that process.
+// (session id; without it the binding holds for any conversation of that process). An action
+// asked with a binding (AskConfig.Binding, a phone's button) is refused unless the pane still
+// runs that session: a pane id outlives its program (respawn-pane -k; a restarted server gives
+// %0 again), and a conversation changes in the same process (/clear, /resume).
 
 // BindingOf is the binding of the claude process id in the conversation session ("" when
 // its records do not say): 24 hex digits of a SHA-256, so that the process's start and the

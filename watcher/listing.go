@@ -9,16 +9,13 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
-// A listing of every pane costs the tmux server a row per pane, idle or not. So a tick lists
-// only what changed since the last listing (tmuxctl.Client.ListChanges): the panes of windows
-// with activity since then and the panes that carry a request, while tmux's notifications over
-// the control connection say when a pane, window or session was made, closed, moved, renamed
-// or changed mode, and the next listing is a full one. A full listing is also made at the
-// first tick, after the connection is lost or made again, by exec, and every Config.Resync
-// (five minutes; what one costs: docs/costs.md), for what tmux 3.3a notifies no control
-// client of (tmuxctl/changes.go). None of those can send a key astray: the gate before every
-// key re-reads the pane (SAFETY.md); until the next full listing a row may show an old
-// target, or a closed pane.
+// A tick lists only what changed since the last listing (tmuxctl.Client.ListChanges): panes of
+// windows active since, and panes carrying a request; tmux's notices of a pane, window or
+// session made, closed, moved, renamed or changed mode make the next listing full. A full
+// listing is also made at the first tick, after the connection drops or is remade, by exec,
+// and every Config.Resync, for what tmux 3.3a notifies nobody of (tmuxctl/changes.go). No key
+// can go astray by it: the gate re-reads the pane (SAFETY.md); until the next full listing a
+// row may show an old target, or a closed pane.
 
 // listing is what the watcher keeps between two listings of the server.
 type listing struct {

@@ -192,16 +192,13 @@ func (w *Watcher) consult(ctx context.Context, p *pane) {
 	}
 }
 
-// judge sets p.foreign from the transcript (records.StopOf): a stop on screen is the
-// process's own only when its transcript ends in a usage-limit row written after the process
-// started (not a reply quoting the limit line, nor a conversation reopened with its old stop
-// redrawn). Without records p.foreign is "" and the screen decides, as before. It returns the
-// rows it read; ok is false without records.
-//
-// A registry entry whose session has no transcript is not a stop of its own either: a
-// conversation reopened with claude -c first names a fresh session, with no transcript, and
-// only a moment later (over a second on a loaded machine) the old one, while the old stop is
-// already on screen (seen with 2.1.332).
+// judge sets p.foreign from the transcript (records.StopOf): a stop on screen is the process's
+// own only when its transcript ends in a usage-limit row written after the process started
+// (not a reply quoting the limit, nor an old stop redrawn by a reopened conversation); without
+// records p.foreign is "" and the screen decides. A registry entry whose session has no
+// transcript is no stop of its own either: claude -c first names a fresh session, and the old
+// one only later (over a second on a loaded machine), the old stop already on screen (Claude
+// Code 2.1.332). It returns the rows it read; ok is false without records.
 func (w *Watcher) judge(ctx context.Context, p *pane) (rows []records.Row, ok bool) {
 	p.foreign = ""
 	rows, en, err := w.rows(ctx, p)

@@ -62,14 +62,10 @@ func parseAction(s string) (Action, error) {
 	return "", fmt.Errorf("watcher: parse action %q: not resume, skip, unskip, prompt or handover", s)
 }
 
-// Outcome is the answer to an action.
-//
-//   - Done: carried out. A skip; a resume whose session resumed (a turn runs), or, with
-//     Pending, whose keys went out and whose effect is not seen yet (follow, or the running
-//     watcher's final answer, tells it).
-//   - Sent: a resume's keys went out, but the session did not resume; Held says the pane is
-//     held (nothing more is typed until the user acts). Message says what was seen.
-//   - Neither: refused; nothing was sent, and Message says which gate.
+// Outcome is the answer to an action. Done: carried out (a skip; a resume whose session
+// resumed, or, with Pending, whose keys went out and whose effect is not seen yet). Sent: a
+// resume's keys went out but the session did not resume; Held says the pane is held. Neither:
+// refused, nothing sent. Message says what was seen, or which gate refused.
 type Outcome struct {
 	Done    bool
 	Pending bool

@@ -39,20 +39,12 @@ func readCPU(pid int) (cpuTicks, error) {
 	return cpuTicks{own: v[0] + v[1], children: v[2] + v[3]}, nil
 }
 
-// treeCPU is readCPU of pid with the CPU of its live descendants added to children: a tmux
-// client running at a window's edge (or a persistent one, such as a control-mode client) is
-// counted for the part of its CPU inside the window. The descendants are read first: one that
-// ends in between is counted twice rather than missed (one tmux call, about 1 ms).
-//
-// The watcher's control-mode client (`tmux -C`, started with Setpgid, waited for only when the
-// watcher closes it) is such a live child for the whole window: its own utime+stime are read
-// from /proc/CHILD/stat at both ends of the window and the difference lands in children, so in
-// both "watcher CPU (with its tmux clients)" and "its tmux client processes". A process group
-// changes nothing here: the children lists follow the parent, not the group. Were it to end
-// and be reaped within the window (a reconnect), its CPU moves to the watcher's cutime+cstime,
-// still in children. Expect it near 0: a tmux 3.3a client hands its stdin and stdout to the
-// server, which reads the command lines and writes the replies itself, so the work of the
-// control connection shows up in the tmux server's CPU.
+// treeCPU is readCPU of pid with the CPU of its live descendants added to children, for the
+// part inside the window; descendants are read first, so one that ends in between is counted
+// twice rather than missed. The watcher's control-mode client (`tmux -C`, waited for only at
+// close) is such a child for the whole window; reaped within it (a reconnect), its CPU moves to
+// the watcher's cutime+cstime, still in children. Expect it near 0: a tmux 3.3a client hands
+// its stdin and stdout to the server, so the control connection's work is the server's CPU.
 func treeCPU(pid int) (cpuTicks, error) {
 	var live float64
 	for _, k := range descendants(pid) {

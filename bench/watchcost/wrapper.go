@@ -10,14 +10,11 @@ import (
 	"path/filepath"
 )
 
-// The wrapper is what the counting watcher finds first in its PATH as "tmux". Per call it
-// appends one line to tmp/count/execs: the tmux command (the first argument that is not a
-// global flag or a flag's value), or "control-mode-client" for a `tmux -C` client (the
-// watcher's is `tmux -u -N -S SOCK -C attach-session -f no-output,ignore-size`), whose input
-// it copies to tmp/count/control with tee; then it runs the real tmux. That input is what the
-// watcher writes: per command, its command line (every argument single-quoted, several
-// commands joined by " ; ") and then a sync line, `display-message -p cac-sync-NONCE-SEQ`,
-// whose reply marks the end of the command's; count tells the two apart (controlLine).
+// The wrapper is what the counting watcher finds first in its PATH as "tmux": per call it
+// appends to tmp/count/execs the tmux command (the first argument that is not a global flag or
+// its value), or "control-mode-client" for `tmux -C`, whose input it tees to tmp/count/control,
+// then runs the real tmux. That input is, per command, its command line and a sync line
+// `display-message -p cac-sync-NONCE-SEQ`; count tells the two apart (controlLine).
 const wrapperScript = `#!/bin/sh
 # watchcost: log the tmux command of this call, then run the real tmux.
 sub= cc= skip=

@@ -56,19 +56,12 @@ var (
 	unixReset      = regexp.MustCompile(`^unix (\d+)`)
 )
 
-// Read parses EXPECT.tsv in dir. How a capture instant is chosen for each form of the reset
-// column:
-//
-//   - "HH:MM ZONE next occurrence": the capture (and the message's appearance) is one hour
-//     before that wall-clock time on 2026-11-21, so the next occurrence is 2026-11-21 HH:MM.
-//     One hour before is also after every turn-summary clock on these screens (pos-16's
-//     "done 10:58 PM" before a 12:50am reset), so the capture is consistent with the screen.
-//   - "Mon D HH:MM ZONE": a date without a year; the capture is two days earlier, in 2026.
-//   - "YYYY-MM-DD HH:MM ZONE": the capture is three days earlier.
-//   - "unix N": the capture is one hour before N.
-//   - "none…" (not limited) and "unknown…" (no reset printed): the capture is 2026-11-20 22:00.
-//
-// A reset column in any other form is an error, so a new row cannot pass unread.
+// Read parses EXPECT.tsv in dir, with a capture instant for each form of the reset column:
+// "HH:MM ZONE next occurrence": one hour before that time on 2026-11-21 (also after every
+// turn-summary clock on these screens, such as pos-16's "done 10:58 PM"); "Mon D HH:MM ZONE":
+// two days earlier, in 2026; "YYYY-MM-DD HH:MM ZONE": three days earlier; "unix N": one hour
+// before N; "none…" and "unknown…": 2026-11-20 22:00. Any other form is an error, so a new
+// row cannot pass unread.
 func Read(dir string) ([]Case, error) {
 	f, err := os.Open(filepath.Join(dir, "EXPECT.tsv"))
 	if err != nil {

@@ -1,14 +1,9 @@
-// Command hookrecorder is a notification hook for the tests of package notify: it appends
-// one JSON line to a file saying how it was run, then behaves as told.
-//
-//	hookrecorder OUT MODE [ARG...]
-//
-// The line holds its argv (after the program name), its CAC_* environment variables, its
-// pid and process group, and whether its stdin is /dev/null. MODE is "ok" (exit 0),
-// "exit=N" (exit N), "hang" (never exit) or "hang-child" (start "hookrecorder OUT hang" in
-// the same process group, then never exit). The tests also install it as notify-send and
-// osascript, which it records the same way (MODE is then whatever their first argument is,
-// and it exits 0).
+// Command hookrecorder is a notification hook for the tests of package notify:
+// `hookrecorder OUT MODE [ARG...]` appends to OUT one JSON line with its argv, CAC_* variables,
+// pid, process group and whether stdin is /dev/null, then does as MODE says: "ok" (exit 0),
+// "exit=N", "hang" (never exit) or "hang-child" (start "hookrecorder OUT hang" in its process
+// group, then never exit). Installed as notify-send or osascript it records the same way,
+// takes their first argument as MODE, and exits 0.
 package main
 
 import (

@@ -1,17 +1,10 @@
-// Package sshtest starts a private sshd for tests, on a free loopback port, that lets in the
-// current user with a key made for the test and nothing else, and writes the ssh client
-// configuration that reaches it with no prompt (ssh -F Config testhost). It lets the tests of
-// package hosts run the real ssh against a real sshd, and, through Remote, a given cac-tmux
-// binary on a private tmux server "on the other host" (the same machine). It never touches
-// the user's ~/.ssh, the system's sshd or a tmux server of the user's: everything lives in a
-// short temporary directory, removed when the test ends, and sshd is killed then; run as
-// root, it only makes sure sshd's empty /run/sshd exists, as the openssh-server service would.
-// Its sessions run the user's login shell as sshd does, but not the user's ~/.bashrc (bash
-// reads it only as a top-level shell: the server sets SHLVL), and with sshd's small
-// environment: Remote passes on what a remote cac-tmux needs.
-//
-// A test is skipped, saying so, only when /usr/sbin/sshd is not installed (apt-get install
-// openssh-server); ssh and ssh-keygen missing is a failure.
+// Package sshtest starts a private sshd for tests on a free loopback port that lets in only
+// the current user, with a key made for the test, and writes the ssh configuration that reaches
+// it with no prompt (ssh -F Config testhost); Remote runs a given cac-tmux on a private tmux
+// server "on the other host". It never touches ~/.ssh, the system's sshd or the user's tmux:
+// all is in a short temporary directory, removed with sshd killed (as root it only makes sure
+// /run/sshd exists). Sessions run the login shell without ~/.bashrc (sshd sets SHLVL) and with
+// sshd's small environment. Only a missing /usr/sbin/sshd skips; missing ssh or ssh-keygen fails.
 package sshtest
 
 import (
