@@ -31,22 +31,14 @@ type transfer struct {
 }
 
 // copySession copies the transcript at src (<config dir>/projects/<project>/<session>.jsonl)
-// and the directory of the same name beside it, if any (<session>/, which holds the
-// session's tool-results/), into the config directory dst under the same project name, and
-// returns the transcript's new path. The project name is kept as Claude Code wrote it for the
-// session's working directory (every character but letters and digits as "-", and its own
-// way for unusual names), so the Claude Code that resumes the session in dst, started in that
-// directory, looks for it there.
-//
-// Every file is checked before anything is written: a file of the session already in dst
-// with other bytes is errConflict (the transcript is the one exception: an earlier copy of
-// it, of which src is a continuation, is brought up to date), and a symbolic link on the way
-// to any of them under dst (projects/, the project, the session's directory, the file itself)
-// is errLink. Every path under dst is reached through an os.Root of dst, which never leaves
-// it, even when a directory is swapped for a link meanwhile. Each file is written under a
-// temporary name beside its place, synced and renamed into it, the tool results before the
-// transcript, so Claude Code never reads half a file, nor a transcript whose tool results
-// are missing.
+// and the directory beside it of the same name, if any (its tool-results/), into config
+// directory dst under the same project name, which Claude Code derives from the working
+// directory, so a Claude Code resumed there finds it; it returns the new transcript's path.
+// Every file is checked first: one already in dst with other bytes is errConflict (but an
+// earlier copy of the transcript that src continues is brought up to date), a symbolic link on
+// the way under dst is errLink, and every path is reached through an os.Root of dst, which a
+// directory swapped for a link cannot leave. Each file is written beside its place, synced and
+// renamed, tool results before the transcript: Claude Code never reads half a copy.
 func copySession(src, dst string) (string, error) {
 	session, ok := strings.CutSuffix(filepath.Base(src), ".jsonl")
 	if !ok || session == "" {

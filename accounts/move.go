@@ -93,17 +93,13 @@ func (sw *switching) moveSkipped(ctx context.Context, dst Headroom) (respawned b
 	return true, nil
 }
 
-// respawn is what the pane runs instead: program --resume session -- message in the
-// directory cwd with the config directory dst, and the user's shell after it, as before. The
-// message is Claude Code's first prompt (`claude -r ID "query"`, its CLI reference): the
-// session goes on where it stopped at once, on the other account, without a key typed into
-// the pane; "" leaves it waiting at its prompt. "--" ends claude's options, so the message is
-// never read as one (Claude Code 2.1.332: `claude --resume ID -- --version` submits
-// "--version" as the prompt; without "--" it prints the version and exits). The words reach
-// the shell as positional parameters, never inside its script. For the default account
-// ($HOME/.claude) CLAUDE_CONFIG_DIR is unset rather than set to it: with it set, Claude Code
-// reads its global config from $CLAUDE_CONFIG_DIR/.claude.json instead of $HOME/.claude.json
-// (docs/claude-code.md), and would not find that account's.
+// respawn is what the pane runs instead: program --resume session -- message in cwd with config
+// directory dst, then the user's shell. message is Claude Code's first prompt (`claude -r ID
+// "query"`), so the session goes on at once without a key typed; "" leaves it at its prompt.
+// "--" keeps the message from being read as an option (Claude Code 2.1.332: `claude --resume ID
+// --version` prints the version and exits). The words reach the shell as positional parameters,
+// never in its script. For $HOME/.claude CLAUDE_CONFIG_DIR is unset, not set: set, Claude Code
+// reads $CLAUDE_CONFIG_DIR/.claude.json, not $HOME/.claude.json (docs/claude-code.md).
 func respawn(cwd, dst, home string, program []string, session, message string) tmuxctl.Respawn {
 	script := `"$@"; exec "${SHELL:-/bin/sh}"`
 	env := []string{"CLAUDE_CONFIG_DIR=" + dst}

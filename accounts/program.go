@@ -18,23 +18,14 @@ var errNoProgram = errors.New("cannot tell how to start this Claude Code again")
 // procDir is /proc; a test points it elsewhere.
 var procDir = "/proc"
 
-// program is the command that starts the Claude Code of process pid again, without its
-// arguments: the caller adds the ones it wants (--resume ID). Its arguments are not kept on
-// purpose: they may hold a first prompt (`claude "fix the bug"`, which would be submitted
-// again), another session to resume (-c, --resume) or -p; the session's own settings come
-// back with the session.
-//
-// It is what runs, read from /proc (the process proc.Finder identified as Claude Code by its
-// executable):
-//   - the native build: its executable (~/.local/share/claude/versions/2.1.332), the very
-//     version that ran the session;
-//   - the npm build on a runtime (node, bun): the runtime and the script it runs, when the
-//     process's arguments still name it (node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js);
-//   - otherwise (Claude Code's npm build sets its title to "claude", which on Linux rewrites
-//     its arguments; an executable replaced by an update, " (deleted)"): the "claude" that
-//     the process's own PATH finds, as the user's shell did.
-//
-// Without /proc (macOS, the BSDs) it is errNoProgram.
+// program is the command that starts the Claude Code of process pid again, read from /proc,
+// without its arguments, which may hold a first prompt (submitted again), another session to
+// resume (-c, --resume) or -p; the caller adds --resume ID. It is the native build's executable
+// (~/.local/share/claude/versions/2.1.332, the version that ran the session); for the npm
+// build, the runtime and the script it runs while its arguments name it (node …/cli.js);
+// otherwise "claude" in the process's own PATH, as the user's shell found it (the npm build
+// retitles itself "claude", which on Linux rewrites its arguments; an updated executable reads
+// " (deleted)"). Without /proc (macOS, the BSDs) it is errNoProgram.
 func program(pid int) ([]string, error) {
 	base := filepath.Join(procDir, strconv.Itoa(pid))
 	exe, err := os.Readlink(filepath.Join(base, "exe"))

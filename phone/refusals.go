@@ -16,8 +16,8 @@ import (
 // The bound of the refusals' log: in each window of refusalWindow, the first refusalBurst
 // refused requests are logged one line each, the rest are counted by reason and logged as one
 // line when the window ends. Anyone who reaches the port can send requests (another local
-// user, whatever the tunnel lets through): a flood of forged tokens wrote 80 MB of lines in
-// 25 s before, and now writes about refusalBurst+1 lines per window.
+// user, whatever the tunnel lets through), so a flood of forged tokens writes no more than
+// refusalBurst lines and a count per window, whatever its rate.
 const (
 	refusalWindow = 10 * time.Second
 	refusalBurst  = 5

@@ -10,35 +10,24 @@ import (
 	"unicode"
 )
 
-// Output, signalled (tmux 3.8). A listing of what changed (ListChanges) still costs the server
-// a pass over every pane once a tick, to filter them on their window's activity: on a server of
-// 1,000 idle panes that pass is most of what watching costs (bench/changecost). tmux 3.8's
-// `wait-for -E pane-activity` makes a client's command queue wait until any pane prints (the
-// event fires once per server loop for each pane that printed, in every session, whoever is
-// attached; a title, an option or a key sent is no output). Over a control client the
-// wait-for's own reply comes at once, when its sink is in place, and the commands after it in
-// that client's queue run when the event fires. So a second control connection, which runs
-// nothing else, holds one wait at a time:
+// Output, signalled (tmux 3.8). A listing of changes (ListChanges) still costs the server a
+// pass over every pane each tick, most of what watching 1,000 idle panes costs (docs/costs.md).
+// tmux 3.8's `wait-for -E pane-activity` holds a client's command queue until any pane prints
+// (once per server loop per pane that printed, in any session; a title, an option or a key
+// sent is no output); over a control client its own reply comes at once, and the commands after
+// it run when the event fires. So a second control connection holds one wait at a time:
 //
-//   - armed: `wait-for -E pane-activity` sent and its reply read; output from then on fires it.
-//   - fired: the sync line after it answered: some pane printed; nothing waits until the next
-//     arm. A wait is armed again at the next listing, just before it, never at once: a pane
-//     printing without a pause would otherwise make this connection spin.
+//   - armed: the wait-for sent and its reply read; output from then on fires it.
+//   - fired: the sync line after it answered. The next wait is armed just before the next
+//     listing, never at once, or a pane printing without pause would make it spin.
 //
-// A listing made while a wait is armed sees every output up to its start, and any output
-// after fires the wait: so while the same wait is armed and has not fired, nothing was printed
-// since that listing, and the next one can be skipped (ListChanges). Output that fired the
-// wait may be read here a little after the instant it happened: the listing after a skip
-// searches from the start of the last listing made, not from the skipped tick.
-//
-// A skipped tick sends tmux nothing at all: on a server of 1,000 panes any command costs a
-// pass over every pane (tmux's loop after it), and one display-message a second cost 0.7 % of
-// a core there (bench/watchcost, next-3.8). So the other thing a tick reads, a request handed
-// over by `cac-tmux resume` and the like, wakes the wait instead: the signal's client is named
-// in signalOption, and Request ends with `wait-for -E -w NAME pane-activity`.
-//
-// Where wait-for has no -E (tmux 3.2a to 3.7), there is no second connection and every tick
-// lists what changed.
+// A listing made while a wait is armed sees all output up to its start, and later output fires
+// the wait: while it is armed and unfired nothing has printed, and the next listing is skipped,
+// sending tmux nothing, since any command costs tmux a pass over every pane (docs/costs.md,
+// next-3.8 with its output signal). The listing after a skip searches from the last one made.
+// A request (`cac-tmux resume` …) wakes the wait: the signal's client is named in signalOption,
+// and Request ends with `wait-for -E -w NAME pane-activity`. Without -E (tmux 3.2a to 3.7)
+// there is no second connection and every tick lists what changed.
 
 // quietGens numbers every arm and every firing of every activity connection of this process,
 // so that a Mark's output generation stands for one armed wait of one connection only.

@@ -14,22 +14,18 @@ import (
 
 // What changes without a pane's output, and what tmux 3.3a tells a control client of it.
 //
-// A listing of every pane costs the server a row per pane (about 50 µs at 1,000 panes on a
-// 2-core machine, most of it reading each pane's foreground program for
-// #{pane_current_command}). Between two listings, a pane's output is the only thing that
-// changes its screen, its program, its title or its process, and output stamps its window's
-// #{window_activity}. The rest of a row (which panes, windows and sessions exist, their names,
-// indexes and modes) changes by commands, and tmux 3.3a tells every control client of most of
-// those changes with a notification, even with no-output: %sessions-changed,
-// %session-renamed, %window-add and %window-close (and their %unlinked- forms, for windows of
-// other sessions), %window-pane-changed and %pane-mode-changed. %layout-change (a pane made,
-// closed or moved) and %session-changed are told only about the client's own session.
+// A full listing costs the server a row per pane (docs/costs.md), mostly reading each pane's
+// foreground program for #{pane_current_command}. Between listings only a pane's output changes
+// its screen, program, title or process, and output stamps its window's #{window_activity}. The
+// rest of a row changes by commands, and tmux 3.3a tells every control client of most of them,
+// even with no-output: %sessions-changed, %session-renamed, %window-add, %window-close (and
+// their %unlinked- forms), %window-pane-changed, %pane-mode-changed; %layout-change (a pane
+// made, closed or moved) and %session-changed only for the client's own session.
 //
-// Not told at all: a pane closed or moved in a window of another session while it is not that
-// window's active pane, windows renumbered, panes swapped inside a window, select-pane -d/-e,
-// synchronize-panes, user options set by hand, and a pane whose program exits without output
-// (remain-on-exit). A caller that lists only what changed (ListChanges) must still list every
-// pane now and then to see those.
+// Not told at all: a pane closed or moved in a window of another session while not its active
+// pane, windows renumbered, panes swapped inside a window, select-pane -d/-e, synchronize-panes,
+// user options set by hand, a program exiting without output (remain-on-exit). So ListChanges
+// must still list every pane now and then.
 
 // changeNotices are the notifications (tmux 3.3a, control mode) that tell of a change to
 // what a listing shows other than a pane's output; each is followed by a blank or ends the
@@ -205,10 +201,9 @@ type Screen struct {
 	Err  error
 }
 
-// captureBatch is how many captures go in one control-mode command line: about 15 ms of the
-// server's time on a server of 1,000 panes (tmux 3.3a, 120x40 panes, 2-core machine), short
-// enough that the user's own clients are not kept waiting between two lines, and few lines
-// (each costs the server a pass over every pane) for a first look at every pane.
+// captureBatch is how many captures go in one control-mode command line: few lines for a first
+// look at every pane, since each line costs the server a pass over every pane, and lines short
+// enough that the user's own clients are not kept waiting between two.
 const captureBatch = 64
 
 // Captures captures several panes as Capture does, one Screen per pane in order. Over a

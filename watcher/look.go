@@ -138,10 +138,9 @@ func (w *Watcher) visitAs(ctx context.Context, info tmuxctl.Pane, id identity, f
 }
 
 // notClaude forgets a pane where Claude Code does not run, and clears the options that say it is
-// supervised: this watcher's, from a look before, or an earlier watcher's or session's. (A
-// session that ended between two looks used to be forgotten with its options left, which
-// `list` and the popup then showed as waiting until some output listed the pane again; on
-// tmux 3.8, where a tick with no output lists nothing, that could be for good.)
+// supervised: this watcher's, from a look before, or an earlier watcher's or session's. Left
+// set, `list` and the popup would show the pane waiting until some output lists it again: on
+// tmux 3.8, where a tick with no output lists nothing, for good.
 func (w *Watcher) notClaude(ctx context.Context, info tmuxctl.Pane) error {
 	supervised := w.panes[info.ID] != nil
 	if supervised {

@@ -244,9 +244,8 @@ func (w *Watcher) refine(p *pane, rows []records.Row) {
 			Msg("the transcript's reset does not match the screen; the screen's is used")
 		return
 	}
-	// A slot given before this came from the printed reset plus the full margin: schedule
-	// works it out again from the exact reset, or the pane would still wait for the printed
-	// reset plus the margin.
+	// A slot held was given from the printed reset plus the full margin: cleared, schedule
+	// gives one from the exact reset.
 	p.reset, p.kind, p.source, p.slot = exact, kind, SourceTranscript, time.Time{}
 	p.event(w.cfg.Log.Info()).Time("reset", exact.At).Msg("exact reset from the transcript")
 	p.event(w.cfg.Log.Debug()).Str("reset_how", exact.How).Msg("how the reset was read")
