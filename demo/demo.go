@@ -1,24 +1,18 @@
-// Package demo is `cac-tmux demo`: the whole cycle on a private tmux server, in about a
-// minute and a half, with no Claude account and without touching the user's tmux.
+// Package demo is `cac-tmux demo`: the whole cycle on a private tmux server, with no Claude
+// account and without touching the user's tmux, state file or lock. Its own server (a socket
+// and a generated configuration in a temporary directory) runs four simulated Claude Code
+// sessions (package simclaude) stopped at a limit that resets at the next whole minute at least
+// 45 s away: (a) a plain stop, (b) the options menu with its Stop row last, (c) auto-continue
+// armed, which fires by itself, (d) a draft in the input box; and the real watcher in a pane
+// (--margin 5s --interval 1s, its state and lock in the temporary directory).
 //
-// It starts a tmux server of its own (a socket in a temporary directory, a generated
-// configuration, never the user's server, state file or lock) with four simulated Claude Code
-// sessions (package simclaude) stopped at a usage limit that resets at the next whole minute at
-// least 45 s away: (a) a plain stop, (b) the options menu with its Stop row last, (c) Claude
-// Code's own auto-continue armed, which fires by itself after the reset, and (d) a stop with a
-// draft in the input box. Beside them the real watcher runs in a pane (`cac-tmux watch` on the
-// private socket, --margin 5s --interval 1s, its state and lock under the temporary directory).
-//
-// The watcher recognises Claude Code by its executable's name, so the simulator runs from a
-// link named "claude" to the cac-tmux binary inside the temporary directory (a copy where a
-// link cannot be made), with the hidden command SimCommand: it never shadows a real claude,
-// since nothing but the demo's own panes runs it.
-//
-// On a terminal the demo attaches it to the private server; without one it prints the
-// timeline. A judge follows the watcher's published pane state and the simulators' logs of
-// every read and state; the cycle is complete when (a) and (b) were resumed with exactly the
-// expected keys, (c) continued by itself without a key and (d) got none. Detaching, the end
-// of the cycle or an interrupt kills the server and removes the temporary directory.
+// The simulator runs as the hidden command SimCommand through a link named "claude" to the
+// cac-tmux binary (a copy where a link cannot be made), the executable the watcher identifies
+// Claude Code by; nothing but the demo's panes runs it. On a terminal the demo attaches to its
+// server, else it prints the timeline. A judge follows the published pane state and the
+// simulators' logs: the cycle is complete when (a) and (b) got exactly the expected keys, (c)
+// continued without a key and (d) got none. Detaching, the end or an interrupt kills the
+// server and removes the temporary directory.
 package demo
 
 import (

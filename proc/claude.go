@@ -9,30 +9,22 @@ import (
 )
 
 // explainClaude decides from one process's comm, argv and executable whether it is Claude Code,
-// and says why (for a "no" too, for logs and doctor). resolve gives the real path of a path
-// the process names, relative to its working directory (nil: taken as given).
+// and says why, a "no" too (logs, doctor); resolve gives the real path of a path the process
+// names, from its working directory (nil: taken as given). What runs decides, never a name:
+// "exec -a claude cat", a shell script named "claude" and a wrapper whose Claude Code child is
+// gone are not Claude Code. It is Claude Code (docs/claude-code.md, Which panes run Claude Code)
+// when exe (/proc/PID/exe, or lsof's program text without /proc) is:
+//   - Claude Code's native build: named "claude" or "claude.exe" (the npm platform package's
+//     binary, an install's symlink target), or a version ("2.1.329", any suffix) under a
+//     "claude" or ".claude" directory (~/.local/share/claude/versions/2.1.329);
+//   - a JavaScript runtime (node, nodejs, bun) running Claude Code's npm package: an argument,
+//     or the real path of its script, is inside "@anthropic-ai/claude-code"; or its comm and
+//     whole argv read "claude", the title Claude Code's npm build sets on Linux ("exec -a" sets
+//     argv[0] only, and a script's comm is its interpreter's). On macOS the title leaves comm
+//     alone: without /proc the title stands for comm when the argument area was rewritten
+//     (procArgs.retitled).
 //
-// With the executable known (exe: /proc/PID/exe, or lsof's program text where there is no
-// /proc), what runs decides, never a name a
-// process was given: "exec -a claude cat", a shell script named
-// "claude" (its comm is "claude", its executable the shell) and a wrapper whose Claude Code
-// child is gone are not Claude Code. It is Claude Code when (docs/claude-code.md, Which panes
-// run Claude Code):
-//   - the executable is Claude Code's native build: named "claude" or "claude.exe" (the
-//     npm platform package's binary, an install's symlink target), or a version string
-//     ("2.1.329", any suffix) under a "claude" or ".claude" directory
-//     (~/.local/share/claude/versions/2.1.329);
-//   - the executable is a JavaScript runtime (node, nodejs, bun) running Claude Code's npm
-//     package: an argument, or the real path of the script it runs, is inside
-//     "@anthropic-ai/claude-code"; or it set its own title to "claude" (comm and the whole
-//     argv read "claude": Claude Code's npm build sets process.title on Linux, which rewrites
-//     both, while "exec -a" sets argv[0] only and a script's comm is its interpreter's once
-//     that runs; on macOS, where the title leaves comm alone, the path without /proc passes
-//     the title for comm when the argument area was rewritten, see procArgs.retitled).
-//
-// With exe "" (the executable could not be learned: another user's process, or gone) it is
-// never Claude Code: names alone cannot tell. Every path of Find learns the
-// executable: /proc/PID/exe on Linux, lsof where there is no /proc.
+// With exe "" (not learned: another user's process, or gone) it is never Claude Code.
 func explainClaude(comm string, argv []string, exe string, resolve func(string) string) (why string, ok bool) {
 	if why, ok := isClaude(comm, argv, exe, resolve); ok {
 		return why, true

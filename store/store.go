@@ -1,18 +1,12 @@
-// Package store keeps what a watcher must not forget when it is restarted (docs/how-it-works.md,
-// Restarts, crashes and a changing server): per tmux server, one JSON file with a record per
-// stopped session — the stop as seen, when it appeared, the reset and its source, the due
-// instant, the attempts made and the identity of the claude process — and the lock that lets
-// one watcher run per server.
-//
-// The state file lives in $XDG_STATE_HOME/cac-tmux/ (else ~/.local/state/cac-tmux/), mode 0600,
-// and is replaced atomically: a temporary file in the same directory is written and synced,
-// renamed over the old one and the directory synced, so a crash leaves the old file or the new
-// one, never half of one. A file that cannot be read back (corrupt, or written by another
-// version) is set aside under a new name with a warning; the watcher then starts afresh.
-//
-// The lock is a flock(2) on a file in $XDG_RUNTIME_DIR/cac-tmux/ (else the state directory),
-// named after the server's socket path. The kernel drops it when the watcher dies, even by
-// kill -9, so a stale lock cannot keep a new watcher out.
+// Package store keeps what a watcher must not forget across restarts (docs/how-it-works.md):
+// per tmux server, one JSON file with a record per stopped session (the stop as seen, when it
+// appeared, the reset and its source, the due instant, the attempts, the claude process), and
+// the lock that lets one watcher run per server. The file, in $XDG_STATE_HOME/cac-tmux/ (else
+// ~/.local/state/cac-tmux/), mode 0600, is replaced atomically (Replace: written and synced,
+// renamed, the directory synced), so a crash leaves the old file or the new one; a file that
+// cannot be read back is set aside with a warning. The lock is a flock(2) on a file named after
+// the socket in $XDG_RUNTIME_DIR/cac-tmux/ (else the state directory); the kernel drops it
+// even on kill -9, so a stale lock cannot keep a new watcher out.
 package store
 
 import (

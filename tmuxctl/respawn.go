@@ -17,23 +17,18 @@ type Respawn struct {
 	Argv []string
 }
 
-// RespawnPane kills what runs in pane (tmux closes its terminal: the processes on it get
-// SIGHUP) and starts r there instead: `respawn-pane -k -t PANE -c DIR -e NAME=VALUE… -- ARGV…`. The pane keeps its id,
-// its place, its size and its user options; what ran there is gone, and whatever its screen
-// showed stays until the new program draws.
+// RespawnPane kills what runs in pane (its terminal closes: the processes on it get SIGHUP)
+// and starts r there: `respawn-pane -k -t PANE -c DIR -e NAME=VALUE… -- ARGV…`. The pane keeps
+// its id, place, size and user options, and its screen until the new program draws. On every
+// tmux cac-tmux supports (3.2a to 3.8):
+//   - -e (tmux 3.0+) sets values as given (environ_put), with no format expansion.
+//   - -c is expanded as a format (spawn.c: format_single), so "#" is written "##"; tmux 3.4+
+//     take a relative -c from the client's directory, so Dir must be absolute.
+//   - Two words or more run as they are (spawn.c: execvp); one word alone would go to
+//     `$SHELL -c WORD`, so a one-word Argv is refused: no user data reaches a shell's parser.
 //
-// Why each part, on every tmux cac-tmux supports (3.2a to 3.8):
-//   - -e exists since tmux 3.0; its values are set as given (environ_put), with no format
-//     expansion.
-//   - -c is expanded as a format in every one of them (spawn.c: format_single), so "#" in the
-//     directory is written "##" to reach the program as it is. tmux 3.4 and later take a
-//     relative -c from the client's directory: Dir must be absolute.
-//   - Two words or more are run as they are (spawn.c: execvp); one word alone would be handed
-//     to the default shell as a script (`$SHELL -c WORD`), so a one-word Argv is refused
-//     rather than quoted: no user data ever reaches a shell's parser through here.
-//
-// The server's environment (set-environment -g and the session's) is the new program's,
-// not the old program's: anything else it needs goes into Env.
+// The new program gets the server's environment (set-environment -g and the session's), not
+// the old program's: anything else it needs goes into Env.
 func (c *Client) RespawnPane(ctx context.Context, pane string, r Respawn) error {
 	if len(r.Argv) < 2 {
 		return fmt.Errorf("tmuxctl: respawn %s: %w", pane, errOneWord)
