@@ -17,21 +17,21 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
-// The @cac_request protocol, both halves: how a command (`cac-tmux resume`, `skip`,
-// `unskip`, the popup's r and s, a phone's action) has an action carried out on a pane (Ask),
-// and how the running watcher answers (answer).
+// The @cac_request protocol, both halves: how a command (`cac-tmux resume`, `skip`, `unskip`,
+// the popup's r and s, a phone's action) has an action carried out on a pane (Ask), and how
+// the running watcher answers (answer).
 //
-//  1. The command takes the pane's lock (store.LockPane: one action on a pane at a time),
-//     then tries the server's (store.Open). Free: no watcher runs, and the command acts itself
-//     with the watcher's own code, holding that lock (actHere). Held: it hands the action to
-//     the watcher that holds it (handOver).
-//  2. It sets the pane's @cac_request to "ACTION NONCE" ("prompt NONCE TEXT" for a Prompt) (and the server's @cac_requests, so
-//     that a listing of only what changed sees it: tmuxctl.Client.Request), and reads
-//     @cac_reply every 100 ms (awaitReply).
+//  1. The command takes the pane's lock (store.LockPane: one action on a pane at a time), then
+//     tries the server's (store.Open). Free: no watcher runs, and the command acts itself with
+//     the watcher's own code, holding that lock (actHere). Held: it hands the action over
+//     (handOver).
+//  2. It sets the pane's @cac_request to "ACTION NONCE" ("prompt NONCE TEXT" for a Prompt) and
+//     the server's @cac_requests, which a listing of changes sees (tmuxctl.Client.Request),
+//     and reads @cac_reply every 100 ms (awaitReply).
 //  3. The watcher, at its next tick, withdraws the request, carries it out (do) and answers
 //     "NONCE VERDICT MESSAGE" in @cac_reply (answer). A resume whose keys went out is answered
-//     "sent", and @cac_request says "await NONCE PID" until the outcome is known and answered
-//     too (answerAwait).
+//     "sent", and @cac_request says "await NONCE PID" until its outcome is answered too
+//     (answerAwait).
 //  4. A request the watcher does not take in time, or before it stops, is withdrawn by the
 //     command: nothing was sent.
 
