@@ -66,6 +66,16 @@ func Load(ctx context.Context, path string, server Server, flags []Flag) (Loaded
 	return l, nil
 }
 
+// FailedAlone is the error of a command that read the configuration for the server asked
+// alone (alone): Failed, since it cannot go on without that server. A command that covers
+// more (every server of the user, other hosts) goes on without its options: nil.
+func (l Loaded) FailedAlone(alone bool) error {
+	if alone {
+		return l.Failed
+	}
+	return nil
+}
+
 // readOptions asks server for its options, and says why none were read when it cannot.
 func (l *Loaded) readOptions(ctx context.Context, server Server) {
 	if server == nil {

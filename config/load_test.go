@@ -76,6 +76,12 @@ func TestLoadServerUnasked(t *testing.T) {
 		if got := l.Describe()[1]; got != "tmux options: "+c.unread+"; none read" {
 			t.Errorf("%s: Describe()[1] = %q", c.name, got)
 		}
+		if got := l.FailedAlone(true); got != c.failed {
+			t.Errorf("%s: FailedAlone(true) = %v, want %v: a command about the server alone stops", c.name, got, c.failed)
+		}
+		if got := l.FailedAlone(false); got != nil {
+			t.Errorf("%s: FailedAlone(false) = %v; a command that covers more goes on", c.name, got)
+		}
 	}
 }
 

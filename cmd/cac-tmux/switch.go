@@ -14,7 +14,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/accounts"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
-	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -115,35 +114,17 @@ func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, c config.Confi
 		Notices: notices, Accounts: accts, MaxPerDay: c.Accounts.MaxPerDay, Message: c.Watch.Message}
 }
 
-// autoSwitch is n with [accounts] auto: the watcher of the server on socket switches each
-// session that stops to a free account by itself (accounts.Auto), as `cac-tmux switch` would,
-// with restored, starting with the sessions its state file holds as stopped (a restarted
-// watcher does not tell of them again).
+// autoSwitch is n with [accounts] auto (accounts.AutoOf) on the watcher of the server on
+// socket, starting, when restored, with the sessions its state file holds as stopped.
 func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config.Config, log zerolog.Logger, restored bool) watcher.Notifier {
-	accts, err := accounts.Expand(c.Accounts.Dirs, os.Getenv("HOME"))
-	if err != nil { // config checked the dirs; HOME is what is left
-		log.Error().Err(err).Msg("sessions that stop are not switched to another account")
-		return n
-	}
 	tmux := &tmuxctl.Client{SocketPath: socket}
-	cfg := switchConfig(tmux, accts, c, io.Discard)
+	cfg := switchConfig(tmux, nil, c, io.Discard)
 	cfg.Ask = askSwitch(tmux, watcher.Handover) // a person at the pane keeps it
-	auto := &accounts.Auto{Next: n, Ctx: ctx, Log: log, Clock: clock.Real, Switch: func(ctx context.Context, pane string) (accounts.Switched, error) {
-		return accounts.Switch(ctx, cfg, accounts.Request{Pane: pane, Target: pane})
-	}}
-	if !restored {
-		return auto
+	var stopped func() ([]string, error)
+	if restored {
+		stopped = func() ([]string, error) { return watcher.StoppedOf(os.Getenv, socket) }
 	}
-	st, _, err := store.Open(os.Getenv, socket, true)
-	var recs map[string]store.Pane
-	if err == nil {
-		recs, err = st.Load()
-	}
-	if err != nil { // the watcher reads the same file, and says what is wrong with it
-		log.Debug().Err(err).Msg("the stops of the state file are not switched to another account")
-	}
-	auto.Queue(watcher.StoppedPanes(recs)...)
-	return auto
+	return accounts.AutoOf(ctx, c.Accounts.Dirs, cfg, n, stopped, log)
 }
 
 // askSwitch is the skip and unskip of a switch: watcher.Ask on the server of tmux, the skip
@@ -168,12 +149,9 @@ func switchSettings(ctx context.Context, tmux *tmuxctl.Client) ([]accounts.Accou
 	if err != nil {
 		return nil, config.Config{}, fmt.Errorf("switch: %w", err)
 	}
-	if len(l.Config.Accounts.Dirs) < 2 {
-		return nil, config.Config{}, usageErrorf(`switch: no accounts to switch between: set [accounts] dirs = ["~/.claude", "~/.claude-work"] (the Claude Code config directories of your accounts) in %s; nothing was done`, path)
-	}
-	accts, err := accounts.Expand(l.Config.Accounts.Dirs, os.Getenv("HOME"))
+	accts, err := accounts.Configured(l.Config.Accounts.Dirs, path, os.Getenv("HOME"))
 	if err != nil {
-		return nil, config.Config{}, usageErrorf("switch: accounts.dirs: %v", strings.TrimPrefix(err.Error(), "accounts: "))
+		return nil, config.Config{}, usageErrorf("switch: %v", err)
 	}
 	return accts, l.Config, nil
 }
