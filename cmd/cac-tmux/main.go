@@ -146,7 +146,8 @@ func newRoot(streams stdio) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var bad *pflag.InvalidValueError
 		if errors.As(err, &bad) {
-			return usageErrorf("%s%s", prefix(c), badFlagValue(bad.GetFlag(), bad.GetValue()))
+			f := bad.GetFlag()
+			return usageErrorf("%s%s", prefix(c), config.BadFlagValue("--"+f.Name, f.Value.Type(), bad.GetValue()))
 		}
 		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
 	})
@@ -163,26 +164,6 @@ func newRoot(streams stdio) *cobra.Command {
 		}
 	}
 	return root
-}
-
-// typeRules are what a value of a flag that sets no key of the configuration must be, by the
-// flag's type (pflag's Value.Type), in the words of the configuration's rules ("must be …").
-// A flag of a type without a rule here is caught by TestEveryTypedFlagHasARule.
-var typeRules = map[string]string{
-	"bool": "true or false",
-	"int":  "an integer",
-}
-
-// badFlagValue is the mistake of a value pflag could not read for flag f: the rule of the
-// flag's type, worded and quoted as the configuration's mistakes are ("--once: must be true
-// or false (got \"x\")"). A flag that sets a key never gets here: pflag keeps its text as
-// given (config.FlagValue), and config.Resolve reads it by the key's rule.
-func badFlagValue(f *pflag.Flag, value string) string {
-	name := "--" + f.Name
-	if want, ok := typeRules[f.Value.Type()]; ok {
-		return name + ": must be " + want + " (got " + config.Quote(value) + ")"
-	}
-	return fmt.Sprintf("%s: %q is not a valid %s", name, value, f.Value.Type())
 }
 
 // prefix names a subcommand at the start of its errors: "watch: ".

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -58,29 +57,9 @@ PANE is a pane id (%12) or any tmux target (work:2.1).`,
 	c.Flags().StringVar(&to, "to", "", "the account to switch to: a directory of [accounts] dirs, its position (1, 2, …) or its base name")
 	c.ValidArgsFunction = completePaneArg(&tmux)
 	c.RegisterFlagCompletionFunc("to", func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return accountCompletions(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+		return config.AccountsIn(config.Path(os.Getenv), toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	})
 	return c
-}
-
-// accountCompletions are the accounts of the configuration file ([accounts] dirs, as
-// written) that start with toComplete; none when the file cannot be read.
-func accountCompletions(toComplete string) []cobra.Completion {
-	f, err := config.ReadFile(config.Path(os.Getenv))
-	if err != nil {
-		return nil
-	}
-	e, err := config.Resolve(f, nil, nil)
-	if err != nil {
-		return nil
-	}
-	var out []cobra.Completion
-	for _, d := range e.Config.Accounts.Dirs {
-		if strings.HasPrefix(d, toComplete) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // runSwitch is one `cac-tmux switch`: the pane and the settings are read here, the switch
