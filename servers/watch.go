@@ -34,9 +34,13 @@ type Watch struct {
 	Finder                watcher.Finder
 	// Notifiers holds the process's notifier, which a reload replaces.
 	Notifiers *notify.Current
-	// Decorate, when set, is the notifier of the watcher of the server on socket made of n,
-	// when the watcher starts (start) or at a reload.
-	Decorate func(ctx context.Context, socket string, n watcher.Notifier, start bool) watcher.Notifier
+	// Buttons, when set, is n with the phone's buttons on the events of the server on socket
+	// ([phone]).
+	Buttons func(socket string, n watcher.Notifier) watcher.Notifier
+	// AutoSwitch, when set, is n switching the sessions that stop on the server on socket to
+	// another account ([accounts] auto), starting, when restored, with the stops its state
+	// file holds.
+	AutoSwitch func(ctx context.Context, socket string, n watcher.Notifier, restored bool) watcher.Notifier
 	Log      zerolog.Logger
 	Getenv   func(string) string
 	UID, PID int
@@ -146,11 +150,21 @@ func (w *Watch) watch(ctx context.Context, tmux *tmuxctl.Client, l config.Loaded
 	return err
 }
 
-// notifier is the notifier of the watcher of the server on socket: n, as Decorate makes it.
+// notifier is the notifier of the watcher of the server on socket: n, with the phone's
+// buttons, and switching the sessions that stop with [accounts] auto ([phone] and [accounts]
+// as watch started) in a watch that acts (neither DryRun nor Once), the stops of the state
+// file first when the watcher starts (start; at a reload, the switch queue of the start
+// still holds them). A nil n stays nil (Reconfigure keeps the notifier it has).
 func (w *Watch) notifier(ctx context.Context, socket string, n *notify.Notifier, start bool) watcher.Notifier {
+	if n == nil {
+		return nil
+	}
 	var out watcher.Notifier = n
-	if w.Decorate != nil {
-		out = w.Decorate(ctx, socket, out, start)
+	if w.Buttons != nil {
+		out = w.Buttons(socket, out)
+	}
+	if w.Loaded.Config.Accounts.Auto && !w.DryRun && !w.Once && w.AutoSwitch != nil {
+		out = w.AutoSwitch(ctx, socket, out, start)
 	}
 	return out
 }

@@ -127,3 +127,42 @@ func TestLockAll(t *testing.T) {
 		t.Errorf("HeldAllError without a pid = %q", got)
 	}
 }
+
+// named is a notifier that says what made it.
+type named struct {
+	watcher.Notifier
+	by string
+}
+
+// Each server's notifier: the phone's buttons, then [accounts] auto only in a watch that acts
+// (neither a dry run nor --once), told whether the watcher starts; no notifier stays none.
+func TestNotifier(t *testing.T) {
+	ctx := context.Background()
+	n, err := notify.New(notify.Default(), zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		auto, dryRun, once, start bool
+		want                      string
+	}{
+		{false, false, false, true, "buttons /s"},
+		{true, false, false, true, "auto /s true of buttons /s"},
+		{true, false, false, false, "auto /s false of buttons /s"},
+		{true, true, false, true, "buttons /s"},
+		{true, false, true, true, "buttons /s"},
+	} {
+		w := &Watch{DryRun: tc.dryRun, Once: tc.once,
+			Buttons: func(socket string, n watcher.Notifier) watcher.Notifier { return named{n, "buttons " + socket} },
+			AutoSwitch: func(_ context.Context, socket string, n watcher.Notifier, restored bool) watcher.Notifier {
+				return named{n, "auto " + socket + " " + strconv.FormatBool(restored) + " of " + n.(named).by}
+			}}
+		w.Loaded.Config.Accounts.Auto = tc.auto
+		if got := w.notifier(ctx, "/s", n, tc.start).(named).by; got != tc.want {
+			t.Errorf("%+v: notifier = %s, want %s", tc, got, tc.want)
+		}
+		if got := w.notifier(ctx, "/s", nil, tc.start); got != nil {
+			t.Errorf("%+v: notifier of no notifier = %v, want none", tc, got)
+		}
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/rs/zerolog"
-
 	"github.com/cac-tmux/cac-tmux/phone"
 	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -21,22 +19,4 @@ import (
 func startPhone(ctx context.Context, w *servers.Watch, std *deps) (*phone.Phone, error) {
 	actor := phone.AskActor{Servers: w, Finder: std.finder, Asking: func(c *tmuxctl.Client) watcher.AskConfig { return asking(c, io.Discard) }}
 	return phone.Start(ctx, w.Loaded.Config.Phone, actor, w.Notifiers.Say, w.Log, std.clock)
-}
-
-// notifierFor makes the notifier of the watcher of the server on socket (servers.Watch's
-// Decorate): n, with the phone's buttons (ph; nil without [phone]), and switching the sessions
-// that stop with [accounts] auto ([phone] and [accounts] as watch started), the stops of the
-// state file first when the watcher starts (at a reload, the switch queue of the start still
-// holds them). A nil n stays nil (Reconfigure keeps the notifier it has).
-func notifierFor(o *watchOptions, ph *phone.Phone, log zerolog.Logger) func(context.Context, string, watcher.Notifier, bool) watcher.Notifier {
-	return func(ctx context.Context, socket string, n watcher.Notifier, start bool) watcher.Notifier {
-		if n == nil {
-			return n
-		}
-		n = ph.Notifier(socket, n)
-		if c := o.loaded.Config; c.Accounts.Auto && !o.dryRun && !o.once {
-			n = autoSwitch(ctx, socket, n, c, log, start)
-		}
-		return n
-	}
 }

@@ -93,17 +93,19 @@ func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, c config.Confi
 		Notices: notices, Accounts: accts, MaxPerDay: c.Accounts.MaxPerDay, Message: c.Watch.Message}
 }
 
-// autoSwitch is n with [accounts] auto (accounts.AutoOf) on the watcher of the server on
-// socket, starting, when restored, with the sessions its state file holds as stopped.
-func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config.Config, log zerolog.Logger, restored bool) watcher.Notifier {
-	tmux := &tmuxctl.Client{SocketPath: socket}
-	cfg := switchConfig(tmux, nil, c, io.Discard)
-	cfg.Ask = askSwitch(tmux, watcher.Handover) // a person at the pane keeps it
-	var stopped func() ([]string, error)
-	if restored {
-		stopped = func() ([]string, error) { return watcher.StoppedOf(os.Getenv, socket) }
+// autoSwitch is servers.Watch's AutoSwitch with the settings c: accounts.AutoOf on the
+// server on socket, its skip asked as a handover.
+func autoSwitch(c config.Config, log zerolog.Logger) func(context.Context, string, watcher.Notifier, bool) watcher.Notifier {
+	return func(ctx context.Context, socket string, n watcher.Notifier, restored bool) watcher.Notifier {
+		tmux := &tmuxctl.Client{SocketPath: socket}
+		cfg := switchConfig(tmux, nil, c, io.Discard)
+		cfg.Ask = askSwitch(tmux, watcher.Handover) // a person at the pane keeps it
+		var stopped func() ([]string, error)
+		if restored {
+			stopped = func() ([]string, error) { return watcher.StoppedOf(os.Getenv, socket) }
+		}
+		return accounts.AutoOf(ctx, c.Accounts.Dirs, cfg, n, stopped, log)
 	}
-	return accounts.AutoOf(ctx, c.Accounts.Dirs, cfg, n, stopped, log)
 }
 
 // askSwitch is the skip and unskip of a switch: watcher.Ask on the server of tmux, the skip

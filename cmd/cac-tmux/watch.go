@@ -156,7 +156,7 @@ func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 			return fmt.Errorf("watch: %w", err)
 		}
 	}
-	w.Decorate = notifierFor(o, ph, log)
+	w.Buttons, w.AutoSwitch = ph.Notifier, autoSwitch(o.loaded.Config, log)
 	if o.once {
 		return watchOnce(ctx, w, std)
 	}
