@@ -86,15 +86,7 @@ func runConfigCheck(ctx context.Context, tmux *tmuxctl.Client, path string, std 
 	if err != nil {
 		return fmt.Errorf("config check: %w", err)
 	}
-	for _, line := range l.Describe() {
-		fmt.Fprintln(std.out, line)
-	}
-	fmt.Fprintln(std.out)
-	cells := [][]string{{"KEY", "VALUE", "SOURCE"}}
-	for _, s := range l.Settings() {
-		cells = append(cells, []string{s.Key, s.Value, s.Source.String()})
-	}
-	for _, line := range table.Format(cells, 0) {
+	for _, line := range table.Settings(l) {
 		fmt.Fprintln(std.out, line)
 	}
 	return nil
