@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -89,7 +90,7 @@ func main() {
 	std := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
 		inTTY: isTerminal(os.Stdin), outTTY: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr),
 		outSize: func() (int, int) { return termSize(os.Stdout) },
-		hungUp:  hangupCheck(os.Stdin, os.Stdout, os.Stderr)}
+		hungUp:  servers.HungUp(os.Stdin, os.Stdout, os.Stderr)}
 	os.Exit(run(os.Args[1:], std))
 }
 
