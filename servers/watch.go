@@ -41,9 +41,9 @@ type Watch struct {
 	// another account ([accounts] auto), starting, when restored, with the stops its state
 	// file holds.
 	AutoSwitch func(ctx context.Context, socket string, n watcher.Notifier, restored bool) watcher.Notifier
-	Log      zerolog.Logger
-	Getenv   func(string) string
-	UID, PID int
+	Log        zerolog.Logger
+	Getenv     func(string) string
+	UID, PID   int
 
 	// group is the stagger and the cap of wakes per reset of every server's watcher with
 	// [servers] all (one account's panes wake apart on whichever server); nil with one
