@@ -241,6 +241,13 @@ func (e *HeldAllError) Error() string {
 	return fmt.Sprintf("%s holds the servers in %s; stop it first, or leave them to it (cac-tmux list shows what it supervises)", who, e.Dir)
 }
 
+// Held says whether err is a server held by another watcher (*watcher.HeldError,
+// *HeldAllError, watcher.ErrAnotherWatcher): the user's to resolve, in the words the error
+// has (a command reports it as bad input).
+func Held(err error) bool {
+	return errors.As(err, new(*watcher.HeldError)) || errors.As(err, new(*HeldAllError)) || errors.Is(err, watcher.ErrAnotherWatcher)
+}
+
 // LockAll takes the lock of the one `watch --all-servers` of the servers in the user's
 // socket directory (store.LockAllServers): a second one would find every server held and
 // retry forever. Another one holding it is a *HeldAllError.

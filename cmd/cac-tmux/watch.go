@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -20,7 +18,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // Choices of the flags that are not settings of the configuration file.
@@ -190,29 +187,17 @@ func newSupervision(o *watchOptions, std *deps, log zerolog.Logger) *servers.Wat
 // held makes a server held by another watcher a usage error (exit 2): its words say what to
 // do.
 func held(err error) error {
-	if errors.As(err, new(*watcher.HeldError)) || errors.As(err, new(*servers.HeldAllError)) || errors.Is(err, watcher.ErrAnotherWatcher) {
+	if servers.Held(err) {
 		return &UsageError{Err: err}
 	}
 	return err
 }
 
-// watchLog builds the one logger of watch: on the live table's events (live), as readable
-// lines on a terminal or with --log-format console, else as JSON lines on stderr.
+// watchLog builds the one logger of watch (table.Log): on the live table's events (live), as
+// readable lines on a terminal or with --log-format console, else as JSON lines on stderr.
 func watchLog(o *watchOptions, std *deps, live bool) (zerolog.Logger, *table.Ring) {
-	var events *table.Ring
-	var sink io.Writer = std.err
-	switch {
-	case live:
-		events = &table.Ring{Max: 50}
-		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly, FormatPrepare: table.HumanDurations}
-	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
-		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly, FormatPrepare: table.HumanDurations}
-	}
-	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds: latencies are read from the log
-	// A duration is a whole number of milliseconds under a key that says so ("took_ms"); the
-	// console shows it as people write it (table.HumanDurations).
-	zerolog.DurationFieldUnit, zerolog.DurationFieldInteger = time.Millisecond, true
-	return zerolog.New(sink).Level(o.level).With().Timestamp().Logger(), events
+	console := o.logFormat == "console" || o.logFormat == "auto" && std.errTTY
+	return table.Log(std.err, o.level, live, console, std.errTTY)
 }
 
 // watchOnce looks once at the server (or every server) and prints the table.
