@@ -74,10 +74,7 @@ func runSwitch(ctx context.Context, tmux *tmuxctl.Client, target, to string, std
 		return err
 	}
 	cfg := switchConfig(tmux, accts, c, std.err)
-	cfg.Started = func(s accounts.Switched) {
-		fmt.Fprintf(std.out, "switched %s (%s) to %s: claude --resume %s runs (pid %d)\n",
-			s.Pane.ID, s.Pane.Target(), s.Account.Name, s.Session, s.PID)
-	}
+	cfg.Started = func(s accounts.Switched) { fmt.Fprintln(std.out, s) }
 	_, err = accounts.Switch(ctx, cfg, accounts.Request{Pane: id, Target: target, To: to})
 	if bad := (*accounts.BadInputError)(nil); errors.As(err, &bad) {
 		return &UsageError{Err: err}

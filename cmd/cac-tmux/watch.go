@@ -158,13 +158,9 @@ func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 		return watchOnce(ctx, w, std)
 	}
 	if live {
-		name := o.tmux.Name()
-		if all {
-			name = "every tmux server"
-		}
-		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.loaded.Config.Watch.Interval, Events: events, Now: std.clock.Now}
-		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
-		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
+		s := &table.Live{Out: std.out, Size: std.outSize, Server: o.tmux.Name(), All: all, Interval: o.loaded.Config.Watch.Interval, Events: events, Now: std.clock.Now}
+		s.Begin()
+		defer s.End()
 		w.OnRows = s.Draw
 	}
 	go servers.OnHangUp(ctx, hup, std.hungUp, func() { w.Reload(ctx) }, func() {
