@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -101,7 +102,7 @@ func main() {
 func run(args []string, std stdio) int {
 	root := newRoot(std)
 	root.SetArgs(args)
-	err := root.ExecuteContext(whileCallerLives(context.Background(), os.Getenv, std.in))
+	err := root.ExecuteContext(hosts.WhileCallerLives(context.Background(), os.Getenv, std.in))
 	var usage *UsageError
 	switch {
 	case err == nil, errors.As(err, new(notLimited)):
