@@ -10,7 +10,7 @@ import (
 )
 
 // Server is the tmux server whose global options @cac-tmux-* Load reads. The command gives
-// it (a tmuxctl.Client, adapted): this package runs no tmux.
+// it (TmuxServer of its tmuxctl.Client): this package runs no tmux.
 type Server interface {
 	// Options returns the server's global user options whose names start with prefix. An
 	// *Unasked error says there is no server to ask; any other error is a failure of the
