@@ -44,6 +44,21 @@ func Expand(dirs []string, home string) ([]Account, error) {
 	return out, nil
 }
 
+// Configured is the accounts to switch between: dirs ([accounts] dirs of the configuration
+// file at path) expanded with home. Fewer than two, or a directory Expand refuses, is a
+// mistake of the configuration, worded for the person who asked for the switch, and nothing
+// is done (switching is opt-in).
+func Configured(dirs []string, path, home string) ([]Account, error) {
+	if len(dirs) < 2 {
+		return nil, fmt.Errorf(`no accounts to switch between: set [accounts] dirs = ["~/.claude", "~/.claude-work"] (the Claude Code config directories of your accounts) in %s; nothing was done`, path)
+	}
+	accts, err := Expand(dirs, home)
+	if err != nil {
+		return nil, fmt.Errorf("accounts.dirs: %s", strings.TrimPrefix(err.Error(), "accounts: "))
+	}
+	return accts, nil
+}
+
 // errUnknown is a --to that names no configured account.
 var errUnknown = errors.New("no such account")
 

@@ -45,3 +45,24 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// The accounts to switch between: two at least, each a directory Expand takes; a mistake
+// names the key and what to set, in the file at path.
+func TestConfigured(t *testing.T) {
+	const path = "/home/me/.config/cac-tmux/config.toml"
+	if got, err := Configured([]string{"~/.claude", "~/.claude-work"}, path, "/home/me"); err != nil || len(got) != 2 || got[1].Dir != "/home/me/.claude-work" {
+		t.Errorf("Configured(two) = %v, %v; want both, expanded", got, err)
+	}
+	for _, tc := range []struct {
+		dirs []string
+		want string
+	}{
+		{nil, `no accounts to switch between: set [accounts] dirs = ["~/.claude", "~/.claude-work"] (the Claude Code config directories of your accounts) in ` + path + "; nothing was done"},
+		{[]string{"~/.claude"}, "no accounts to switch between: set [accounts] dirs"},
+		{[]string{"~/.claude", "work"}, "accounts.dirs: expand work: not an absolute path"},
+	} {
+		if _, err := Configured(tc.dirs, path, "/home/me"); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Configured(%q) = %v, want %q", tc.dirs, err, tc.want)
+		}
+	}
+}

@@ -37,6 +37,33 @@ type Auto struct {
 	wg      sync.WaitGroup
 }
 
+// AutoOf is next with [accounts] auto on one watcher's server: each session that stops there is
+// switched to a free account of dirs by itself, as `cac-tmux switch PANE` would with cfg (the
+// server's switch; its Accounts are made here, HOME from cfg.Getenv). restored, when set,
+// gives the sessions its state file holds as stopped, queued first: a restarted watcher does
+// not tell of them again. Without accounts (HOME is what config could not check) it is next,
+// and log says so.
+func AutoOf(ctx context.Context, dirs []string, cfg Config, next interface{ Send(notify.Event) }, restored func() ([]string, error), log zerolog.Logger) interface{ Send(notify.Event) } {
+	accts, err := Expand(dirs, cfg.Getenv("HOME"))
+	if err != nil {
+		log.Error().Err(err).Msg("sessions that stop are not switched to another account")
+		return next
+	}
+	cfg.Accounts = accts
+	auto := &Auto{Next: next, Ctx: ctx, Log: log, Clock: cfg.Clock, Switch: func(ctx context.Context, pane string) (Switched, error) {
+		return Switch(ctx, cfg, Request{Pane: pane, Target: pane})
+	}}
+	if restored == nil {
+		return auto
+	}
+	panes, err := restored()
+	if err != nil { // the watcher reads the same file, and says what is wrong with it
+		log.Debug().Err(err).Msg("the stops of the state file are not switched to another account")
+	}
+	auto.Queue(panes...)
+	return auto
+}
+
 // busyRetry is how often a switch refused by another process's switch is tried again: a
 // switch takes seconds (the copy, the new Claude Code starting).
 const busyRetry = 2 * time.Second

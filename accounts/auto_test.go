@@ -150,3 +150,42 @@ func TestAutoWaitsForAnotherSwitch(t *testing.T) {
 		t.Errorf("the wait is logged %d times, want once:\n%s", n, log)
 	}
 }
+
+// [accounts] auto on one watcher: the stops of the state file are queued first and every
+// event goes on; without accounts (HOME not absolute) the notifier is the next one, and the
+// log says sessions are not switched.
+func TestAutoOf(t *testing.T) {
+	w := newSwitchWorld(t)
+	logs := &syncbuf.Buffer{}
+	next := &kinds{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := w.cfg
+	cfg.Accounts = nil
+	n := AutoOf(ctx, []string{"~/acct-a", "~/acct-b"}, cfg, next, func() ([]string, error) { return []string{"%9"}, nil }, zerolog.New(logs))
+	a, ok := n.(*Auto)
+	if !ok {
+		t.Fatalf("AutoOf = %T, want *Auto", n)
+	}
+	a.wait()
+	if !strings.Contains(logs.String(), `"pane":"%9"`) || len(a.queue) != 0 {
+		t.Errorf("the restored stop of %%9 was not switched (log %s, queue %q)", logs, a.queue)
+	}
+	a.Send(notify.Event{Kind: notify.Resumed, Pane: "%1"})
+	if got := next.got; !slices.Equal(got, []notify.EventKind{notify.Resumed}) {
+		t.Errorf("events passed on = %q, want the one resume", got)
+	}
+
+	cfg.Getenv = func(string) string { return "" }
+	if n := AutoOf(ctx, []string{"~/acct-a", "~/acct-b"}, cfg, next, nil, zerolog.New(logs)); n != next {
+		t.Errorf("AutoOf without HOME = %T, want the next notifier", n)
+	}
+	if !strings.Contains(logs.String(), "sessions that stop are not switched to another account") {
+		t.Errorf("the log does not say sessions are not switched:\n%s", logs)
+	}
+}
+
+// kinds keeps the kind of each event it is sent.
+type kinds struct{ got []notify.EventKind }
+
+func (k *kinds) Send(e notify.Event) { k.got = append(k.got, e.Kind) }

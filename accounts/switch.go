@@ -85,6 +85,11 @@ type Switched struct {
 	PID     int          // the new Claude Code process
 }
 
+// String says the switch done to the person who asked for it.
+func (s Switched) String() string {
+	return fmt.Sprintf("switched %s (%s) to %s: claude --resume %s runs (pid %d)", s.Pane.ID, s.Pane.Target(), s.Account.Name, s.Session, s.PID)
+}
+
 // refusedError is a switch a gate refused: nothing was stopped (nor copied, unless the
 // reason says the copy stays), and the skip handed to the pane was taken back. The command
 // exits 1 and names the gate.

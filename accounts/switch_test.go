@@ -197,6 +197,9 @@ func TestSwitchMoves(t *testing.T) {
 	if !slices.Equal(w.asked, []string{"skip", "unskip"}) || len(w.started) != 1 || w.started[0] != got {
 		t.Errorf("asked %q, started %+v; want a skip, then the renewing unskip, and Started told once", w.asked, w.started)
 	}
+	if want := "switched %1 (main:1.0) to ~/acct-b: claude --resume s-1 runs (pid 5353)"; got.String() != want {
+		t.Errorf("Switched says %q, want %q", got.String(), want)
+	}
 	want := []string{"/bin/sh", "-c", `"$@"; exec "${SHELL:-/bin/sh}"`, "sh", "/opt/claude/versions/2.1.332", "--resume", "s-1", "--", "continue"}
 	if len(w.tmux.respawned) != 1 || !slices.Equal(w.tmux.respawned[0].Argv, want) || w.tmux.respawned[0].Dir != w.work ||
 		!slices.Equal(w.tmux.respawned[0].Env, []string{"CLAUDE_CONFIG_DIR=" + w.b}) {

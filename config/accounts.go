@@ -22,6 +22,27 @@ type Accounts struct {
 	Auto bool
 }
 
+// AccountsIn are the accounts of the configuration file at path ([accounts] dirs, as
+// written) that start with prefix, for the completion of a command line; none when the file
+// cannot be read or holds a mistake.
+func AccountsIn(path, prefix string) []string {
+	f, err := ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	e, err := Resolve(f, nil, nil)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range e.Config.Accounts.Dirs {
+		if strings.HasPrefix(d, prefix) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Limits of [accounts].
 const (
 	maxSwitchesPerDay = 20

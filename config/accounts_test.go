@@ -47,3 +47,20 @@ func TestParseAccounts(t *testing.T) {
 		t.Errorf("Resolve(a relative directory as a tmux option) = %v, want the same rule", err)
 	}
 }
+
+// The accounts a command line completes: those of the file that start with what was typed,
+// as written; none from a file that cannot be read or holds a mistake.
+func TestAccountsIn(t *testing.T) {
+	path := writeFile(t, "[accounts]\ndirs = [\"~/.claude\", \"~/.claude-work\", \"/srv/claude\"]\n")
+	if got := AccountsIn(path, "~/.claude-"); !slices.Equal(got, []string{"~/.claude-work"}) {
+		t.Errorf("AccountsIn(~/.claude-) = %q", got)
+	}
+	if got := AccountsIn(path, ""); len(got) != 3 {
+		t.Errorf("AccountsIn(\"\") = %q, want all three", got)
+	}
+	for _, bad := range []string{writeFile(t, "[accounts]\ndirs = \"~/.claude\"\n"), path + ".none"} {
+		if got := AccountsIn(bad, ""); got != nil {
+			t.Errorf("AccountsIn(%s) = %q, want none", bad, got)
+		}
+	}
+}

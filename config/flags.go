@@ -1,6 +1,9 @@
 package config
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // KeyFlag is the flag of `cac-tmux watch` that sets one key: what a command needs to define
 // it, all of it from the key's entry in the registry (keys.go), and its value. A command
@@ -83,3 +86,22 @@ func (v *FlagValue) Type() string { return v.typ }
 // shows it after "got": a TOML string, control characters escaped, cut after 60 characters.
 // A command that checks a flag of its own says "(got " + Quote(value) + ")" in the same words.
 func Quote(s string) string { return shorten(tomlString(s)) }
+
+// typeRules are what a value of a flag that sets no key must be, by the flag's type (pflag's
+// Value.Type), in the words of the keys' rules ("must be …"). A flag of a type without a rule
+// here is caught by TestEveryTypedFlagHasARule of cmd/cac-tmux.
+var typeRules = map[string]string{
+	"bool": "true or false",
+	"int":  "an integer",
+}
+
+// BadFlagValue is the mistake of a value that the command line could not read for the flag
+// name ("--once") of type typ: the rule of the type, worded and quoted as the configuration's
+// mistakes are ("--once: must be true or false (got \"x\")"). A flag that sets a key never
+// gets here: FlagValue keeps its text as given, and Resolve reads it by the key's rule.
+func BadFlagValue(name, typ, value string) string {
+	if want, ok := typeRules[typ]; ok {
+		return name + ": must be " + want + " (got " + Quote(value) + ")"
+	}
+	return fmt.Sprintf("%s: %q is not a valid %s", name, value, typ)
+}

@@ -157,3 +157,17 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// A flag of a type pflag reads, given a value it cannot read, is refused in the words of the
+// keys' rules; a type without a rule is named.
+func TestBadFlagValue(t *testing.T) {
+	for _, tc := range []struct{ typ, want string }{
+		{"bool", `--once: must be true or false (got "x!")`},
+		{"int", `--once: must be an integer (got "x!")`},
+		{"float64", `--once: "x!" is not a valid float64`},
+	} {
+		if got := BadFlagValue("--once", tc.typ, "x!"); got != tc.want {
+			t.Errorf("BadFlagValue(%s) = %q, want %q", tc.typ, got, tc.want)
+		}
+	}
+}

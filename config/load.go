@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 )
 
 // Server is the tmux server whose global options @cac-tmux-* Load reads. The command gives
-// it (a tmuxctl.Client, adapted): this package runs no tmux.
+// it (TmuxServer of its tmuxctl.Client): this package runs no tmux.
 type Server interface {
 	// Options returns the server's global user options whose names start with prefix. An
 	// *Unasked error says there is no server to ask; any other error is a failure of the
@@ -25,6 +26,44 @@ type Unasked struct{ Why string }
 
 // Error is Why: "no server runs on server -L work".
 func (u *Unasked) Error() string { return u.Why }
+
+// Tmux is a tmux client as TmuxServer asks it for its options (a *tmuxctl.Client: this
+// package runs no tmux); O is its option, a name and a value.
+type Tmux[O ~struct{ Name, Value string }] interface {
+	UserOptions(ctx context.Context, prefix string) ([]O, error)
+	Name() string
+}
+
+// TmuxServer is the Server of the tmux client c. noServer is the error c gives when no
+// server runs on its socket (tmuxctl.ErrNoServer): that, and tmux not installed, is no server
+// to ask (*Unasked); any other error is a failure of the server, worded with its name.
+func TmuxServer[O ~struct{ Name, Value string }](c Tmux[O], noServer error) Server {
+	return tmuxServer[O]{c: c, noServer: noServer}
+}
+
+type tmuxServer[O ~struct{ Name, Value string }] struct {
+	c        Tmux[O]
+	noServer error
+}
+
+func (t tmuxServer[O]) Name() string { return t.c.Name() }
+
+func (t tmuxServer[O]) Options(ctx context.Context, prefix string) ([]Option, error) {
+	opts, err := t.c.UserOptions(ctx, prefix)
+	switch {
+	case t.noServer != nil && errors.Is(err, t.noServer):
+		return nil, &Unasked{Why: "no server runs on " + t.c.Name()}
+	case errors.Is(err, exec.ErrNotFound):
+		return nil, &Unasked{Why: "tmux is not installed"}
+	case err != nil:
+		return nil, fmt.Errorf("tmux options of %s: %w", t.c.Name(), err)
+	}
+	out := make([]Option, len(opts))
+	for i, o := range opts {
+		out[i] = Option(o)
+	}
+	return out, nil
+}
 
 // Loaded is the configuration in effect and what it was read from.
 type Loaded struct {
@@ -64,6 +103,16 @@ func Load(ctx context.Context, path string, server Server, flags []Flag) (Loaded
 	}
 	l.Effective = eff
 	return l, nil
+}
+
+// FailedAlone is the error of a command that read the configuration for the server asked
+// alone (alone): Failed, since it cannot go on without that server. A command that covers
+// more (every server of the user, other hosts) goes on without its options: nil.
+func (l Loaded) FailedAlone(alone bool) error {
+	if alone {
+		return l.Failed
+	}
+	return nil
 }
 
 // readOptions asks server for its options, and says why none were read when it cannot.

@@ -3,7 +3,9 @@ package config
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -76,6 +78,12 @@ func TestLoadServerUnasked(t *testing.T) {
 		if got := l.Describe()[1]; got != "tmux options: "+c.unread+"; none read" {
 			t.Errorf("%s: Describe()[1] = %q", c.name, got)
 		}
+		if got := l.FailedAlone(true); got != c.failed {
+			t.Errorf("%s: FailedAlone(true) = %v, want %v: a command about the server alone stops", c.name, got, c.failed)
+		}
+		if got := l.FailedAlone(false); got != nil {
+			t.Errorf("%s: FailedAlone(false) = %v; a command that covers more goes on", c.name, got)
+		}
 	}
 }
 
@@ -95,5 +103,48 @@ func TestLoadEveryMistake(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Key != "watch.margin" {
 		t.Errorf("Load with a failing server = %v, want the file's mistake", err)
+	}
+}
+
+// tmuxOption is a tmux client's option, as tmuxctl.UserOption is.
+type tmuxOption struct{ Name, Value string }
+
+// tmuxClient is a tmux client that answers its options, or fails with err.
+type tmuxClient struct {
+	opts []tmuxOption
+	err  error
+}
+
+func (c tmuxClient) UserOptions(context.Context, string) ([]tmuxOption, error) { return c.opts, c.err }
+func (c tmuxClient) Name() string                                              { return "server -L work" }
+
+// TestTmuxServer: a tmux client's options are read as they are; no server on its socket, or
+// no tmux, is no server to ask; any other failure is worded with the server's name.
+func TestTmuxServer(t *testing.T) {
+	noServer := errors.New("tmuxctl: no server")
+	opts, err := TmuxServer[tmuxOption](tmuxClient{opts: []tmuxOption{{"@cac-tmux-margin", "3m"}}}, noServer).Options(context.Background(), OptionPrefix)
+	if err != nil || !slices.Equal(opts, []Option{{"@cac-tmux-margin", "3m"}}) {
+		t.Errorf("Options = %v, %v; want the client's", opts, err)
+	}
+	for _, tc := range []struct {
+		err     error
+		unasked string // the Why of an *Unasked, "" for a failure
+	}{
+		{fmt.Errorf("list: %w", noServer), "no server runs on server -L work"},
+		{&exec.Error{Name: "tmux", Err: exec.ErrNotFound}, "tmux is not installed"},
+		{errors.New("timed out"), ""},
+	} {
+		s := TmuxServer[tmuxOption](tmuxClient{err: tc.err}, noServer)
+		_, err := s.Options(context.Background(), OptionPrefix)
+		var unasked *Unasked
+		switch {
+		case tc.unasked != "" && (!errors.As(err, &unasked) || unasked.Why != tc.unasked):
+			t.Errorf("Options failing with %v = %v, want unasked: %s", tc.err, err, tc.unasked)
+		case tc.unasked == "" && (errors.As(err, &unasked) || err == nil || err.Error() != "tmux options of server -L work: "+tc.err.Error()):
+			t.Errorf("Options failing with %v = %v, want a failure naming the server", tc.err, err)
+		}
+	}
+	if name := TmuxServer[tmuxOption](tmuxClient{}, noServer).Name(); name != "server -L work" {
+		t.Errorf("Name = %q", name)
 	}
 }

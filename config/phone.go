@@ -28,6 +28,9 @@ type Phone struct {
 	PromptMax int
 }
 
+// On says whether [phone] is on: Listen set (url and notify.url are required with it).
+func (p Phone) On() bool { return p.Listen != "" }
+
 // MaxPrompt is the longest prompt ever typed for someone, in characters, whatever
 // prompt_max says (watcher.CheckPrompt).
 const MaxPrompt = 4000

@@ -11,14 +11,14 @@ import (
 // (listen needs url and notify.url; a listen address beyond loopback needs public) are
 // checked as a table's rule.
 func TestParsePhone(t *testing.T) {
-	if d := Default().Phone; d != (Phone{LinkTTL: time.Hour, PromptMax: 500}) {
-		t.Errorf("Default().Phone = %+v", d)
+	if d := Default().Phone; d != (Phone{LinkTTL: time.Hour, PromptMax: 500}) || d.On() {
+		t.Errorf("Default().Phone = %+v, on %v; want off", d, d.On())
 	}
 	const ntfy = "[notify]\nurl = \"https://ntfy.sh/t\"\n"
 	c, err := parseNamed("cfg.toml", []byte(ntfy+"[phone]\nlisten = \"127.0.0.1:8765\"\nurl = \"https://box.tail1234.ts.net\"\nlink_ttl = \"30m\"\nscreen = true\nprompts = true\nprompt_max = 4000\n"))
 	want := Phone{Listen: "127.0.0.1:8765", URL: "https://box.tail1234.ts.net", LinkTTL: 30 * time.Minute, Screen: true, Prompts: true, PromptMax: 4000}
-	if err != nil || c.Phone != want {
-		t.Fatalf("parseNamed = %+v, %v; want %+v", c.Phone, err, want)
+	if err != nil || c.Phone != want || !c.Phone.On() {
+		t.Fatalf("parseNamed = %+v (on %v), %v; want %+v, on", c.Phone, c.Phone.On(), err, want)
 	}
 	for _, ok := range []string{
 		ntfy + "[phone]\nlisten = \"[::1]:1\"\nurl = \"http://localhost:8765/cac\"",

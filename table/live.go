@@ -18,10 +18,17 @@ type Live struct {
 	// Size is the terminal's width and height; 80x24 when it says nothing.
 	Size     func() (width, height int)
 	Server   string        // the server as the header names it
+	All      bool          // every tmux server of the user is supervised: the header says so
 	Interval time.Duration // the watcher's tick, as the header says
 	Events   *Ring         // the recent log lines under the table; nil for none
 	Now      func() time.Time
 }
+
+// Begin hides the cursor and clears the terminal once, before the first Draw.
+func (s *Live) Begin() { fmt.Fprint(s.Out, "\x1b[?25l\x1b[H\x1b[2J") }
+
+// End shows the cursor again, on a line of its own under the table.
+func (s *Live) End() { fmt.Fprint(s.Out, "\x1b[?25h\r\n") }
 
 // Draw writes the table of rows, the header above it and the recent events below.
 func (s *Live) Draw(rows []watcher.Row) {
@@ -35,8 +42,12 @@ func (s *Live) Draw(rows []watcher.Row) {
 			paused++
 		}
 	}
+	server := s.Server
+	if s.All {
+		server = "every tmux server"
+	}
 	lines := []string{
-		Cut(fmt.Sprintf("cac-tmux watch · %s · %s, %d paused · every %s · Ctrl-C quits", s.Server, printable.Count(len(rows), "Claude pane"), paused, s.Interval), width),
+		Cut(fmt.Sprintf("cac-tmux watch · %s · %s, %d paused · every %s · Ctrl-C quits", server, printable.Count(len(rows), "Claude pane"), paused, s.Interval), width),
 		"",
 	}
 	body := Format(Cells(rows, s.Now()), width)

@@ -44,3 +44,21 @@ func TestLiveFitsTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// The live table of every server says so in its header; it hides the cursor and clears the
+// terminal before the first table, and shows the cursor again on a line of its own at the end.
+func TestLiveEveryServer(t *testing.T) {
+	var out strings.Builder
+	l := &Live{Out: &out, Size: func() (int, int) { return 80, 24 }, Server: "server -L work", All: true,
+		Interval: time.Second, Now: time.Now}
+	l.Begin()
+	l.Draw(nil)
+	l.End()
+	text := out.String()
+	if !strings.HasPrefix(text, "\x1b[?25l\x1b[H\x1b[2J") || !strings.HasSuffix(text, "\x1b[?25h\r\n") {
+		t.Errorf("the terminal is not cleared first, or the cursor not shown at the end: %q", text)
+	}
+	if !strings.Contains(text, "cac-tmux watch · every tmux server · 0 Claude panes") || strings.Contains(text, "-L work") {
+		t.Errorf("the header does not name every server: %q", text)
+	}
+}

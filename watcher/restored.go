@@ -23,3 +23,14 @@ func StoppedPanes(recs map[string]store.Pane) []string {
 		return cmp.Or(recs[a].Stopped.Compare(recs[b].Stopped), cmp.Compare(a, b))
 	})
 }
+
+// StoppedOf is StoppedPanes of the state file of the server on socket, read without its lock
+// (store.Open read-only): what a watcher's [accounts] auto queues when the watcher starts.
+func StoppedOf(getenv func(string) string, socket string) ([]string, error) {
+	st, _, err := store.Open(getenv, socket, true)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := st.Load()
+	return StoppedPanes(recs), err
+}

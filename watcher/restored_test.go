@@ -33,3 +33,28 @@ func TestStoppedPanes(t *testing.T) {
 		t.Errorf("StoppedPanes(nil) = %q, want none", got)
 	}
 }
+
+// TestStoppedOf: the stops of the state file of a server, read without its lock; a server
+// without a state file has none.
+func TestStoppedOf(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := map[string]string{"XDG_STATE_HOME": dir + "/state", "XDG_RUNTIME_DIR": dir + "/run"}
+	getenv := func(k string) string { return env[k] }
+	const socket = "/tmp/tmux-1000/work"
+	if got, err := StoppedOf(getenv, socket); err != nil || len(got) != 0 {
+		t.Errorf("StoppedOf without a state file = %q, %v; want none", got, err)
+	}
+	st, lock, err := store.Open(getenv, socket, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	at := time.Date(2026, 11, 28, 7, 0, 0, 0, time.UTC)
+	if err := st.Save(map[string]store.Pane{"%1": {State: string(Held), Stopped: at}, "%2": {State: string(Waiting), Stopped: at}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := StoppedOf(getenv, socket); err != nil || !slices.Equal(got, []string{"%2"}) {
+		t.Errorf("StoppedOf = %q, %v; want [%%2]", got, err)
+	}
+}

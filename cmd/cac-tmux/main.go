@@ -20,6 +20,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/hosts"
+	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -89,7 +91,7 @@ func main() {
 	std := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
 		inTTY: isTerminal(os.Stdin), outTTY: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr),
 		outSize: func() (int, int) { return termSize(os.Stdout) },
-		hungUp:  hangupCheck(os.Stdin, os.Stdout, os.Stderr)}
+		hungUp:  servers.HungUp(os.Stdin, os.Stdout, os.Stderr)}
 	os.Exit(run(os.Args[1:], std))
 }
 
@@ -100,7 +102,7 @@ func main() {
 func run(args []string, std stdio) int {
 	root := newRoot(std)
 	root.SetArgs(args)
-	err := root.ExecuteContext(whileCallerLives(context.Background(), os.Getenv, std.in))
+	err := root.ExecuteContext(hosts.WhileCallerLives(context.Background(), os.Getenv, std.in))
 	var usage *UsageError
 	switch {
 	case err == nil, errors.As(err, new(notLimited)):
@@ -146,7 +148,8 @@ func newRoot(streams stdio) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var bad *pflag.InvalidValueError
 		if errors.As(err, &bad) {
-			return usageErrorf("%s%s", prefix(c), badFlagValue(bad.GetFlag(), bad.GetValue()))
+			f := bad.GetFlag()
+			return usageErrorf("%s%s", prefix(c), config.BadFlagValue("--"+f.Name, f.Value.Type(), bad.GetValue()))
 		}
 		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
 	})
@@ -163,26 +166,6 @@ func newRoot(streams stdio) *cobra.Command {
 		}
 	}
 	return root
-}
-
-// typeRules are what a value of a flag that sets no key of the configuration must be, by the
-// flag's type (pflag's Value.Type), in the words of the configuration's rules ("must be …").
-// A flag of a type without a rule here is caught by TestEveryTypedFlagHasARule.
-var typeRules = map[string]string{
-	"bool": "true or false",
-	"int":  "an integer",
-}
-
-// badFlagValue is the mistake of a value pflag could not read for flag f: the rule of the
-// flag's type, worded and quoted as the configuration's mistakes are ("--once: must be true
-// or false (got \"x\")"). A flag that sets a key never gets here: pflag keeps its text as
-// given (config.FlagValue), and config.Resolve reads it by the key's rule.
-func badFlagValue(f *pflag.Flag, value string) string {
-	name := "--" + f.Name
-	if want, ok := typeRules[f.Value.Type()]; ok {
-		return name + ": must be " + want + " (got " + config.Quote(value) + ")"
-	}
-	return fmt.Sprintf("%s: %q is not a valid %s", name, value, f.Value.Type())
 }
 
 // prefix names a subcommand at the start of its errors: "watch: ".

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 
 	"github.com/spf13/cobra"
 
@@ -13,28 +11,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
-
-// tmuxServer is the server of a tmux client as config.Load asks it for its options.
-type tmuxServer struct{ c *tmuxctl.Client }
-
-func (t tmuxServer) Name() string { return t.c.Name() }
-
-func (t tmuxServer) Options(ctx context.Context, prefix string) ([]config.Option, error) {
-	opts, err := t.c.UserOptions(ctx, prefix)
-	switch {
-	case errors.Is(err, tmuxctl.ErrNoServer):
-		return nil, &config.Unasked{Why: "no server runs on " + t.c.Name()}
-	case errors.Is(err, exec.ErrNotFound):
-		return nil, &config.Unasked{Why: "tmux is not installed"}
-	case err != nil:
-		return nil, fmt.Errorf("tmux options of %s: %w", t.c.Name(), err)
-	}
-	out := make([]config.Option, len(opts))
-	for i, o := range opts {
-		out[i] = config.Option{Name: o.Name, Value: o.Value}
-	}
-	return out, nil
-}
 
 // settingsBeside reads the configuration in effect with config.Load: the file at path, the
 // options of tmux's server (nil: none asked) and the flags given. A mistake of the
@@ -44,7 +20,7 @@ func (t tmuxServer) Options(ctx context.Context, prefix string) ([]config.Option
 func settingsBeside(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (config.Loaded, error) {
 	var server config.Server
 	if tmux != nil {
-		server = tmuxServer{tmux}
+		server = config.TmuxServer[tmuxctl.UserOption](tmux, tmuxctl.ErrNoServer)
 	}
 	l, err := config.Load(ctx, path, server, flags)
 	if err != nil {
@@ -110,15 +86,7 @@ func runConfigCheck(ctx context.Context, tmux *tmuxctl.Client, path string, std 
 	if err != nil {
 		return fmt.Errorf("config check: %w", err)
 	}
-	for _, line := range l.Describe() {
-		fmt.Fprintln(std.out, line)
-	}
-	fmt.Fprintln(std.out)
-	cells := [][]string{{"KEY", "VALUE", "SOURCE"}}
-	for _, s := range l.Settings() {
-		cells = append(cells, []string{s.Key, s.Value, s.Source.String()})
-	}
-	for _, line := range table.Format(cells, 0) {
+	for _, line := range table.Settings(l) {
 		fmt.Fprintln(std.out, line)
 	}
 	return nil

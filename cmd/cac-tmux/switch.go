@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -14,7 +13,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/accounts"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
-	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -59,29 +57,9 @@ PANE is a pane id (%12) or any tmux target (work:2.1).`,
 	c.Flags().StringVar(&to, "to", "", "the account to switch to: a directory of [accounts] dirs, its position (1, 2, …) or its base name")
 	c.ValidArgsFunction = completePaneArg(&tmux)
 	c.RegisterFlagCompletionFunc("to", func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return accountCompletions(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+		return config.AccountsIn(config.Path(os.Getenv), toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	})
 	return c
-}
-
-// accountCompletions are the accounts of the configuration file ([accounts] dirs, as
-// written) that start with toComplete; none when the file cannot be read.
-func accountCompletions(toComplete string) []cobra.Completion {
-	f, err := config.ReadFile(config.Path(os.Getenv))
-	if err != nil {
-		return nil
-	}
-	e, err := config.Resolve(f, nil, nil)
-	if err != nil {
-		return nil
-	}
-	var out []cobra.Completion
-	for _, d := range e.Config.Accounts.Dirs {
-		if strings.HasPrefix(d, toComplete) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // runSwitch is one `cac-tmux switch`: the pane and the settings are read here, the switch
@@ -96,10 +74,7 @@ func runSwitch(ctx context.Context, tmux *tmuxctl.Client, target, to string, std
 		return err
 	}
 	cfg := switchConfig(tmux, accts, c, std.err)
-	cfg.Started = func(s accounts.Switched) {
-		fmt.Fprintf(std.out, "switched %s (%s) to %s: claude --resume %s runs (pid %d)\n",
-			s.Pane.ID, s.Pane.Target(), s.Account.Name, s.Session, s.PID)
-	}
+	cfg.Started = func(s accounts.Switched) { fmt.Fprintln(std.out, s) }
 	_, err = accounts.Switch(ctx, cfg, accounts.Request{Pane: id, Target: target, To: to})
 	if bad := (*accounts.BadInputError)(nil); errors.As(err, &bad) {
 		return &UsageError{Err: err}
@@ -115,35 +90,19 @@ func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, c config.Confi
 		Notices: notices, Accounts: accts, MaxPerDay: c.Accounts.MaxPerDay, Message: c.Watch.Message}
 }
 
-// autoSwitch is n with [accounts] auto: the watcher of the server on socket switches each
-// session that stops to a free account by itself (accounts.Auto), as `cac-tmux switch` would,
-// with restored, starting with the sessions its state file holds as stopped (a restarted
-// watcher does not tell of them again).
-func autoSwitch(ctx context.Context, socket string, n watcher.Notifier, c config.Config, log zerolog.Logger, restored bool) watcher.Notifier {
-	accts, err := accounts.Expand(c.Accounts.Dirs, os.Getenv("HOME"))
-	if err != nil { // config checked the dirs; HOME is what is left
-		log.Error().Err(err).Msg("sessions that stop are not switched to another account")
-		return n
+// autoSwitch is servers.Watch's AutoSwitch with the settings c: accounts.AutoOf on the
+// server on socket, its skip asked as a handover.
+func autoSwitch(c config.Config, log zerolog.Logger) func(context.Context, string, watcher.Notifier, bool) watcher.Notifier {
+	return func(ctx context.Context, socket string, n watcher.Notifier, restored bool) watcher.Notifier {
+		tmux := &tmuxctl.Client{SocketPath: socket}
+		cfg := switchConfig(tmux, nil, c, io.Discard)
+		cfg.Ask = askSwitch(tmux, watcher.Handover) // a person at the pane keeps it
+		var stopped func() ([]string, error)
+		if restored {
+			stopped = func() ([]string, error) { return watcher.StoppedOf(os.Getenv, socket) }
+		}
+		return accounts.AutoOf(ctx, c.Accounts.Dirs, cfg, n, stopped, log)
 	}
-	tmux := &tmuxctl.Client{SocketPath: socket}
-	cfg := switchConfig(tmux, accts, c, io.Discard)
-	cfg.Ask = askSwitch(tmux, watcher.Handover) // a person at the pane keeps it
-	auto := &accounts.Auto{Next: n, Ctx: ctx, Log: log, Clock: clock.Real, Switch: func(ctx context.Context, pane string) (accounts.Switched, error) {
-		return accounts.Switch(ctx, cfg, accounts.Request{Pane: pane, Target: pane})
-	}}
-	if !restored {
-		return auto
-	}
-	st, _, err := store.Open(os.Getenv, socket, true)
-	var recs map[string]store.Pane
-	if err == nil {
-		recs, err = st.Load()
-	}
-	if err != nil { // the watcher reads the same file, and says what is wrong with it
-		log.Debug().Err(err).Msg("the stops of the state file are not switched to another account")
-	}
-	auto.Queue(watcher.StoppedPanes(recs)...)
-	return auto
 }
 
 // askSwitch is the skip and unskip of a switch: watcher.Ask on the server of tmux, the skip
@@ -168,12 +127,9 @@ func switchSettings(ctx context.Context, tmux *tmuxctl.Client) ([]accounts.Accou
 	if err != nil {
 		return nil, config.Config{}, fmt.Errorf("switch: %w", err)
 	}
-	if len(l.Config.Accounts.Dirs) < 2 {
-		return nil, config.Config{}, usageErrorf(`switch: no accounts to switch between: set [accounts] dirs = ["~/.claude", "~/.claude-work"] (the Claude Code config directories of your accounts) in %s; nothing was done`, path)
-	}
-	accts, err := accounts.Expand(l.Config.Accounts.Dirs, os.Getenv("HOME"))
+	accts, err := accounts.Configured(l.Config.Accounts.Dirs, path, os.Getenv("HOME"))
 	if err != nil {
-		return nil, config.Config{}, usageErrorf("switch: accounts.dirs: %v", strings.TrimPrefix(err.Error(), "accounts: "))
+		return nil, config.Config{}, usageErrorf("switch: %v", err)
 	}
 	return accts, l.Config, nil
 }

@@ -18,24 +18,3 @@ func termSize(f *os.File) (width, height int) {
 	}
 	return w, h
 }
-
-// hangupCheck returns a func that says whether the terminal of files has hung up: one of
-// them was a terminal when hangupCheck was called and is no longer usable as one. After a
-// hang-up (the terminal emulator or the tmux server holding the pty went away) the kernel
-// answers every terminal ioctl on it with EIO.
-func hangupCheck(files ...*os.File) func() bool {
-	var ttys []*os.File
-	for _, f := range files {
-		if isTerminal(f) {
-			ttys = append(ttys, f)
-		}
-	}
-	return func() bool {
-		for _, f := range ttys {
-			if !isTerminal(f) {
-				return true
-			}
-		}
-		return false
-	}
-}

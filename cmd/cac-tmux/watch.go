@@ -4,21 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cac-tmux/cac-tmux/config"
+	"github.com/cac-tmux/cac-tmux/notify"
+	"github.com/cac-tmux/cac-tmux/phone"
 	"github.com/cac-tmux/cac-tmux/servers"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // Choices of the flags that are not settings of the configuration file.
@@ -48,8 +47,6 @@ type watchOptions struct {
 	level  zerolog.Level
 	loaded config.Loaded
 	flags  []config.Flag
-	// notify holds the notifier, replaced on SIGHUP.
-	notify *notifiers
 }
 
 func newWatch(std *deps) *cobra.Command {
@@ -104,8 +101,8 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 	// --all-servers supervises the other servers while the one of $TMUX (or the default one)
 	// does not answer; one server is only watched when it does.
 	l, err := settingsBeside(context.Background(), o.tmux, o.configPath, o.flags)
-	if err == nil && l.Failed != nil && !l.Config.Servers.All {
-		err = l.Failed
+	if err == nil {
+		err = l.FailedAlone(!l.Config.Servers.All)
 	}
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
@@ -118,19 +115,9 @@ func (o *watchOptions) finish(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// logConfig logs what the configuration was read from and the settings that are not the
-// defaults, with where each came from.
-func logConfig(log zerolog.Logger, l config.Loaded, msg string) {
-	file := l.File.Path
-	if !l.File.Found {
-		file = "" // none
-	}
-	log.Info().Str("config", file).Bool("tmux_options_read", l.Served).Strs("settings", l.FromElsewhere()).Msg(msg)
-}
-
 // runWatch runs the watcher until Ctrl-C, SIGTERM or the hang-up of its terminal, or, with
 // --once, for one look; with --all-servers (servers.all) one watcher per tmux server of the
-// user (fleet).
+// user (servers.Watch).
 func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -141,9 +128,9 @@ func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 	defer signal.Stop(hup)
 	all := o.loaded.Config.Servers.All
 	if all && !o.once && !o.dryRun { // a read-only watch takes no lock, as for one server
-		lock, err := lockAll()
+		lock, err := servers.LockAll(os.Getenv, os.Getuid())
 		if err != nil {
-			return err
+			return held(fmt.Errorf("watch: %w", err))
 		}
 		defer lock.Release()
 	}
@@ -154,83 +141,69 @@ func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 	}
 	live := std.outTTY && !o.once && o.logFormat == "auto"
 	log, events := watchLog(o, std, live)
-	o.notify = &notifiers{log: log}
-	if _, err := o.notify.start(o.loaded.Config.Notify); err != nil {
+	w := newSupervision(o, std, log)
+	if _, err := w.Notifiers.Start(o.loaded.Config.Notify); err != nil {
 		return usageErrorf("watch: %v", err)
 	}
-	defer o.notify.close()
-	f := &fleet{Fleet: &servers.Fleet{Clock: std.clock}, o: o, d: std, log: log}
-	if o.once {
-		return watchOnce(ctx, f, std)
-	}
-	if p := o.loaded.Config.Phone; phoneOn(p) && !o.dryRun {
-		if err := startPhone(ctx, f, p, o.notify); err != nil {
+	defer w.Notifiers.Close()
+	var ph *phone.Phone
+	if p := o.loaded.Config.Phone; p.On() && !o.dryRun && !o.once {
+		var err error
+		if ph, err = startPhone(ctx, w, std); err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
 	}
-	if live {
-		name := o.tmux.Name()
-		if all {
-			name = "every tmux server"
-		}
-		s := &table.Live{Out: std.out, Size: std.outSize, Server: name, Interval: o.loaded.Config.Watch.Interval, Events: events, Now: std.clock.Now}
-		fmt.Fprint(std.out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
-		defer fmt.Fprint(std.out, "\x1b[?25h\r\n")
-		f.OnRows = s.Draw
+	w.Buttons, w.AutoSwitch = ph.Notifier, autoSwitch(o.loaded.Config, log)
+	if o.once {
+		return watchOnce(ctx, w, std)
 	}
-	go onHangUp(ctx, hup, std.hungUp, func() { f.reload(ctx) }, func() {
+	if live {
+		s := &table.Live{Out: std.out, Size: std.outSize, Server: o.tmux.Name(), All: all, Interval: o.loaded.Config.Watch.Interval, Events: events, Now: std.clock.Now}
+		s.Begin()
+		defer s.End()
+		w.OnRows = s.Draw
+	}
+	go servers.OnHangUp(ctx, hup, std.hungUp, func() { w.Reload(ctx) }, func() {
 		log.Info().Msg("the terminal hung up (SIGHUP): stopping")
 		cancel()
 	})
-	return f.run(ctx)
+	return held(w.Run(ctx))
 }
 
-// onHangUp handles SIGHUP until ctx ends: the hang-up of the watcher's own terminal (its tmux
-// server or terminal emulator went away) stops it; any other SIGHUP reloads the configuration.
-func onHangUp(ctx context.Context, hup <-chan os.Signal, hungUp func() bool, reload, stop func()) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-			if hungUp != nil && hungUp() {
-				stop()
-				return
-			}
-			reload()
-		}
+// newSupervision is the servers.Watch of o, built on std, logging to log.
+func newSupervision(o *watchOptions, std *deps, log zerolog.Logger) *servers.Watch {
+	return &servers.Watch{Fleet: &servers.Fleet{Clock: std.clock}, Tmux: o.tmux, Loaded: o.loaded,
+		Load: func(ctx context.Context, c *tmuxctl.Client) (config.Loaded, error) {
+			return settingsBeside(ctx, c, o.configPath, o.flags)
+		},
+		Once: o.once, DryRun: o.dryRun, Control: o.transport == "control", Finder: std.finder,
+		Notifiers: &notify.Current{Log: log, Clock: std.clock}, Log: log, Getenv: os.Getenv, UID: os.Getuid(), PID: os.Getpid()}
+}
+
+// held makes a server held by another watcher a usage error (exit 2): its words say what to
+// do.
+func held(err error) error {
+	if servers.Held(err) {
+		return &UsageError{Err: err}
 	}
+	return err
 }
 
-// watchLog builds the one logger of watch: on the live table's events (live), as readable
-// lines on a terminal or with --log-format console, else as JSON lines on stderr.
+// watchLog builds the one logger of watch (table.Log): on the live table's events (live), as
+// readable lines on a terminal or with --log-format console, else as JSON lines on stderr.
 func watchLog(o *watchOptions, std *deps, live bool) (zerolog.Logger, *table.Ring) {
-	var events *table.Ring
-	var sink io.Writer = std.err
-	switch {
-	case live:
-		events = &table.Ring{Max: 50}
-		sink = zerolog.ConsoleWriter{Out: events, NoColor: true, TimeFormat: time.TimeOnly, FormatPrepare: table.HumanDurations}
-	case o.logFormat == "console" || o.logFormat == "auto" && std.errTTY:
-		sink = zerolog.ConsoleWriter{Out: std.err, NoColor: !std.errTTY, TimeFormat: time.TimeOnly, FormatPrepare: table.HumanDurations}
-	}
-	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds: latencies are read from the log
-	// A duration is a whole number of milliseconds under a key that says so ("took_ms"); the
-	// console shows it as people write it (table.HumanDurations).
-	zerolog.DurationFieldUnit, zerolog.DurationFieldInteger = time.Millisecond, true
-	return zerolog.New(sink).Level(o.level).With().Timestamp().Logger(), events
+	console := o.logFormat == "console" || o.logFormat == "auto" && std.errTTY
+	return table.Log(std.err, o.level, live, console, std.errTTY)
 }
 
 // watchOnce looks once at the server (or every server) and prints the table.
-func watchOnce(ctx context.Context, f *fleet, std *deps) error {
-	var rows []watcher.Row
-	f.OnRows = func(all []watcher.Row) { rows = all } // each server's look: the last has them all
-	err := f.run(ctx)
+func watchOnce(ctx context.Context, w *servers.Watch, std *deps) error {
+	rows, err := w.Look(ctx)
 	for _, line := range table.Format(table.Cells(rows, std.clock.Now()), 0) {
 		fmt.Fprintln(std.out, line)
 	}
 	if err != nil {
-		return fmt.Errorf("watch: %w", err)
+		return fmt.Errorf("watch: %w", held(err))
 	}
 	return nil
 }

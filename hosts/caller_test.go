@@ -1,4 +1,4 @@
-package main
+package hosts
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -15,23 +14,23 @@ import (
 func TestWhileCallerLives(t *testing.T) {
 	r, w := io.Pipe()
 	getenv := func(k string) string {
-		if k == hosts.OverSSH {
+		if k == OverSSH {
 			return "1"
 		}
 		return ""
 	}
-	ctx := whileCallerLives(context.Background(), getenv, r)
+	ctx := WhileCallerLives(context.Background(), getenv, r)
 	if ctx.Err() != nil {
 		t.Fatalf("ended before stdin closed: %v", context.Cause(ctx))
 	}
 	w.Close()
 	tmuxtest.WaitFor(t, 10*time.Second, "the context to end once stdin closed", func() bool { return ctx.Err() != nil })
-	if context.Cause(ctx) != errCallerGone {
-		t.Errorf("cause %v, want %v", context.Cause(ctx), errCallerGone)
+	if context.Cause(ctx) != ErrCallerGone {
+		t.Errorf("cause %v, want %v", context.Cause(ctx), ErrCallerGone)
 	}
 	closed, _ := io.Pipe()
 	closed.Close()
-	if ctx := whileCallerLives(context.Background(), func(string) string { return "" }, closed); ctx.Done() != nil {
+	if ctx := WhileCallerLives(context.Background(), func(string) string { return "" }, closed); ctx.Done() != nil {
 		t.Error("without CAC_TMUX_OVER_SSH the context can end")
 	}
 }
