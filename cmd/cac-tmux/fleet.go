@@ -114,6 +114,9 @@ func (f *fleet) watch(ctx context.Context, tmux *tmuxctl.Client, l config.Loaded
 	cfg.Store, cfg.Server, cfg.PID, cfg.Log, cfg.Group = st, st.Server, os.Getpid(), log, f.group
 	if !o.once && o.transport == "control" {
 		tmux.Connect(watcher.TransportLog(log))
+		if !cfg.DryRun {
+			tmux.PipeInto(st.Pipe())
+		}
 		defer tmux.Close()
 	}
 	w := watcher.New(tmux, f.d.finder, cfg)
