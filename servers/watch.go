@@ -129,6 +129,9 @@ func (w *Watch) watch(ctx context.Context, tmux *tmuxctl.Client, l config.Loaded
 	cfg.Store, cfg.Server, cfg.PID, cfg.Log, cfg.Group = st, st.Server, w.PID, log, w.group
 	if !w.Once && w.Control {
 		tmux.Connect(watcher.TransportLog(log))
+		if !cfg.DryRun {
+			tmux.PipeInto(st.Pipe())
+		}
 		defer tmux.Close()
 	}
 	m := &Member{Socket: st.Server, Label: label, Tmux: tmux, W: watcher.New(tmux, w.Finder, cfg)}

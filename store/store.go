@@ -97,6 +97,10 @@ func New(dir, server string) *Store {
 	return &Store{Path: filepath.Join(dir, key(server)+".json"), Server: server}
 }
 
+// Pipe is the path of the FIFO the watcher of the server pipes its Claude panes' output into
+// (tmuxctl.Client.PipeInto), beside the state file: the same for the next watcher.
+func (s *Store) Pipe() string { return strings.TrimSuffix(s.Path, ".json") + ".pipe" }
+
 // key names a server's files: the socket's base name (for people) and a digest of its whole
 // path (so /tmp/tmux-1000/default and /tmp/x/default differ).
 func key(server string) string {

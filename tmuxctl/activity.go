@@ -216,9 +216,11 @@ func (n *transport) activity(ctx context.Context, k *controlClient) *activity {
 	if first {
 		if ok, err := outputSignal(ctx, k.Run); !ok {
 			if err == nil {
-				err = errors.New("tmux has no wait-for -E")
+				err = n.pipeOutput(ctx, k)
 			}
-			n.log("signal", fmt.Errorf("%w: no output signal on this server: %w", ErrRefused, err))
+			if err != nil {
+				n.log("signal", fmt.Errorf("%w: no output signal on this server: %w", ErrRefused, err))
+			}
 			return nil
 		}
 	}
@@ -272,12 +274,12 @@ func publish(ctx context.Context, k, w *controlClient) (string, error) {
 	return f[0], err
 }
 
-// withdraw unsets signalOption over k while it names the signal's client name, when the
-// signal ends for good: a Request after this process would wake nothing, or a client of
-// another program that tmux named alike (client-PID, the pid used again). A name with
-// characters a format would read is left: control clients are named client-PID.
+// withdraw unsets signalOption over k while it names the signal's client name or the output
+// pipes' FIFO, when the signal ends for good: a Request after this process would wake nothing,
+// or a client of another program that tmux named alike (client-PID, the pid used again). A
+// name with characters a format would read is left: control clients are named client-PID.
 func withdraw(ctx context.Context, k *controlClient, name string) error {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-/._", r) }) {
 		return nil
 	}
 	_, err := k.Run(ctx, "if-shell", "-F", "#{==:#{"+signalOption+"},"+name+"}", "set-option -gu "+signalOption)

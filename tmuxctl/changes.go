@@ -70,6 +70,10 @@ type Mark struct {
 	skipped  bool   // a call since listed nothing, the signal saying no pane had printed
 }
 
+// Skipped reports whether the ListChanges call that returned m listed nothing, the output
+// signal saying that no pane had printed since the listing m goes with.
+func (m Mark) Skipped() bool { return m.skipped }
+
 // seen reports whether m went with k's listings and tmux has notified k of no change since.
 func (m Mark) seen(k *controlClient) bool {
 	return m.Conn == k.id && m.Changes == k.changes.Load()
@@ -77,10 +81,11 @@ func (m Mark) seen(k *controlClient) bool {
 
 // Request hands a request to the running watcher: it sets the pane's RequestOption to value,
 // and requestsOption to value too, in one tmux call. value should be unique (a nonce). Where
-// the watcher waits for output (tmux 3.8, activity.go) and reads nothing until a pane prints,
-// it then wakes the watcher's wait (wait-for -E -w, the client named in signalOption): the
-// watcher lists, and reads the request, at its next tick. A wake that finds no wait is no
-// error: a wait not in place is sent again, before a listing that reads the request.
+// the watcher reads nothing until a pane prints, it then wakes it as output would: the wait
+// of tmux 3.8 (wait-for -E -w, the client named in signalOption; activity.go), or a byte into
+// the FIFO of the output pipes (tmux 3.2a to 3.7, named there; pipes.go). The watcher lists,
+// and reads the request, at its next tick. A wake that finds no wait is no error: a wait not
+// in place is sent again, before a listing that reads the request.
 func (c *Client) Request(ctx context.Context, pane, value string) error {
 	out, err := c.Run(ctx, "set-option", "-p", "-t", pane, RequestOption, arg(value), ";", "set-option", "-g", requestsOption, arg(value),
 		";", "display-message", "-p", freeText(signalOption))
@@ -88,10 +93,14 @@ func (c *Client) Request(ctx context.Context, pane, value string) error {
 		return err
 	}
 	f, err := splitFields(out, 1, "display-message")
-	if err != nil || f[0] == "" {
-		return nil // no signal to wake (before tmux 3.8, or none published)
+	switch {
+	case err != nil || f[0] == "":
+		// no signal to wake (none published)
+	case strings.HasPrefix(f[0], "/"): // the output pipes' FIFO (tmux 3.2a to 3.7, pipes.go)
+		_ = wakePipes(f[0])
+	default: // the output signal's client (tmux 3.8, activity.go)
+		_, _ = c.Run(ctx, "wait-for", "-E", "-w", f[0], activityEvent)
 	}
-	_, _ = c.Run(ctx, "wait-for", "-E", "-w", f[0], activityEvent)
 	return nil
 }
 
@@ -124,16 +133,17 @@ func (k *controlClient) listing(ctx context.Context, args ...string) (out, reque
 // ListChanges lists panes as ListPanes does, or only what changed since the listing that
 // returned since: when that listing went over the connection up now and no change notice
 // (changeNotices) and no Request came since, it lists only the windows active at or after
-// s.Since (full false). With tmux 3.8's output signal (activity.go) and no output since, it
-// sends nothing and returns since again. Otherwise (the zero Mark, exec, another connection, a
+// s.Since (full false). With an output signal and no output since, it sends nothing and
+// returns since again, Skipped: tmux 3.8's wait (activity.go), or the output pipes (pipes.go)
+// when s.Piped says they cover every pane that matters. Otherwise (the zero Mark, exec, another connection, a
 // notice, a request) it lists every pane (full true). A change notified late makes the next
 // call full; a request set by hand waits for a full listing. The Mark is zero by exec.
 func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes []Pane, full bool, mark Mark, err error) {
 	var k *controlClient
-	var a *activity
+	var a signal
 	if c.conn != nil {
 		if k = c.conn.control(ctx); k != nil {
-			a = c.conn.activity(ctx, k)
+			a = c.conn.signal(ctx, k)
 		}
 	}
 	if k != nil && since != (Mark{}) && !s.Since.IsZero() && since.seen(k) {
@@ -147,7 +157,7 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 	if k != nil && k.Err() == nil {
 		// Armed, and the changes read, before the listing: output after it fires the wait, a
 		// change notified meanwhile lists all again next time.
-		quiet := a.armed(ctx)
+		quiet := armed(ctx, a)
 		mark := Mark{Conn: k.id, Changes: k.changes.Load(), quiet: quiet, from: clock.Or(c.Wall).Now().Unix()}
 		out, requests, err := k.listing(ctx, "list-panes", "-a", "-F", paneFormat(s))
 		if err == nil {
@@ -169,14 +179,14 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 // notified or a request handed over meanwhile, or (an error wrapping errNotSent) the
 // connection was found closed. wall tells the second the listing begins, as tmux stamps
 // activity.
-func listChanged(ctx context.Context, k *controlClient, a *activity, s Search, since Mark, wall clock.Clock) ([]Pane, Mark, error) {
-	if a.quiet(since.quiet) {
+func listChanged(ctx context.Context, k *controlClient, a signal, s Search, since Mark, wall clock.Clock) ([]Pane, Mark, error) {
+	if a != nil && a.covers(s) && a.quiet(since.quiet) {
 		// Nothing printed and no request handed over (Request wakes the wait): nothing to ask.
 		since.skipped = true
 		return nil, since, nil
 	}
 	mark := since
-	mark.quiet, mark.from, mark.skipped = a.armed(ctx), wall.Now().Unix(), false
+	mark.quiet, mark.from, mark.skipped = armed(ctx, a), wall.Now().Unix(), false
 	if since.skipped && since.from < s.Since.Unix() {
 		// Calls were skipped since the last listing: the output that fired the signal may be
 		// older than the skipped call the caller searches from.

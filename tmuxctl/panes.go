@@ -39,7 +39,11 @@ type Pane struct {
 	// "" when unset: control characters as "?" in Ignore, as DEL in Message (which the
 	// watcher checks, config.CheckMessage, before typing it).
 	Ignore, Message string
-	Title           string // pane_title, free text: last
+	// Pipe says the pane's output is piped (pipe-pane); PipeMark is the pane option that
+	// marks a pipe of a watcher's (pipes.go), "" when unset.
+	Pipe     bool
+	PipeMark string
+	Title    string // pane_title, free text: last
 	// Watcher is the global WatcherOption (a running watcher's pid) as PausedPanes reads it;
 	// "" elsewhere.
 	Watcher string
@@ -83,6 +87,11 @@ type Search struct {
 	// search compiles its regular expressions for every pane it visits (tmux 3.3a), so a
 	// server of quiet panes answers a listing several times faster this way.
 	Since time.Time
+	// Piped, when set, says that every pane the caller watches has the client's output pipe
+	// (Pane.PipeMark is Client.PipeMark): where the pipes are the server's output signal
+	// (tmux 3.2a to 3.7, pipes.go), a listing of changes with nothing piped since may be
+	// skipped, as with tmux 3.8's signal.
+	Piped bool
 }
 
 // Match values of a pane the search did not look at.
@@ -112,6 +121,7 @@ var paneFields = append([]paneField{
 	flag("pane_in_mode", func(p *Pane) *bool { return &p.InMode }),
 	flag("pane_input_off", func(p *Pane) *bool { return &p.InputOff }),
 	flag("pane_synchronized", func(p *Pane) *bool { return &p.Synced }),
+	flag("pane_pipe", func(p *Pane) *bool { return &p.Pipe }),
 	{"#{window_activity}", "window_activity", func(p *Pane, v string) error {
 		t, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -132,6 +142,7 @@ var paneFields = append([]paneField{
 	text(freeText(RequestOption), func(p *Pane) *string { return &p.Request }),
 	text(freeText(ignoreOption), func(p *Pane) *string { return &p.Ignore }),
 	text(markedText(messageOption), func(p *Pane) *string { return &p.Message }),
+	text(freeText(pipeOption), func(p *Pane) *string { return &p.PipeMark }),
 	text(freeText("pane_title"), func(p *Pane) *string { return &p.Title }),
 	rowEnd)...)
 
@@ -200,11 +211,7 @@ func paneFormat(s Search) string {
 	if s.Pattern != "" && !s.Since.IsZero() {
 		match = "#{?#{e|>=:#{window_activity}," + strconv.FormatInt(s.Since.Unix(), 10) + "}," + match + ",-2}"
 	}
-	formats := make([]string, len(paneFields))
-	for i, pf := range paneFields {
-		formats[i] = pf.format
-	}
-	return strings.Replace(strings.Join(formats, sep), "%MATCH%", match, 1)
+	return strings.Replace(formatOf(paneFields), "%MATCH%", match, 1)
 }
 
 // ListPanes lists every pane on the server once (`list-panes -a`), deduplicated by pane ID:
@@ -298,10 +305,10 @@ var pausedFields = []paneField{
 // @cac_state, which a watcher sets on every pane that is not running.
 const pausedFilter = "#{@cac_state}"
 
-// pausedFormat is PausedPanes' list-panes format.
-func pausedFormat() string {
-	formats := make([]string, len(pausedFields))
-	for i, pf := range pausedFields {
+// formatOf is the format of fields, joined by sep.
+func formatOf(fields []paneField) string {
+	formats := make([]string, len(fields))
+	for i, pf := range fields {
 		formats[i] = pf.format
 	}
 	return strings.Join(formats, sep)
@@ -313,7 +320,7 @@ func pausedFormat() string {
 // Options.State, Options.Due and Watcher; the other fields are zero. It is what `cac-tmux status`
 // asks on every status-interval of every client, so it asks for nothing more.
 func (c *Client) PausedPanes(ctx context.Context) ([]Pane, error) {
-	return c.listRows(ctx, parsePaused, "list-panes", "-a", "-f", pausedFilter, "-F", pausedFormat())
+	return c.listRows(ctx, parsePaused, "list-panes", "-a", "-f", pausedFilter, "-F", formatOf(pausedFields))
 }
 
 // parsePaused parses PausedPanes output, like parsePanes.

@@ -28,8 +28,8 @@ type transport struct {
 	Redial time.Duration
 	// Log, when not nil, is told when a connection comes up ("up", nil), when tmux drops it
 	// ("down", why), when a dial fails ("dial", why), when transport gives control mode up on
-	// this server ("refused", why) and when the output signal of tmux 3.8 is made or cannot be
-	// ("signal", nil or why; activity.go). Calls come from Run and ListChanges, one at a time.
+	// this server ("refused", why), when the output signal of tmux 3.8 is made or cannot be
+	// ("signal", nil or why; activity.go) and when the output pipes are ("pipes"; pipes.go). Calls come from Run and ListChanges, one at a time.
 	Log func(event string, err error)
 
 	mu       sync.Mutex
@@ -44,6 +44,11 @@ type transport struct {
 	act     *activity
 	actFor  uint64
 	actDial time.Time
+
+	// pipePath is the FIFO of the output pipes (pipes.go) where the server has no wait-for -E,
+	// "" for none; pipes is that FIFO once open, kept through the connections.
+	pipePath string
+	pipes    *pipes
 }
 
 // defaultRedial is transport's least time between two dials.
@@ -166,6 +171,9 @@ func (n *transport) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.closed = true
+	if n.pipes != nil {
+		n.pipes.close()
+	}
 	var name string
 	if n.act != nil { // closed beside the withdraw: each may wait on a server that never answers
 		name = n.act.name
@@ -185,6 +193,9 @@ func (n *transport) Close() error {
 	// answer the connection's last command within its timeout: it would only wait out its own.
 	if !n.k.unanswered.Load() {
 		ctx, cancel := withTimeout(context.Background(), n.Client.clock(), n.Client.timeout())
+		if n.pipes != nil {
+			name = n.pipes.path
+		}
 		_ = withdraw(ctx, n.k, name)
 		cancel()
 	}

@@ -27,6 +27,10 @@ type listing struct {
 	spent [16]time.Duration
 	n     int
 	told  bool // the first look at every pane is logged
+	// listedAt is when a listing was last made, not skipped (watcher clock); piped is whether
+	// every supervised pane was piped to the watcher then (pipes.go).
+	listedAt time.Time
+	piped    bool
 }
 
 // screen is a capture taken for a look of this tick (prefetch), and the wall-clock instant
@@ -45,11 +49,19 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 		since = tmuxctl.Mark{}
 	}
 	search, at := w.search(), w.cfg.Wall.Now()
+	piped := w.piped()
+	// The pipes cover what printed since the last listing only if they were all in place
+	// before it.
+	d := now.Sub(w.listed.listedAt)
+	search.Piped = piped && w.listed.piped && d >= 0 && d < pipedFor
 	list, full, mark, err := w.tmux.ListChanges(ctx, search, since)
 	w.listed.mark, w.listed.at = mark, at
 	if err != nil {
 		w.listed.mark = tmuxctl.Mark{}
 		return nil, false, err
+	}
+	if !mark.Skipped() {
+		w.listed.listedAt, w.listed.piped = now, piped
 	}
 	if full {
 		w.listed.fullAt = now

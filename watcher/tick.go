@@ -114,6 +114,9 @@ func (w *Watcher) Tick(ctx context.Context) (time.Time, error) {
 		}
 		w.settle(id, p)
 	}
+	if err := w.pipe(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	w.save()
 	return next, errors.Join(errs...)
 }

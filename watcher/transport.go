@@ -5,8 +5,8 @@ import "github.com/rs/zerolog"
 // TransportLog reports the events of a server's control-mode connection
 // (tmuxctl.Client.Connect) on log: up, down and refused at info
 // (the watcher works on by exec meanwhile), failed dials at debug (they repeat, ever less
-// often, while no server or no session is there), the output signal of tmux 3.8 at info when
-// it comes up, at debug when it cannot.
+// often, while no server or no session is there), the output signal (tmux 3.8's wait, or the
+// output pipes elsewhere) at info when it comes up, at debug when it cannot.
 func TransportLog(log zerolog.Logger) func(string, error) {
 	return func(event string, err error) {
 		switch event {
@@ -22,6 +22,8 @@ func TransportLog(log zerolog.Logger) func(string, error) {
 				return
 			}
 			log.Debug().Err(err).Msg("no output signal; every tick lists what changed")
+		case "pipes":
+			log.Info().Msg("Claude panes' output is piped to the watcher (pipe-pane): a tick with no output lists nothing")
 		default:
 			log.Debug().Err(err).Str("event", event).Msg("no control-mode client")
 		}
