@@ -67,12 +67,10 @@ type Mark struct {
 	requests string // requestsOption when it listed
 	quiet    uint64 // the output signal's wait armed before the listing (activity.go); 0: none
 	from     int64  // the Unix second the listing began, on the Wall clock, as tmux stamps activity
-	skipped  bool   // a call since listed nothing, the signal saying no pane had printed
+	// Skipped: the call that returned this Mark listed nothing, the output signal saying that
+	// no pane had printed since the listing it goes with.
+	Skipped bool
 }
-
-// Skipped reports whether the ListChanges call that returned m listed nothing, the output
-// signal saying that no pane had printed since the listing m goes with.
-func (m Mark) Skipped() bool { return m.skipped }
 
 // seen reports whether m went with k's listings and tmux has notified k of no change since.
 func (m Mark) seen(k *controlClient) bool {
@@ -182,12 +180,12 @@ func (c *Client) ListChanges(ctx context.Context, s Search, since Mark) (panes [
 func listChanged(ctx context.Context, k *controlClient, a signal, s Search, since Mark, wall clock.Clock) ([]Pane, Mark, error) {
 	if a != nil && a.covers(s) && a.quiet(since.quiet) {
 		// Nothing printed and no request handed over (Request wakes the wait): nothing to ask.
-		since.skipped = true
+		since.Skipped = true
 		return nil, since, nil
 	}
 	mark := since
-	mark.quiet, mark.from, mark.skipped = armed(ctx, a), wall.Now().Unix(), false
-	if since.skipped && since.from < s.Since.Unix() {
+	mark.quiet, mark.from, mark.Skipped = armed(ctx, a), wall.Now().Unix(), false
+	if since.Skipped && since.from < s.Since.Unix() {
 		// Calls were skipped since the last listing: the output that fired the signal may be
 		// older than the skipped call the caller searches from.
 		s.Since = time.Unix(since.from, 0)

@@ -16,16 +16,17 @@ import (
 // lister lists a server's panes with ListChanges as a watcher does: each listing takes the
 // Mark of the one before.
 type lister struct {
-	t    *testing.T
-	c    *tmuxctl.Client
-	mark tmuxctl.Mark
+	t     *testing.T
+	c     *tmuxctl.Client
+	mark  tmuxctl.Mark
+	piped bool // Search.Piped
 }
 
 // list lists what changed since the last listing, searching windows active since since (a
 // zero since lists every pane), and returns the pane ids, sorted, and whether it was full.
 func (l *lister) list(since time.Time) (ids []string, full bool) {
 	l.t.Helper()
-	panes, full, mark, err := l.c.ListChanges(context.Background(), tmuxctl.Search{Pattern: "x", Since: since}, l.mark)
+	panes, full, mark, err := l.c.ListChanges(context.Background(), tmuxctl.Search{Pattern: "x", Since: since, Piped: l.piped}, l.mark)
 	if err != nil {
 		l.t.Fatalf("ListChanges: %v", err)
 	}
@@ -44,7 +45,7 @@ func (l *lister) request(pane, value string, n int) {
 	if err := l.c.Request(context.Background(), pane, value); err != nil {
 		l.t.Fatal(err)
 	}
-	panes, full, mark, err := l.c.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(l.t)}, l.mark)
+	panes, full, mark, err := l.c.ListChanges(context.Background(), tmuxctl.Search{Since: quiet(l.t), Piped: l.piped}, l.mark)
 	if err != nil || !full || len(panes) != n || panes[0].ID != pane || panes[0].Request != value {
 		l.t.Errorf("after a request on %s: %+v, full %v, %v; want %d panes, full, %s's request", pane, panes, full, err, n, pane)
 	}

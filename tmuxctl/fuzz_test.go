@@ -36,9 +36,9 @@ func paneValues(id int) values {
 	return values{
 		"pane_id": "%" + strconv.Itoa(id), "pane_pid": strconv.Itoa(10000 + id), "window_id": "@" + strconv.Itoa(id/3),
 		"window_index": strconv.Itoa(id / 3), "pane_index": strconv.Itoa(id % 3), "pane_width": "80", "pane_height": "24",
-		"pane_dead": "0", "pane_in_mode": "0", "pane_input_off": "0", "pane_synchronized": "0",
+		"pane_dead": "0", "pane_in_mode": "0", "pane_input_off": "0", "pane_synchronized": "0", "pane_pipe": "0",
 		"window_activity": "1795219800", "%MATCH%": "-1", "session_name": "main", "pane_current_command": "bash",
-		"@cac_state": "", "@cac_reset": "", "@cac_due": "", "@cac_kind": "", "@cac_zone": "", "@cac_note": "", "@cac_source": "", "@cac_account": "", "@cac_request": "", "@cac_ignore": "", "@cac_message": "",
+		"@cac_state": "", "@cac_reset": "", "@cac_due": "", "@cac_kind": "", "@cac_zone": "", "@cac_note": "", "@cac_source": "", "@cac_account": "", "@cac_request": "", "@cac_ignore": "", "@cac_message": "", "@cac_pipe": "",
 		"pane_title": "✳ Claude Code",
 	}
 }
@@ -280,11 +280,11 @@ func FuzzParsePanesRow(f *testing.F) {
 			"pane_id": "%" + strconv.Itoa(id), "pane_pid": strconv.Itoa(pid), "window_id": "@" + strconv.Itoa(wi),
 			"window_index": strconv.Itoa(wi), "pane_index": strconv.Itoa(pi), "pane_width": strconv.Itoa(w),
 			"pane_height": strconv.Itoa(h), "pane_dead": map[bool]string{true: "1", false: "0"}[dead],
-			"pane_in_mode": "0", "pane_input_off": "1", "pane_synchronized": "0",
+			"pane_in_mode": "0", "pane_input_off": "1", "pane_synchronized": "0", "pane_pipe": "1",
 			"window_activity": strconv.FormatInt(act, 10), "%MATCH%": strconv.Itoa(match),
 			"session_name": session, "pane_current_command": command,
 			"@cac_state": state, "@cac_reset": "", "@cac_due": "", "@cac_kind": "session", "@cac_zone": "", "@cac_note": note, "@cac_source": "", "@cac_account": "",
-			"@cac_request": "", "@cac_ignore": "", "@cac_message": "", "pane_title": title,
+			"@cac_request": "", "@cac_ignore": "", "@cac_message": "", "@cac_pipe": note, "pane_title": title,
 		}
 		row, err := v.row()
 		if err != nil {
@@ -292,7 +292,7 @@ func FuzzParsePanesRow(f *testing.F) {
 		}
 		want := Pane{ID: "%" + strconv.Itoa(id), PID: pid, Session: cleaned(session), WindowIndex: wi, PaneIndex: pi,
 			WindowID: "@" + strconv.Itoa(wi), Width: w, Height: h, Dead: dead, InputOff: true,
-			WindowActivity: time.Unix(act, 0), Match: match, Command: cleaned(command),
+			WindowActivity: time.Unix(act, 0), Match: match, Command: cleaned(command), Pipe: true, PipeMark: cleaned(note),
 			Options: Options{State: cleaned(state), Kind: "session", Note: cleaned(note)}, Title: cleaned(title)}
 		for name, out := range map[string]string{"raw": row, "tmux 3.4": visPrint(row, true), "tmux 3.5": visPrint(row, false)} {
 			ps, err := parsePanes(out + "\n")

@@ -37,18 +37,19 @@ func start(t *testing.T, control bool, width, height int, command ...string) *tm
 
 func row(fields ...string) string { return strings.Join(fields, "\x1f") }
 
-// opts are the eight @cac_* option fields of a listing row and its @cac_request, unset.
+// opts are the eight @cac_* option fields of a listing row, its @cac_request, @cac_ignore and
+// @cac_message, unset.
 var opts = []string{"", "", "", "", "", "", "", "", "", "", ""}
 
 // plainRow is a listing row of pane id with the given pid, session and title.
 func plainRow(id, pid, window, session, title string) string {
-	f := append([]string{id, pid, "@1", window, "0", "80", "24", "0", "0", "0", "0", "0", "0", session, "bash"}, opts...)
-	return row(append(f, title, id)...)
+	f := append([]string{id, pid, "@1", window, "0", "80", "24", "0", "0", "0", "0", "0", "0", "0", session, "bash"}, opts...)
+	return row(append(f, "", title, id)...)
 }
 
 func TestParsePanes(t *testing.T) {
-	base := []string{"%3", "4242", "@1", "0", "1", "120", "40", "0", "1", "0", "1", "1795219800", "2", "main", "claude",
-		"waiting", "2026-11-20T19:30:00+02:00", "2026-11-20T19:31:00+02:00", "session", "Asia/Nicosia", "a note", "transcript", "/home/u/.claude", "resume 42", "on", "go on"}
+	base := []string{"%3", "4242", "@1", "0", "1", "120", "40", "0", "1", "0", "1", "1", "1795219800", "2", "main", "claude",
+		"waiting", "2026-11-20T19:30:00+02:00", "2026-11-20T19:31:00+02:00", "session", "Asia/Nicosia", "a note", "transcript", "/home/u/.claude", "resume 42", "on", "go on", "/run/x.pipe"}
 	for _, tc := range []struct {
 		name  string
 		title string
@@ -68,6 +69,7 @@ func TestParsePanes(t *testing.T) {
 			want := []tmuxctl.Pane{{ID: "%3", PID: 4242, WindowID: "@1", WindowIndex: 0, PaneIndex: 1, Width: 120, Height: 40,
 				InMode: true, Synced: true, WindowActivity: time.Unix(1795219800, 0), Match: 2,
 				Session: "main", Command: "claude", Title: tc.title, Request: "resume 42", Ignore: "on", Message: "go on",
+				Pipe: true, PipeMark: "/run/x.pipe",
 				Options: tmuxctl.Options{State: "waiting", Reset: "2026-11-20T19:30:00+02:00", Due: "2026-11-20T19:31:00+02:00",
 					Kind: "session", Zone: "Asia/Nicosia", Note: "a note", Source: "transcript", Account: "/home/u/.claude"}}}
 			if !reflect.DeepEqual(got, want) {

@@ -60,7 +60,7 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 		w.listed.mark = tmuxctl.Mark{}
 		return nil, false, err
 	}
-	if !mark.Skipped() {
+	if !mark.Skipped {
 		w.listed.listedAt, w.listed.piped = now, piped
 	}
 	if full {

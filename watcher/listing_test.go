@@ -37,6 +37,7 @@ func (f *fakeTmux) ListChanges(ctx context.Context, s tmuxctl.Search, since tmux
 	var shape strings.Builder
 	for _, p := range all {
 		p.WindowActivity, p.Match, p.Options, p.Request = time.Time{}, 0, tmuxctl.Options{}, ""
+		p.Pipe, p.PipeMark = false, "" // pipe-pane is not notified
 		fmt.Fprintf(&shape, "%+v\n", p)
 	}
 	if shape.String() != f.notify.shape && !f.notify.silent {

@@ -24,7 +24,7 @@ type piper interface {
 // piped, and is seen by the listing of changes made at the end of it.
 const pipedFor = 5 * time.Second
 
-// mark is the PipeMark of the watcher's pipes, "" when it pipes nothing.
+// pipeMark is the PipeMark of the watcher's pipes, "" when it pipes nothing.
 func (w *Watcher) pipeMark() string {
 	if p, ok := w.tmux.(piper); ok && !w.cfg.DryRun {
 		return p.PipeMark()
@@ -49,7 +49,11 @@ func (w *Watcher) piped() bool {
 
 // pipe pipes the output of each supervised pane that has no pipe and was not piped by the
 // watcher for the process it runs now, and notes each pane's pipe as tmux then reports it.
+// It runs at the end of a tick, after its listing's panes were visited.
 func (w *Watcher) pipe(ctx context.Context) error {
+	// The listing covered what printed before it only if the panes it showed first were
+	// piped too.
+	w.listed.piped = w.listed.piped && w.piped()
 	mark := w.pipeMark()
 	if mark == "" {
 		return nil
