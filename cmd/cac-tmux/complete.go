@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // Shell completion of pane targets. The completion scripts (cac-tmux completion bash|zsh|fish)
@@ -55,7 +57,7 @@ func paneCompletions(ctx context.Context, tmux *tmuxctl.Client, toComplete strin
 	}
 	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
 	defer cancel()
-	rows, err := paneRows(ctx, tmux)
+	rows, err := watcher.PaneRows(ctx, tmux, newFinder(), os.Getenv)
 	if err != nil {
 		return nil
 	}

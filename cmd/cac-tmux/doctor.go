@@ -104,7 +104,7 @@ func runRemoteDoctor(ctx context.Context, tmux *tmuxctl.Client, host string, asJ
 	if asJSON {
 		args = append(args, "--json")
 	}
-	reply, err := hosts.Run(ctx, host, hostOptions(l.Config.Hosts), args...)
+	reply, err := hosts.Run(ctx, host, hosts.OptionsOf(l.Config.Hosts), args...)
 	switch {
 	case errors.Is(err, hosts.ErrNoCacTmux):
 		return fmt.Errorf("doctor: host %s: %s; install cac-tmux there, or set [hosts] command to its path (a non-interactive ssh session's PATH often lacks ~/go/bin)", host, hosts.Reason(err))

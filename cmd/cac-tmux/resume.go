@@ -115,7 +115,7 @@ func runRemoteAction(ctx context.Context, tmux *tmuxctl.Client, host string, a w
 	if err != nil {
 		return fmt.Errorf("%s: %w", a, err)
 	}
-	code, out, err := hosts.Act(ctx, host, string(a), target, hostOptions(l.Config.Hosts))
+	code, out, err := hosts.Act(ctx, host, string(a), target, hosts.OptionsOf(l.Config.Hosts))
 	io.WriteString(std.out, out)
 	switch {
 	case err != nil:
@@ -160,7 +160,7 @@ func paneID(ctx context.Context, tmux *tmuxctl.Client, target string) (string, e
 	case errors.Is(err, tmuxctl.ErrAmbiguous):
 		return "", usageErrorf("%v; cac-tmux list shows the panes", strings.TrimPrefix(err.Error(), "tmuxctl: "))
 	case err != nil:
-		return "", fmt.Errorf("%s: %w", tmux.Name(), hint(err))
+		return "", fmt.Errorf("%s: %w", tmux.Name(), tmuxctl.Hint(err))
 	}
 	return p.ID, nil
 }

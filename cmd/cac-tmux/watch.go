@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -149,7 +148,7 @@ func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 	}
 	if o.once && !all {
 		if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
-			return fmt.Errorf("watch: %s: %w", o.tmux.Name(), hint(err))
+			return fmt.Errorf("watch: %s: %w", o.tmux.Name(), tmuxctl.Hint(err))
 		}
 	}
 	live := std.outTTY && !o.once && o.logFormat == "auto"
@@ -233,12 +232,4 @@ func watchOnce(ctx context.Context, f *fleet, std *deps) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	return nil
-}
-
-// hint adds how to fix a tmux error a user can fix.
-func hint(err error) error {
-	if errors.Is(err, tmuxctl.ErrNoServer) {
-		return fmt.Errorf("%w; start tmux, or select the server with -L NAME or -S PATH", err)
-	}
-	return err
 }
