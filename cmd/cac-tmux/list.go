@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -71,32 +70,18 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std *deps
 	if err != nil {
 		return err
 	}
-	l := table.NewListing(local, remote, o.all, o.oneServer)
-	var errs []error
-	for _, s := range l.Unlisted() {
-		errs = append(errs, fmt.Errorf("list: %s: %w", s.Name, s.Err))
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	if o.asJSON {
-		if err := l.WriteJSON(std.out, std.err); err != nil {
-			return fmt.Errorf("list: write: %w", err)
-		}
-		return nil
-	}
 	width := 0
 	if std.outTTY {
 		width, _ = std.outSize()
 	}
-	l.WriteTable(std.out, std.err, width, std.clock.Now())
-	return nil
+	l := table.NewListing(local, remote, o.all, o.oneServer)
+	return l.Print(std.out, std.err, o.asJSON, width, std.clock.Now())
 }
 
 // listHosts asks the other hosts (--host, else [hosts] names) for their panes, all at once.
 func listHosts(ctx context.Context, tmux *tmuxctl.Client, o listOptions) ([]hosts.Result, error) {
 	names := o.hosts
-	// A server that cannot be asked has a line of its own (listServers); the hosts are asked
+	// A server that cannot be asked has a line of its own (table.ListServers); the hosts are asked
 	// with the file's settings then.
 	l, err := settingsBeside(ctx, tmux, config.Path(os.Getenv), nil)
 	if err != nil {
