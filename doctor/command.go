@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/hosts"
@@ -18,12 +19,20 @@ import (
 // What `cac-tmux doctor` does around Run: the Env of one server of this host, the report as
 // it prints, and the doctor of another host.
 
-// NewEnv is the Env of the server of tmux: its name and socket, the watcher's directories
-// (from getenv), whether a watcher runs (watcher.Watching), and the command that starts one.
-func NewEnv(tmux *tmuxctl.Client, f Finder, getenv func(string) string, cfg func(ctx context.Context) (config.Config, string, error)) Env {
+// NewEnv is the Env of the server of tmux: its name and socket, the configuration in effect
+// (load) with the sources it was read from, the watcher's directories (from getenv), whether
+// a watcher runs (watcher.Watching), and the command that starts one.
+func NewEnv(tmux *tmuxctl.Client, f Finder, getenv func(string) string, load func(ctx context.Context) (config.Loaded, error)) Env {
 	socket, _ := tmux.SocketFileHere()
 	stateDir, err := store.StateDir(getenv)
 	lockDir, _ := store.LockDir(getenv) // fails as StateDir does
+	cfg := func(ctx context.Context) (config.Config, string, error) {
+		l, err := load(ctx)
+		if err != nil {
+			return config.Config{}, "", err
+		}
+		return l.Config, strings.Join(l.Describe(), "; "), nil
+	}
 	return Env{
 		Tmux: tmux, Finder: f, Server: tmux.Name(), Socket: socket, Config: cfg,
 		Watcher:  func(ctx context.Context) (int, bool) { return watcher.Watching(ctx, tmux, getenv) },

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
@@ -26,6 +27,12 @@ func TestNewEnv(t *testing.T) {
 	}
 	if _, running := e.Watcher(context.Background()); running {
 		t.Error("a watcher runs on a server that is not there")
+	}
+	e = NewEnv(&tmuxctl.Client{SocketPath: sock}, nil, getenv, func(ctx context.Context) (config.Loaded, error) {
+		return config.Load(ctx, filepath.Join(dir, "none.toml"), nil, nil)
+	})
+	if _, said, err := e.Config(context.Background()); err != nil || said != "file "+filepath.Join(dir, "none.toml")+": none; the defaults apply (cac-tmux config example prints one); tmux options: no tmux server asked; none read" {
+		t.Errorf("the configuration said = %q, %v; want what was read, in one line", said, err)
 	}
 	for c, want := range map[*tmuxctl.Client]string{{SocketName: "work"}: "cac-tmux watch -L work", {}: "cac-tmux watch"} {
 		if got := NewEnv(c, nil, getenv, nil).WatchCommand; got != want {

@@ -41,3 +41,22 @@ func ListServers(ctx context.Context, clients []*tmuxctl.Client, f watcher.Finde
 	}
 	return served
 }
+
+// Choice is a pane a shell offers to complete a PANE: its id or its target, described.
+type Choice struct{ Value, Desc string }
+
+// Choices are the panes of rows that start with prefix, as a shell completes a PANE: every
+// pane id first ("%12", described "work:2.1, waiting"), then every target ("work:2.1", "%12,
+// waiting"), each in the order of rows.
+func Choices(rows []watcher.Row, prefix string) []Choice {
+	var ids, targets []Choice
+	for _, r := range rows {
+		if strings.HasPrefix(r.Pane, prefix) {
+			ids = append(ids, Choice{r.Pane, r.Target + ", " + string(r.State)})
+		}
+		if r.Target != "" && strings.HasPrefix(r.Target, prefix) {
+			targets = append(targets, Choice{r.Target, r.Pane + ", " + string(r.State)})
+		}
+	}
+	return append(ids, targets...)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // noClaude is a Finder that finds Claude Code in no pane.
@@ -61,5 +63,19 @@ func TestListServers(t *testing.T) {
 	}
 	if n := got[1]; n.Label != none.SocketPath || !errors.Is(n.Err, tmuxctl.ErrNoServer) || !strings.Contains(n.Err.Error(), "select the server with -L NAME or -S PATH") {
 		t.Errorf("the missing server = %+v; want its path and the hint", n)
+	}
+}
+
+// Every pane id first, then every target, each described by the other and the state; a
+// row without a target offers its id only.
+func TestChoices(t *testing.T) {
+	rows := []watcher.Row{{Pane: "%12", Target: "work:2.1", State: "waiting"}, {Pane: "%3", Target: "%3x:0.0", State: "running"}, {Pane: "%4", State: "held"}}
+	got := Choices(rows, "%")
+	want := []Choice{{"%12", "work:2.1, waiting"}, {"%3", "%3x:0.0, running"}, {"%4", ", held"}, {"%3x:0.0", "%3, running"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Choices(%%) = %q, want %q", got, want)
+	}
+	if got := Choices(rows, "work"); !slices.Equal(got, []Choice{{"work:2.1", "%12, waiting"}}) {
+		t.Errorf("Choices(work) = %q", got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -49,13 +48,7 @@ server, run there through ssh: first whether ssh reaches it and finds cac-tmux t
 }
 
 func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bool, std *deps) error {
-	settings := func(ctx context.Context) (config.Config, string, error) {
-		l, err := loadSettings(ctx, tmux, path, nil)
-		if err != nil {
-			return config.Config{}, "", err
-		}
-		return l.Config, strings.Join(l.Describe(), "; "), nil
-	}
+	settings := func(ctx context.Context) (config.Loaded, error) { return loadSettings(ctx, tmux, path, nil) }
 	r := doctor.Run(ctx, doctor.NewEnv(tmux, std.finder, os.Getenv, settings))
 	return r.Print(std.out, asJSON)
 }

@@ -115,15 +115,11 @@ func runRemoteAction(ctx context.Context, tmux *tmuxctl.Client, host string, a w
 	if err != nil {
 		return fmt.Errorf("%s: %w", a, err)
 	}
-	code, out, err := hosts.Act(ctx, host, string(a), target, hosts.OptionsOf(l.Config.Hosts))
-	io.WriteString(std.out, out)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s %s on %s: %s", a, target, host, hosts.Reason(err))
-	case code != 0:
-		return &exitError{code, fmt.Errorf("%s %s on %s: the remote cac-tmux exited %d", a, target, host, code)}
+	code, err := hosts.Relay(ctx, host, string(a), target, hosts.OptionsOf(l.Config.Hosts), std.out)
+	if code != 0 {
+		return &exitError{code, err}
 	}
-	return nil
+	return err
 }
 
 // asking is what watcher.Ask needs of a command on the server of tmux: the environment, the
