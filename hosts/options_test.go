@@ -40,7 +40,7 @@ func TestRelay(t *testing.T) {
 		printed, want string
 	}{
 		{`echo resumed`, 0, "resumed\n", ""},
-		{`echo "cac-tmux: resume %1: refused: a draft" >&2; exit 1`, 1, "cac-tmux: resume %1: refused: a draft\n", "resume %1 on dev1: the remote cac-tmux exited 1"},
+		{`echo "cac-tmux: resume %1: held after the keys" >&2; exit 3`, 3, "cac-tmux: resume %1: held after the keys\n", "resume %1 on dev1: the remote cac-tmux exited 3"},
 		{`echo "ssh: connect to host dev1 port 22: Connection refused" >&2; exit 255`, 0, "", "resume %1 on dev1: unreachable: ssh: connect to host dev1 port 22: Connection refused"},
 	} {
 		var out strings.Builder
