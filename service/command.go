@@ -41,8 +41,12 @@ type Command struct {
 	System
 }
 
-// ErrNotExecutable is a --binary that is not an executable file.
-var ErrNotExecutable = errors.New("not an executable file")
+// Mistakes of the command line that Resolve finds: a --binary that is not an executable
+// file, and both -L and -S.
+var (
+	ErrNotExecutable = errors.New("not an executable file")
+	ErrTwoServers    = errors.New("give -L NAME or -S PATH, not both")
+)
 
 // Resolve completes what the user gave (a binary, "" for this program, and a server) into
 // what the service runs: the binary made absolute (this program's executable with its
@@ -51,6 +55,9 @@ var ErrNotExecutable = errors.New("not an executable file")
 func (c Command) Resolve(given Spec) (Spec, error) {
 	s := Spec{SocketName: given.SocketName, SocketPath: given.SocketPath,
 		Env: Environment(c.Platform, c.Getenv, c.LookPath)}
+	if s.SocketName != "" && s.SocketPath != "" {
+		return s, ErrTwoServers
+	}
 	if s.SocketPath != "" {
 		abs, err := filepath.Abs(s.SocketPath)
 		if err != nil {

@@ -37,7 +37,8 @@ func executable(t *testing.T) string {
 }
 
 // Resolve makes the binary and the socket path absolute, takes this program's executable
-// when no binary is given, and refuses a binary that cannot run, naming the flag.
+// when no binary is given, and refuses two servers and a binary that cannot run, naming the
+// flag.
 func TestResolve(t *testing.T) {
 	home := t.TempDir()
 	c, _, _ := command(service.Launchd, "", map[string]string{"HOME": home})
@@ -47,6 +48,9 @@ func TestResolve(t *testing.T) {
 	self, _ = filepath.EvalSymlinks(self)
 	if err != nil || s.SocketPath != abs || s.Binary != self || s.LogFile != home+"/Library/Logs/cac-tmux.log" || len(s.Env) == 0 {
 		t.Errorf("Resolve = %+v, %v; want -S %s, this binary %s, the log in HOME, an environment", s, err, abs, self)
+	}
+	if _, err := c.Resolve(service.Spec{SocketName: "a", SocketPath: "/b"}); err != service.ErrTwoServers {
+		t.Errorf("Resolve(-L and -S) = %v; want ErrTwoServers", err)
 	}
 	for _, bad := range []string{"/nonexistent/cac-tmux", t.TempDir()} {
 		_, err := c.Resolve(service.Spec{Binary: bad})

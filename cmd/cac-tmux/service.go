@@ -61,16 +61,13 @@ func (o *serviceOptions) command(c *cobra.Command, std *deps) (service.Command, 
 
 // given is what the flags ask the service to run: --binary and the server of -L/-S (neither:
 // the default server, or for status the one the file names).
-func (o *serviceOptions) given(c *cobra.Command) (service.Spec, error) {
-	if o.tmux.SocketName != "" && o.tmux.SocketPath != "" {
-		return service.Spec{}, usageErrorf("%sgive -L NAME or -S PATH, not both", prefix(c))
-	}
-	return service.Spec{Binary: o.binary, SocketName: o.tmux.SocketName, SocketPath: o.tmux.SocketPath}, nil
+func (o *serviceOptions) given() service.Spec {
+	return service.Spec{Binary: o.binary, SocketName: o.tmux.SocketName, SocketPath: o.tmux.SocketPath}
 }
 
-// usage makes a --binary that is not an executable file the usage error it is.
+// usage makes the mistakes of the command line that service finds the usage errors they are.
 func (o *serviceOptions) usage(c *cobra.Command, err error) error {
-	if errors.Is(err, service.ErrNotExecutable) {
+	if errors.Is(err, service.ErrNotExecutable) || errors.Is(err, service.ErrTwoServers) {
 		return usageErrorf("%s%v", prefix(c), err)
 	}
 	return err
@@ -98,11 +95,7 @@ func runServiceInstall(c *cobra.Command, o *serviceOptions, std *deps) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.given(c)
-	if err != nil {
-		return err
-	}
-	return o.usage(c, cmd.Install(s))
+	return o.usage(c, cmd.Install(o.given()))
 }
 
 func newServiceUninstall(std *deps) *cobra.Command {
@@ -150,9 +143,5 @@ func runServiceStatus(c *cobra.Command, o *serviceOptions, std *deps) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.given(c)
-	if err != nil {
-		return err
-	}
-	return o.usage(c, cmd.Status(c.Context(), s))
+	return o.usage(c, cmd.Status(c.Context(), o.given()))
 }
