@@ -65,6 +65,27 @@ func (l Listing) Unlisted() []Served {
 	return failed
 }
 
+// Print writes the listing as list prints it: JSON (WriteJSON) or the table fitted to width
+// (WriteTable). When the listing has nothing to show but failures (Unlisted), it prints
+// nothing and its error names each server that failed.
+func (l Listing) Print(out, errw io.Writer, asJSON bool, width int, now time.Time) error {
+	var errs []error
+	for _, s := range l.Unlisted() {
+		errs = append(errs, fmt.Errorf("list: %s: %w", s.Name, s.Err))
+	}
+	switch {
+	case len(errs) > 0:
+		return errors.Join(errs...)
+	case asJSON:
+		if err := l.WriteJSON(out, errw); err != nil {
+			return fmt.Errorf("list: write: %w", err)
+		}
+	default:
+		l.WriteTable(out, errw, width, now)
+	}
+	return nil
+}
+
 // WriteTable writes the table of the panes at now, fitted to width (0: unbounded), each
 // server or host without a listing named by a line of its own first; with no pane to show,
 // it says so on errw.

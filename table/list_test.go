@@ -79,3 +79,22 @@ func TestListingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Print: only failures to show is the error, naming each server; else JSON or the table.
+func TestListingPrint(t *testing.T) {
+	now := time.Date(2026, 11, 20, 19, 0, 0, 0, time.UTC)
+	failed := []Served{{Name: "server -L a", Err: errors.New("timed out")}, {Name: "server -L b", Err: errors.New("exit 1")}}
+	var out, errOut strings.Builder
+	err := NewListing(failed, nil, false, false).Print(&out, &errOut, false, 0, now)
+	if err == nil || err.Error() != "list: server -L a: timed out\nlist: server -L b: exit 1" || out.Len() != 0 {
+		t.Errorf("Print(failures) = %v, stdout %q", err, out.String())
+	}
+	ok := []Served{{Name: "server -L ok", Label: "ok", Rows: []watcher.Row{{Pane: "%1", Target: "w:0.0", State: "held"}}, Watching: true}}
+	if err := NewListing(ok, nil, false, false).Print(&out, &errOut, true, 0, now); err != nil || !strings.HasPrefix(out.String(), "[") {
+		t.Errorf("Print(JSON) = %v, %q", err, out.String())
+	}
+	out.Reset()
+	if err := NewListing(ok, nil, false, false).Print(&out, &errOut, false, 0, now); err != nil || !strings.Contains(out.String(), "w:0.0") || strings.HasPrefix(out.String(), "[") {
+		t.Errorf("Print(table) = %v, %q", err, out.String())
+	}
+}

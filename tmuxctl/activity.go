@@ -279,7 +279,9 @@ func publish(ctx context.Context, k, w *controlClient) (string, error) {
 // or a client of another program that tmux named alike (client-PID, the pid used again). A
 // name with characters a format would read is left: control clients are named client-PID.
 func withdraw(ctx context.Context, k *controlClient, name string) error {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-/._", r) }) {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-/._", r)
+	}) {
 		return nil
 	}
 	_, err := k.Run(ctx, "if-shell", "-F", "#{==:#{"+signalOption+"},"+name+"}", "set-option -gu "+signalOption)

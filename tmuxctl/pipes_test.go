@@ -149,4 +149,3 @@ func TestOutputPipesLeaveTheUsersPipe(t *testing.T) {
 		t.Error("the respawned pane's output sent no listing")
 	}
 }
-

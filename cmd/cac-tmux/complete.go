@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
-	"strings"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
+	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 // Shell completion of pane targets. The completion scripts (cac-tmux completion bash|zsh|fish)
@@ -46,27 +48,22 @@ func completePaneFlag(tmux **tmuxctl.Client) cobra.CompletionFunc {
 	}
 }
 
-// paneCompletions are the Claude Code panes of the server that start with toComplete: every
-// pane id first ("%12\twork:2.1, waiting"), then every target ("work:2.1\t%12, waiting"), each
-// in the order of list --all (paused panes first, earliest due first). nil without a server.
+// paneCompletions are the Claude Code panes of the server that start with toComplete, ids
+// then targets (table.Choices), in the order of list --all (paused panes first, earliest due
+// first). nil without a server.
 func paneCompletions(ctx context.Context, tmux *tmuxctl.Client, toComplete string) []cobra.Completion {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
 	defer cancel()
-	rows, err := paneRows(ctx, tmux)
+	rows, err := watcher.PaneRows(ctx, tmux, newFinder(), os.Getenv)
 	if err != nil {
 		return nil
 	}
-	var ids, targets []cobra.Completion
-	for _, r := range rows {
-		if strings.HasPrefix(r.Pane, toComplete) {
-			ids = append(ids, cobra.CompletionWithDesc(r.Pane, r.Target+", "+string(r.State)))
-		}
-		if r.Target != "" && strings.HasPrefix(r.Target, toComplete) {
-			targets = append(targets, cobra.CompletionWithDesc(r.Target, r.Pane+", "+string(r.State)))
-		}
+	var out []cobra.Completion
+	for _, c := range table.Choices(rows, toComplete) {
+		out = append(out, cobra.CompletionWithDesc(c.Value, c.Desc))
 	}
-	return append(ids, targets...)
+	return out
 }

@@ -2,22 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/doctor"
 	"github.com/cac-tmux/cac-tmux/hosts"
-	"github.com/cac-tmux/cac-tmux/printable"
-	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 func newDoctor(std *deps) *cobra.Command {
@@ -55,77 +48,21 @@ server, run there through ssh: first whether ssh reaches it and finds cac-tmux t
 }
 
 func runDoctor(ctx context.Context, tmux *tmuxctl.Client, path string, asJSON bool, std *deps) error {
-	socket, _ := tmux.SocketFileHere()
-	stateDir, err := store.StateDir(os.Getenv)
-	lockDir, _ := store.LockDir(os.Getenv) // fails as StateDir does
-	r := doctor.Run(ctx, doctor.Env{
-		Tmux: tmux, Finder: std.finder, Server: tmux.Name(), Socket: socket,
-		Config: func(ctx context.Context) (config.Config, string, error) {
-			l, err := loadSettings(ctx, tmux, path, nil)
-			if err != nil {
-				return config.Config{}, "", err
-			}
-			return l.Config, strings.Join(l.Describe(), "; "), nil
-		},
-		Watcher:  func(ctx context.Context) (int, bool) { return watcher.Watching(ctx, tmux, os.Getenv) },
-		StateDir: stateDir, LockDir: lockDir, DirErr: err,
-		Getenv:       os.Getenv,
-		WatchCommand: watchCommand(tmux),
-	})
-	if asJSON {
-		enc := json.NewEncoder(std.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return fmt.Errorf("doctor: write: %w", err)
-		}
-	} else if err := r.Write(std.out); err != nil {
-		return fmt.Errorf("doctor: write: %w", err)
-	}
-	if !r.OK {
-		n := 0
-		for _, c := range r.Checks {
-			if !c.OK {
-				n++
-			}
-		}
-		return fmt.Errorf("doctor: %s found a problem; each comes with its fix", printable.Count(n, "check"))
-	}
-	return nil
+	settings := func(ctx context.Context) (config.Loaded, error) { return loadSettings(ctx, tmux, path, nil) }
+	r := doctor.Run(ctx, doctor.NewEnv(tmux, std.finder, os.Getenv, settings))
+	return r.Print(std.out, asJSON)
 }
 
-// runRemoteDoctor runs `cac-tmux doctor` on host through ssh and prints its report; a host
-// that ssh does not reach, or that has no cac-tmux, is the one problem reported, with its fix.
+// runRemoteDoctor runs `cac-tmux doctor` on host through ssh and prints its report, and ends
+// with its exit status.
 func runRemoteDoctor(ctx context.Context, tmux *tmuxctl.Client, host string, asJSON bool, std *deps) error {
 	l, err := loadSettings(ctx, tmux, config.Path(os.Getenv), nil)
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
 	}
-	args := []string{"doctor"}
-	if asJSON {
-		args = append(args, "--json")
+	code, err := doctor.Remote(ctx, host, hosts.OptionsOf(l.Config.Hosts), asJSON, std.out, std.err)
+	if code != 0 {
+		return &exitError{code, err}
 	}
-	reply, err := hosts.Run(ctx, host, hostOptions(l.Config.Hosts), args...)
-	switch {
-	case errors.Is(err, hosts.ErrNoCacTmux):
-		return fmt.Errorf("doctor: host %s: %s; install cac-tmux there, or set [hosts] command to its path (a non-interactive ssh session's PATH often lacks ~/go/bin)", host, hosts.Reason(err))
-	case err != nil:
-		return fmt.Errorf("doctor: host %s: %s; check that `ssh %s true` works without a prompt", host, hosts.Reason(err), host)
-	}
-	io.WriteString(std.out, reply.Stdout)
-	io.WriteString(std.err, reply.Stderr)
-	if reply.Code != 0 {
-		return &exitError{reply.Code, fmt.Errorf("doctor: host %s found a problem; each comes with its fix", host)}
-	}
-	return nil
-}
-
-// watchCommand is the command line that starts a watcher of the client's server.
-func watchCommand(c *tmuxctl.Client) string {
-	switch {
-	case c.SocketPath != "":
-		return "cac-tmux watch -S " + c.SocketPath
-	case c.SocketName != "":
-		return "cac-tmux watch -L " + c.SocketName
-	}
-	return "cac-tmux watch"
+	return err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,10 +15,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
-
-// maxScreen bounds what inspect reads: a 500×200 pane is 100 kB of text even with wide runes
-// and escapes; 16 MiB leaves room for any capture and refuses runaway input.
-const maxScreen = 16 << 20
 
 // inspectOptions are the flags and the argument of `cac-tmux inspect`.
 type inspectOptions struct {
@@ -103,33 +98,19 @@ func runInspect(ctx context.Context, o *inspectOptions, std *deps) error {
 		facts.Now = std.clock.Now()
 	}
 	v := detector.Detect(detector.CleanScreen(raw), facts)
-	var rec recorded
+	source, account := watcher.SourceScreen, ""
 	if o.pane != "" { // refined with the claude process's records, as the watcher does
-		v, rec.source, rec.account = watcher.Refine(ctx, o.tmux, std.finder, o.pane, v)
+		v, source, account = watcher.Refine(ctx, o.tmux, std.finder, o.pane, v)
 	}
-	if o.json {
-		enc := json.NewEncoder(std.out)
-		enc.SetIndent("", "  ")
-		source := rec.source
-		if source == "" {
-			source = watcher.SourceScreen
-		}
-		if err := enc.Encode(detector.NewReport(v, facts.Now, string(source), rec.account)); err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("inspect: write: %w", err)}
-		}
-	} else {
+	if !o.json {
 		detector.Explain(std.out, v, facts.Now)
+	} else if err := detector.WriteReport(std.out, v, facts.Now, string(source), account); err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("inspect: write: %w", err)}
 	}
 	if !v.Limited {
 		return notLimited{}
 	}
 	return nil
-}
-
-// recorded is what Claude Code's records added to a live pane's verdict.
-type recorded struct {
-	source  watcher.ResetSource // "" for a file
-	account string              // the claude process's config directory, "" when unknown
 }
 
 // inspectInput reads the screen: the live pane, the file or stdin.
@@ -167,12 +148,9 @@ func readScreen(file string, stdin io.Reader) (string, error) {
 		defer f.Close()
 		r, name = f, file
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxScreen+1))
+	raw, err := detector.ReadScreen(r)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
-	if len(b) > maxScreen {
-		return "", fmt.Errorf("read %s: more than %d MiB: that is not one pane's screen", name, maxScreen>>20)
-	}
-	return string(b), nil
+	return raw, nil
 }

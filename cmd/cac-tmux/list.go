@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +11,6 @@ import (
 	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/table"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
-	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
 func newList(std *deps) *cobra.Command {
@@ -69,83 +64,24 @@ func runList(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std *deps
 		defer close(asked)
 		remote, err = listHosts(ctx, tmux, o)
 	}()
-	local := listServers(ctx, tmux, o, std)
+	clients := tmuxctl.Covered(tmux, o.oneServer, true, os.Getenv, os.Getuid())
+	local := table.ListServers(ctx, clients, std.finder, o.all, os.Getenv, os.Getuid(), std.err)
 	<-asked
 	if err != nil {
 		return err
-	}
-	l := table.NewListing(local, remote, o.all, o.oneServer)
-	var errs []error
-	for _, s := range l.Unlisted() {
-		errs = append(errs, fmt.Errorf("list: %s: %w", s.Name, s.Err))
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	if o.asJSON {
-		if err := l.WriteJSON(std.out, std.err); err != nil {
-			return fmt.Errorf("list: write: %w", err)
-		}
-		return nil
 	}
 	width := 0
 	if std.outTTY {
 		width, _ = std.outSize()
 	}
-	l.WriteTable(std.out, std.err, width, std.clock.Now())
-	return nil
-}
-
-// listServers lists the panes of the servers tmuxctl.Covered gives, all at once: a server that
-// fails, or answers only when its calls time out, is one with its error, and delays or hides
-// no other server. The lines that say which panes were left out go to stderr.
-func listServers(ctx context.Context, tmux *tmuxctl.Client, o listOptions, std *deps) []table.Served {
-	dir := tmuxctl.SocketDir(os.Getenv, os.Getuid())
-	local := askAll(tmuxctl.Covered(tmux, o.oneServer, true, os.Getenv, os.Getuid()), func(c *tmuxctl.Client) listed {
-		s := table.Served{Label: c.Name(), Name: c.Name()}
-		if socket, err := c.SocketFileHere(); err == nil {
-			s.Label = tmuxctl.Label(socket, dir)
-		}
-		_, s.Watching = watcher.Watching(ctx, c, os.Getenv)
-		var warn strings.Builder
-		rows, err := watcher.ListRows(ctx, c, std.finder, o.all, s.Watching, &warn)
-		s.Rows = rows
-		if err != nil {
-			s.Err = hint(err)
-		}
-		return listed{s, warn.String()}
-	})
-	served := make([]table.Served, len(local))
-	for i, l := range local {
-		io.WriteString(std.err, l.warnings)
-		served[i] = l.Served
-	}
-	return served
-}
-
-// listed is a server's listing and the lines that say which panes were left out of it.
-type listed struct {
-	table.Served
-	warnings string
-}
-
-// askAll calls ask for every client at once and returns the answers in the clients' order:
-// every tmux call is bounded, so a hung server delays the answer by one bound, not by one
-// for each such server.
-func askAll[T any](clients []*tmuxctl.Client, ask func(*tmuxctl.Client) T) []T {
-	out := make([]T, len(clients))
-	var wg sync.WaitGroup
-	for i, c := range clients {
-		wg.Go(func() { out[i] = ask(c) })
-	}
-	wg.Wait()
-	return out
+	l := table.NewListing(local, remote, o.all, o.oneServer)
+	return l.Print(std.out, std.err, o.asJSON, width, std.clock.Now())
 }
 
 // listHosts asks the other hosts (--host, else [hosts] names) for their panes, all at once.
 func listHosts(ctx context.Context, tmux *tmuxctl.Client, o listOptions) ([]hosts.Result, error) {
 	names := o.hosts
-	// A server that cannot be asked has a line of its own (listServers); the hosts are asked
+	// A server that cannot be asked has a line of its own (table.ListServers); the hosts are asked
 	// with the file's settings then.
 	l, err := settingsBeside(ctx, tmux, config.Path(os.Getenv), nil)
 	if err != nil {
@@ -157,7 +93,7 @@ func listHosts(ctx context.Context, tmux *tmuxctl.Client, o listOptions) ([]host
 	if len(names) == 0 {
 		return nil, nil
 	}
-	return hosts.ListAll(ctx, names, hostOptions(l.Config.Hosts)), nil
+	return hosts.ListAll(ctx, names, hosts.OptionsOf(l.Config.Hosts)), nil
 }
 
 // checkHosts applies the rule of a host (config.CheckHost) to the hosts given with --host: a
@@ -169,20 +105,4 @@ func checkHosts(c *cobra.Command, names ...string) error {
 		}
 	}
 	return nil
-}
-
-// hostOptions are how the settings of [hosts] reach other hosts.
-func hostOptions(h config.Hosts) hosts.Options {
-	return hosts.Options{SSH: h.SSH[0], SSHArgs: h.SSH[1:], Command: h.Command, Timeout: h.Timeout}
-}
-
-// paneRows are the rows of every Claude Code pane as the popup and the completions show them:
-// those of list --all, as its table shows them (watcher.Shown).
-func paneRows(ctx context.Context, tmux *tmuxctl.Client) ([]watcher.Row, error) {
-	_, watching := watcher.Watching(ctx, tmux, os.Getenv)
-	rows, err := watcher.ListRows(ctx, tmux, newFinder(), true, watching, io.Discard)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tmux.Name(), hint(err))
-	}
-	return watcher.Shown(rows, watching), nil
 }

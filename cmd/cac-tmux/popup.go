@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
-	"strconv"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/popup"
@@ -51,86 +46,13 @@ It works without a running watcher: it shows what the pane options say, and says
 	return c
 }
 
-// popupBinding is the tmux.conf line that opens the popup (the plugin binds prefix + C so).
-const popupBinding = `bind-key C display-popup -E "cac-tmux popup"`
-
-// notInPopup says why the command does not run in a tmux popup, "" when it does. A popup's
-// command has a terminal on standard input and output, $TMUX and no $TMUX_PANE: tmux sets
-// $TMUX_PANE only in a pane's environment, never in a popup's (3.2a, 3.3a, 3.7c, next-3.8:
-// the popup tests run the command so). Without a terminal
-// bubbletea fails with a library error (stdin /dev/null: "error creating cancelreader") or
-// waits on a pipe, so the command stops first.
-func notInPopup(std *deps, getenv func(string) string) string {
-	switch {
-	case !std.inTTY || !std.outTTY:
-		return "its standard input and output are not a terminal"
-	case getenv("TMUX") == "":
-		return "it runs outside tmux"
-	case getenv("TMUX_PANE") != "":
-		return "it runs in the pane " + getenv("TMUX_PANE") + ", not in a popup"
-	}
-	return ""
-}
-
 func runPopup(ctx context.Context, tmux *tmuxctl.Client, client string, std *deps) error {
-	if why := notInPopup(std, os.Getenv); why != "" {
-		return usageErrorf("popup: %s: run it from a tmux key binding, %s (the plugin binds prefix + C)", why, popupBinding)
-	}
-	if client == "" {
-		var err error
-		if client, err = tmux.CurrentClient(ctx); err != nil {
-			return fmt.Errorf("popup: %s: %w", tmux.Name(), hint(err))
-		}
-	}
-	load := func(ctx context.Context) (popup.Snapshot, error) {
-		rows, err := paneRows(ctx, tmux)
-		if err != nil {
-			return popup.Snapshot{}, err
-		}
-		return popup.Snapshot{Rows: rows, Watcher: watcherText(ctx, tmux)}, nil
-	}
-	first, err := load(ctx)
-	if err != nil {
-		return fmt.Errorf("popup: %w", err)
+	if why := popup.Outside(std.inTTY, std.outTTY, os.Getenv); why != "" {
+		return usageErrorf("popup: %s: run it from a tmux key binding, %s (the plugin binds prefix + C)", why, popup.Binding)
 	}
 	act := func(ctx context.Context, pane string, a watcher.Action) (watcher.Outcome, error) {
 		return watcher.Ask(ctx, tmux, pane, a, asking(tmux, io.Discard))
 	}
-	// The preview's captures, and the styles for the terminal lipgloss finds on the output
-	// (no colour under NO_COLOR either way). Whether the output is a terminal is ours to say:
-	// termenv takes any $CI for "not a terminal", and a server started from a CI job or an
-	// IDE that sets it passes it on to every popup, which would lose its colours.
-	renderer := lipgloss.NewRenderer(std.out, termenv.WithTTY(std.outTTY))
-	m := popup.New(popup.Config{Load: load, Act: act, Capture: tmux.Capture,
-		Color: os.Getenv("NO_COLOR") == "", Renderer: renderer}, first)
-	final, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(std.in), tea.WithOutput(std.out), tea.WithContext(ctx)).Run()
-	if err != nil {
-		return fmt.Errorf("popup: %w", err)
-	}
-	if pane := final.(popup.Model).Jump(); pane != "" {
-		return jump(ctx, tmux, client, pane)
-	}
-	return nil
-}
-
-// watcherText says which watcher supervises the server, "" when none runs.
-func watcherText(ctx context.Context, tmux *tmuxctl.Client) string {
-	switch pid, running := watcher.Watching(ctx, tmux, os.Getenv); {
-	case !running:
-		return ""
-	case pid > 0:
-		return "watcher pid " + strconv.Itoa(pid)
-	}
-	return "a watcher runs"
-}
-
-// jump switches the client to the pane: its session, window and pane.
-func jump(ctx context.Context, tmux *tmuxctl.Client, client, pane string) error {
-	if client == "" {
-		return fmt.Errorf("popup: no client to switch to %s (give --client NAME, a name from tmux list-clients)", pane)
-	}
-	if err := tmux.SwitchTo(ctx, client, pane); err != nil {
-		return fmt.Errorf("popup: switch %s to %s: %w", client, pane, err)
-	}
-	return nil
+	server := popup.Server{Tmux: tmux, Finder: std.finder, Getenv: os.Getenv, Act: act}
+	return popup.Run(ctx, server, client, std.in, std.out, std.outTTY)
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cac-tmux/cac-tmux/popup"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -250,11 +252,10 @@ func BenchmarkPopupOpen(b *testing.B) {
 		if _, err := s.Client.Run(ctx, "display-message", "-p", "#{client_name}"); err != nil {
 			b.Fatal(err)
 		}
-		rows, err := paneRows(ctx, s.Client)
-		if err != nil || len(rows) == 0 {
-			b.Fatalf("rows %d, %v", len(rows), err)
+		snap, err := popup.Server{Tmux: s.Client, Finder: newFinder(), Getenv: os.Getenv}.Load(ctx)
+		if err != nil || len(snap.Rows) == 0 {
+			b.Fatalf("rows %d, %v", len(snap.Rows), err)
 		}
-		watcherText(ctx, s.Client)
 	}
 }
 

@@ -115,15 +115,11 @@ func runRemoteAction(ctx context.Context, tmux *tmuxctl.Client, host string, a w
 	if err != nil {
 		return fmt.Errorf("%s: %w", a, err)
 	}
-	code, out, err := hosts.Act(ctx, host, string(a), target, hostOptions(l.Config.Hosts))
-	io.WriteString(std.out, out)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s %s on %s: %s", a, target, host, hosts.Reason(err))
-	case code != 0:
-		return &exitError{code, fmt.Errorf("%s %s on %s: the remote cac-tmux exited %d", a, target, host, code)}
+	code, err := hosts.Relay(ctx, host, string(a), target, hosts.OptionsOf(l.Config.Hosts), std.out)
+	if code != 0 {
+		return &exitError{code, err}
 	}
-	return nil
+	return err
 }
 
 // asking is what watcher.Ask needs of a command on the server of tmux: the environment, the
@@ -160,7 +156,7 @@ func paneID(ctx context.Context, tmux *tmuxctl.Client, target string) (string, e
 	case errors.Is(err, tmuxctl.ErrAmbiguous):
 		return "", usageErrorf("%v; cac-tmux list shows the panes", strings.TrimPrefix(err.Error(), "tmuxctl: "))
 	case err != nil:
-		return "", fmt.Errorf("%s: %w", tmux.Name(), hint(err))
+		return "", fmt.Errorf("%s: %w", tmux.Name(), tmuxctl.Hint(err))
 	}
 	return p.ID, nil
 }

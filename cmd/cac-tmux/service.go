@@ -1,15 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -49,70 +43,34 @@ func (o *serviceOptions) bind(fs *pflag.FlagSet, socket bool) {
 	fs.StringVar(&o.platform, "platform", "", "systemd or launchd (default: launchd on macOS, systemd on Linux)")
 }
 
-// where is the service manager and the path of its file.
-func (o *serviceOptions) where(c *cobra.Command) (service.Platform, string, error) {
+// command is the service command of c: the service manager (--platform, else this system's)
+// and the path of its file, talking to std.
+func (o *serviceOptions) command(c *cobra.Command, std *deps) (service.Command, error) {
 	p, err := service.ForOS(runtime.GOOS)
 	if o.platform != "" {
 		if p, err = service.ParsePlatform(o.platform); err != nil {
-			return "", "", usageErrorf("%s--platform: must be systemd or launchd (got %q)", prefix(c), o.platform)
+			return service.Command{}, usageErrorf("%s--platform: must be systemd or launchd (got %q)", prefix(c), o.platform)
 		}
 	}
 	if err != nil {
-		return "", "", err
+		return service.Command{}, err
 	}
 	path, err := service.Path(p, os.Getenv)
-	return p, path, err
+	return service.Command{Platform: p, Path: path, Out: std.out, Err: std.err, DryRun: o.dryRun, System: service.Local()}, err
 }
 
-// spec is what the service runs: this binary (or --binary) watching the server of -L/-S, or
-// of socketName/socketPath when neither flag is given.
-func (o *serviceOptions) spec(c *cobra.Command, p service.Platform, socketName, socketPath string) (service.Spec, error) {
-	s := service.Spec{SocketName: o.tmux.SocketName, SocketPath: o.tmux.SocketPath,
-		Env: service.Environment(p, os.Getenv, exec.LookPath)}
-	if s.SocketName == "" && s.SocketPath == "" {
-		s.SocketName, s.SocketPath = socketName, socketPath
-	}
-	if s.SocketName != "" && s.SocketPath != "" {
-		return s, usageErrorf("%sgive -L NAME or -S PATH, not both", prefix(c))
-	}
-	if s.SocketPath != "" {
-		abs, err := filepath.Abs(s.SocketPath)
-		if err != nil {
-			return s, err
-		}
-		s.SocketPath = abs
-	}
-	bin, err := o.binaryPath(c)
-	if err != nil {
-		return s, err
-	}
-	s.Binary = bin
-	if p == service.Launchd {
-		s.LogFile, err = service.LogPath(os.Getenv)
-	}
-	return s, err
+// given is what the flags ask the service to run: --binary and the server of -L/-S (neither:
+// the default server, or for status the one the file names).
+func (o *serviceOptions) given() service.Spec {
+	return service.Spec{Binary: o.binary, SocketName: o.tmux.SocketName, SocketPath: o.tmux.SocketPath}
 }
 
-// binaryPath is --binary made absolute, else this program's executable, symlinks resolved.
-func (o *serviceOptions) binaryPath(c *cobra.Command) (string, error) {
-	if o.binary != "" {
-		abs, err := filepath.Abs(o.binary)
-		if err != nil {
-			return "", err
-		}
-		if fi, err := os.Stat(abs); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			return "", usageErrorf("%s--binary %s: not an executable file", prefix(c), o.binary)
-		}
-		return abs, nil
+// usage makes the mistakes of the command line that service finds the usage errors they are.
+func (o *serviceOptions) usage(c *cobra.Command, err error) error {
+	if errors.Is(err, service.ErrNotExecutable) || errors.Is(err, service.ErrTwoServers) {
+		return usageErrorf("%s%v", prefix(c), err)
 	}
-	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.EvalSymlinks(exe)
-	}
-	if err != nil {
-		return "", fmt.Errorf("%sfind this program's path: %w; pass --binary", prefix(c), err)
-	}
-	return exe, nil
+	return err
 }
 
 func newServiceInstall(std *deps) *cobra.Command {
@@ -133,47 +91,11 @@ file and writes nothing.`,
 }
 
 func runServiceInstall(c *cobra.Command, o *serviceOptions, std *deps) error {
-	p, path, err := o.where(c)
+	cmd, err := o.command(c, std)
 	if err != nil {
 		return err
 	}
-	s, err := o.spec(c, p, "", "")
-	if err != nil {
-		return err
-	}
-	content, err := service.Render(p, s)
-	if err != nil {
-		return err
-	}
-	serviceWarnings(std, s, o.tmux)
-	if o.dryRun {
-		fmt.Fprintf(std.err, "would write %s (nothing written):\n", path)
-		_, err := std.out.Write(content)
-		return err
-	}
-	res, err := service.Install(path, content)
-	if err != nil {
-		return err
-	}
-	service.WriteInstalled(std.out, p, path, res, s)
-	return nil
-}
-
-// serviceWarnings warns on stderr of a service that would not do what the user may think:
-// a binary that is a temporary build, or a default server that is not the one the command
-// runs in.
-func serviceWarnings(std *deps, s service.Spec, tmux *tmuxctl.Client) {
-	if strings.Contains(s.Binary, "/go-build") || strings.HasPrefix(s.Binary, filepath.Clean(os.TempDir())+"/") {
-		fmt.Fprintf(std.err, "warning: %s looks like a temporary build (go run, go test); the service fails once it is gone: install cac-tmux, or pass --binary\n", s.Binary)
-	}
-	if tmux.SocketName != "" || tmux.SocketPath != "" || os.Getenv("TMUX") == "" {
-		return
-	}
-	here, err1 := (&tmuxctl.Client{}).SocketFile(os.Getenv, os.Getuid())
-	def, err2 := (&tmuxctl.Client{SocketName: "default"}).SocketFile(os.Getenv, os.Getuid())
-	if err1 == nil && err2 == nil && here != def {
-		fmt.Fprintf(std.err, "warning: this shell runs in the tmux server %s, but the service watches the default server (%s); to watch this one: cac-tmux service install -S %s\n", here, def, here)
-	}
+	return o.usage(c, cmd.Install(o.given()))
 }
 
 func newServiceUninstall(std *deps) *cobra.Command {
@@ -193,34 +115,11 @@ disable it first (the command says how).`,
 }
 
 func runServiceUninstall(c *cobra.Command, o *serviceOptions, std *deps) error {
-	p, path, err := o.where(c)
+	cmd, err := o.command(c, std)
 	if err != nil {
 		return err
 	}
-	if o.dryRun {
-		st, err := service.Inspect(path, nil)
-		switch {
-		case err != nil:
-			return err
-		case !st.Exists:
-			fmt.Fprintf(std.out, "nothing to remove: no %s\n", path)
-		case !st.Ours:
-			return &service.ForeignError{Path: path, Op: "uninstall"}
-		default:
-			fmt.Fprintf(std.out, "would remove %s (nothing removed)\n", path)
-		}
-		return nil
-	}
-	err = service.Uninstall(p, path)
-	if errors.Is(err, service.ErrNotInstalled) {
-		fmt.Fprintf(std.out, "nothing to remove: no %s\n", path)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	service.WriteRemoved(std.out, p, path)
-	return nil
+	return cmd.Uninstall()
 }
 
 func newServiceStatus(std *deps) *cobra.Command {
@@ -239,56 +138,10 @@ service when it can be asked. Exit 0 when the file is installed and up to date, 
 	return c
 }
 
-// managerWithin bounds the question to systemctl or launchctl.
-const managerWithin = 5 * time.Second
-
 func runServiceStatus(c *cobra.Command, o *serviceOptions, std *deps) error {
-	p, path, err := o.where(c)
+	cmd, err := o.command(c, std)
 	if err != nil {
 		return err
 	}
-	st, err := service.Inspect(path, nil)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(c.Context(), managerWithin)
-	defer cancel()
-	defer func() {
-		fmt.Fprintf(std.out, "%-8s %s\n", p+":", service.ManagerState(ctx, p, os.Getuid(), service.Exec))
-	}()
-	fmt.Fprintf(std.out, "%-8s %s\n", "file:", path)
-	switch {
-	case !st.Exists:
-		fmt.Fprintf(std.out, "%-8s no (cac-tmux service install writes it)\n", "written:")
-		return &exitError{code: exitFailure, err: errors.New("service status: not installed")}
-	case !st.Ours:
-		fmt.Fprintf(std.out, "%-8s not by cac-tmux (no %q line)\n", "written:", service.Marker)
-		return &exitError{code: exitFailure, err: fmt.Errorf("service status: %s is not cac-tmux's", path)}
-	}
-	name, sock, _ := service.Server(st.Content)
-	s, err := o.spec(c, p, name, sock)
-	if err != nil {
-		return err
-	}
-	want, err := service.Render(p, s)
-	if err != nil {
-		return err
-	}
-	server := "the default server"
-	switch {
-	case name != "":
-		server = "-L " + name
-	case sock != "":
-		server = "-S " + sock
-	}
-	fmt.Fprintf(std.out, "%-8s by cac-tmux, for %s\n", "written:", server)
-	if string(want) == string(st.Content) {
-		fmt.Fprintf(std.out, "%-8s yes\n", "current:")
-		return nil
-	}
-	fmt.Fprintf(std.out, "%-8s no: cac-tmux service install would change these lines (run it to update the file):\n", "current:")
-	for _, l := range service.Diff(st.Content, want) {
-		fmt.Fprintf(std.out, "           %s\n", l)
-	}
-	return &exitError{code: exitFailure, err: errors.New("service status: the file is out of date")}
+	return o.usage(c, cmd.Status(c.Context(), o.given()))
 }

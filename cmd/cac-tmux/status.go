@@ -68,26 +68,10 @@ a bad --format.`,
 // is printed (tmux discards a status job's stderr and exit status, so they reach only a
 // person who runs the command).
 func runStatus(ctx context.Context, clients []*tmuxctl.Client, tmpl *template.Template, now time.Time, out io.Writer) error {
-	type answer struct {
-		panes []tmuxctl.Pane
-		err   error
-	}
-	answers := askAll(clients, func(c *tmuxctl.Client) answer {
-		panes, err := c.PausedPanes(ctx)
-		return answer{panes, err}
-	})
-	var sum []watcher.Status
-	var errs []error
-	for i, tmux := range clients {
-		panes, err := answers[i].panes, answers[i].err
-		switch {
-		case errors.Is(err, tmuxctl.ErrNoServer):
-			continue
-		case err != nil:
-			errs = append(errs, fmt.Errorf("status: %s: %w", tmux.Name(), err))
-			continue
-		}
-		sum = append(sum, watcher.StatusOf(tmux, os.Getenv, panes))
+	sum, failed := watcher.Statuses(ctx, clients, os.Getenv)
+	errs := make([]error, len(failed))
+	for i, err := range failed {
+		errs[i] = fmt.Errorf("status: %w", err)
 	}
 	line, err := table.StatusLine(sum, tmpl, now)
 	if err != nil {

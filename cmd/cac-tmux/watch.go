@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -136,7 +135,7 @@ func runWatch(ctx context.Context, o *watchOptions, std *deps) error {
 	}
 	if o.once && !all {
 		if _, err := o.tmux.ListPanes(ctx, tmuxctl.Search{}); err != nil {
-			return fmt.Errorf("watch: %s: %w", o.tmux.Name(), hint(err))
+			return fmt.Errorf("watch: %s: %w", o.tmux.Name(), tmuxctl.Hint(err))
 		}
 	}
 	live := std.outTTY && !o.once && o.logFormat == "auto"
@@ -206,12 +205,4 @@ func watchOnce(ctx context.Context, w *servers.Watch, std *deps) error {
 		return fmt.Errorf("watch: %w", held(err))
 	}
 	return nil
-}
-
-// hint adds how to fix a tmux error a user can fix.
-func hint(err error) error {
-	if errors.Is(err, tmuxctl.ErrNoServer) {
-		return fmt.Errorf("%w; start tmux, or select the server with -L NAME or -S PATH", err)
-	}
-	return err
 }
