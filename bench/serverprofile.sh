@@ -12,7 +12,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 d=$(mktemp -d /tmp/sp.XXXX); S=$d/s
 cleanup() { [ -n "${w:-}" ] && kill "$w" 2>/dev/null; tmux -S "$S" kill-server 2>/dev/null; rm -rf "$d"; }
 trap cleanup EXIT
-export TMUX_TMPDIR=$d; unset TMUX
+export TMUX_TMPDIR=$d XDG_STATE_HOME=$d/state XDG_RUNTIME_DIR=$d/run; unset TMUX
+mkdir -m 700 "$d/state" "$d/run"
 (cd "$root" && go build -o "$d/bin/cac-tmux" ./cmd/cac-tmux && go build -o "$d/bin/claude" ./internal/fakeclaude)
 printf 'set -g exit-empty off\nset -g default-shell /bin/sh\nset -g history-limit 100\n' > "$d/tmux.conf"
 tmux -S "$S" -f "$d/tmux.conf" new-session -d -s bench -x 120 -y 40 "$d/bin/claude" --scenario idle
@@ -27,7 +28,7 @@ a=$(cpu "$pid"); sleep 10; b=$(cpu "$pid")
 echo "tmux $(tmux -V | cut -d' ' -f2), N=$(tmux -S "$S" list-panes -a | wc -l) panes: server alone $(pct "$a" "$b" 10) % of a core"
 "$d/bin/cac-tmux" watch -S "$S" --interval 1s "$@" > "$d/watch.log" 2>&1 & w=$!
 sleep 15 # its first look at every pane
-grep -i -E "pipe|signal|error" "$d/watch.log" | head -5 || true
+grep -E "piped|signal|error" "$d/watch.log" | head -3 || true # how it learns of output
 a=$(cpu "$pid"); wa=$(cpu "$w")
 perf record -q -F 4999 -o "$d/perf.data" -p "$pid" -- sleep "$SECS" 2>/dev/null
 b=$(cpu "$pid"); wb=$(cpu "$w")

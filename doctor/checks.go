@@ -64,12 +64,15 @@ func capabilities(k tmuxctl.Capabilities) string {
 		control = "no control mode (" + strings.TrimPrefix(k.Control.Error(), tmuxctl.ErrRefused.Error()+": ") +
 			"), every command a process"
 	}
-	// wait-for -E (3.8) is used where control mode is; pane_last_output_time (3.8) was
-	// measured no cheaper than window activity (bench/changecost), so it is named, not used.
+	// wait-for -E (3.8) is used where control mode is, else the output pipes (tmuxctl/pipes.go);
+	// pane_last_output_time (3.8) was measured no cheaper than window activity
+	// (bench/changecost), so it is named, not used.
 	change := "changes seen by window activity"
 	switch {
 	case k.OutputSignal && k.Control == nil:
 		change = "output signalled by wait-for -E (a second control client; a tick with no output sends tmux nothing)"
+	case k.Control == nil:
+		change = "output of Claude panes piped to the watcher (pipe-pane, a cat per pane; a tick with no output sends tmux nothing)"
 	case k.LastOutput:
 		change += " (pane_last_output_time exists; not used: no cheaper)"
 	}

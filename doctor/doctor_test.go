@@ -340,7 +340,7 @@ func TestCapabilities(t *testing.T) {
 		k    tmuxctl.Capabilities
 		want string
 	}{
-		{tmuxctl.Capabilities{}, "control mode, output raw, changes seen by window activity"},
+		{tmuxctl.Capabilities{}, "control mode, output raw, output of Claude panes piped to the watcher (pipe-pane, a cat per pane; a tick with no output sends tmux nothing)"},
 		{tmuxctl.Capabilities{LastOutput: true, OutputSignal: true}, "control mode, output raw, output signalled by wait-for -E (a second control client; a tick with no output sends tmux nothing)"},
 		{tmuxctl.Capabilities{LastOutput: true, OutputSignal: true, Control: refused},
 			"no control mode (exit-unattached is on), every command a process, output raw, changes seen by window activity (pane_last_output_time exists; not used: no cheaper)"},
