@@ -7,19 +7,19 @@ import (
 	"time"
 )
 
-// MaxScreen bounds what ReadScreen takes: a 500×200 pane is 100 kB of text even with wide
+// maxScreen bounds what ReadScreen takes: a 500×200 pane is 100 kB of text even with wide
 // runes and escapes; 16 MiB leaves room for any capture and refuses runaway input.
-const MaxScreen = 16 << 20
+const maxScreen = 16 << 20
 
-// ReadScreen reads one screen, as a file or a pipe gives it, from r: more than MaxScreen
+// ReadScreen reads one screen, as a file or a pipe gives it, from r: more than maxScreen
 // bytes is not one pane's screen.
 func ReadScreen(r io.Reader) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxScreen+1))
+	b, err := io.ReadAll(io.LimitReader(r, maxScreen+1))
 	if err != nil {
 		return "", err
 	}
-	if len(b) > MaxScreen {
-		return "", fmt.Errorf("more than %d MiB: that is not one pane's screen", MaxScreen>>20)
+	if len(b) > maxScreen {
+		return "", fmt.Errorf("more than %d MiB: that is not one pane's screen", maxScreen>>20)
 	}
 	return string(b), nil
 }

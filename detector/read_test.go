@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// A screen of MaxScreen bytes is read whole; one byte more is refused.
+// A screen of maxScreen bytes is read whole; one byte more is refused.
 func TestReadScreen(t *testing.T) {
-	full := strings.Repeat("x", MaxScreen)
-	if got, err := ReadScreen(strings.NewReader(full)); err != nil || len(got) != MaxScreen {
-		t.Errorf("ReadScreen(MaxScreen bytes) = %d bytes, %v", len(got), err)
+	full := strings.Repeat("x", maxScreen)
+	if got, err := ReadScreen(strings.NewReader(full)); err != nil || len(got) != maxScreen {
+		t.Errorf("ReadScreen(maxScreen bytes) = %d bytes, %v", len(got), err)
 	}
 	if _, err := ReadScreen(strings.NewReader(full + "x")); err == nil || err.Error() != "more than 16 MiB: that is not one pane's screen" {
-		t.Errorf("ReadScreen(MaxScreen+1 bytes) = %v", err)
+		t.Errorf("ReadScreen(maxScreen+1 bytes) = %v", err)
 	}
 }
 

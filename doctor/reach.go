@@ -25,7 +25,7 @@ const phoneWithin = 5 * time.Second
 // So the check proves the whole road (the tunnel, the listen address, a watcher answering)
 // without a token and without acting.
 func checkPhone(ctx context.Context, e Env, p config.Phone) (Check, bool) {
-	if p.Listen == "" {
+	if !p.On() {
 		return Check{}, false
 	}
 	c := Check{Name: "phone"}

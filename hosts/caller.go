@@ -6,9 +6,9 @@ import (
 	"io"
 )
 
-// ErrCallerGone ends a command that another host's cac-tmux runs through ssh when that ssh
+// errCallerGone ends a command that another host's cac-tmux runs through ssh when that ssh
 // is gone.
-var ErrCallerGone = errors.New("the cac-tmux that asked through ssh is gone (its ssh ended)")
+var errCallerGone = errors.New("the cac-tmux that asked through ssh is gone (its ssh ended)")
 
 // WhileCallerLives is ctx, ended when in (standard input) closes, for a command run with
 // OverSSH=1: another host's cac-tmux runs it through ssh and holds its standard input open
@@ -21,7 +21,7 @@ func WhileCallerLives(ctx context.Context, getenv func(string) string, in io.Rea
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		io.Copy(io.Discard, in)
-		cancel(ErrCallerGone)
+		cancel(errCallerGone)
 	}()
 	return ctx
 }

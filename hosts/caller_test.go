@@ -25,8 +25,8 @@ func TestWhileCallerLives(t *testing.T) {
 	}
 	w.Close()
 	tmuxtest.WaitFor(t, 10*time.Second, "the context to end once stdin closed", func() bool { return ctx.Err() != nil })
-	if context.Cause(ctx) != ErrCallerGone {
-		t.Errorf("cause %v, want %v", context.Cause(ctx), ErrCallerGone)
+	if context.Cause(ctx) != errCallerGone {
+		t.Errorf("cause %v, want %v", context.Cause(ctx), errCallerGone)
 	}
 	closed, _ := io.Pipe()
 	closed.Close()

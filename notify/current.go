@@ -10,9 +10,9 @@ import (
 	"github.com/cac-tmux/cac-tmux/clock"
 )
 
-// CloseWait bounds how long the notifications still queued may take when the watcher stops
+// closeWait bounds how long the notifications still queued may take when the watcher stops
 // or a reload replaces them (a hanging channel is cut at its own timeout anyway).
-const CloseWait = 15 * time.Second
+const closeWait = 15 * time.Second
 
 // Current holds the notifier of a running watch: a reload (SIGHUP) replaces it by one with
 // the new [notify] settings (Start), and the old one drains its queue in the background.
@@ -48,7 +48,7 @@ func (c *Current) Notifier() *Notifier {
 	return c.cur
 }
 
-// Close drains the current notifier, within CloseWait; called once, when the watcher has
+// Close drains the current notifier, within closeWait; called once, when the watcher has
 // stopped.
 func (c *Current) Close() {
 	c.mu.Lock()
@@ -59,7 +59,7 @@ func (c *Current) Close() {
 }
 
 func (c *Current) drain(n *Notifier) {
-	ctx, cancel := context.WithTimeout(context.Background(), CloseWait)
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 	defer cancel()
 	if err := n.Close(ctx); err != nil {
 		c.Log.Warn().Err(err).Msg("notifications still queued were dropped")

@@ -73,7 +73,7 @@ func (w *Watch) Run(ctx context.Context) error {
 	w.group, w.Spread = watcher.NewGroup(), true
 	logConfig(w.Log, w.Loaded, "configuration read")
 	w.Log.Info().Str("directory", dir).Strs("sockets", w.Loaded.Config.Servers.Sockets).Msg("supervising every tmux server of the user")
-	Run(ctx, Config{Find: find, Watch: w.watchSocket, Log: w.Log})
+	Run(ctx, Config{Find: find, Watch: w.watchSocket, Log: w.Log, Clock: w.Fleet.Clock})
 	return nil
 }
 
@@ -229,14 +229,14 @@ func OnHangUp(ctx context.Context, hup <-chan os.Signal, hungUp func() bool, rel
 	}
 }
 
-// HeldAllError is the lock of the one `watch --all-servers` of the servers in Dir held by
+// heldAllError is the lock of the one `watch --all-servers` of the servers in Dir held by
 // another one (PID, 0 when it has not written its pid yet).
-type HeldAllError struct {
+type heldAllError struct {
 	PID int
 	Dir string
 }
 
-func (e *HeldAllError) Error() string {
+func (e *heldAllError) Error() string {
 	who := "another cac-tmux watch --all-servers"
 	if e.PID > 0 {
 		who += fmt.Sprintf(" (pid %d)", e.PID)
@@ -245,20 +245,20 @@ func (e *HeldAllError) Error() string {
 }
 
 // Held says whether err is a server held by another watcher (*watcher.HeldError,
-// *HeldAllError, watcher.ErrAnotherWatcher): the user's to resolve, in the words the error
+// *heldAllError, watcher.ErrAnotherWatcher): the user's to resolve, in the words the error
 // has (a command reports it as bad input).
 func Held(err error) bool {
-	return errors.As(err, new(*watcher.HeldError)) || errors.As(err, new(*HeldAllError)) || errors.Is(err, watcher.ErrAnotherWatcher)
+	return errors.As(err, new(*watcher.HeldError)) || errors.As(err, new(*heldAllError)) || errors.Is(err, watcher.ErrAnotherWatcher)
 }
 
 // LockAll takes the lock of the one `watch --all-servers` of the servers in the user's
 // socket directory (store.LockAllServers): a second one would find every server held and
-// retry forever. Another one holding it is a *HeldAllError.
+// retry forever. Another one holding it is a *heldAllError.
 func LockAll(getenv func(string) string, uid int) (*store.Lock, error) {
 	dir := tmuxctl.SocketDir(getenv, uid)
 	lock, err := store.LockAllServers(getenv, dir)
 	if locked := (*store.LockedError)(nil); errors.As(err, &locked) {
-		return nil, &HeldAllError{PID: locked.PID, Dir: dir}
+		return nil, &heldAllError{PID: locked.PID, Dir: dir}
 	}
 	return lock, err
 }

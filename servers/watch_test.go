@@ -119,7 +119,7 @@ func TestLockAll(t *testing.T) {
 	}
 	defer lock.Release()
 	_, err = LockAll(getenv, 1000)
-	var held *HeldAllError
+	var held *heldAllError
 	want := "another cac-tmux watch --all-servers (pid " + strconv.Itoa(os.Getpid()) + ") holds the servers in " + dir + "/tmux/tmux-1000; stop it first, or leave them to it (cac-tmux list shows what it supervises)"
 	if !errors.As(err, &held) || err.Error() != want {
 		t.Errorf("a second LockAll = %v, want %q", err, want)
@@ -127,8 +127,8 @@ func TestLockAll(t *testing.T) {
 	if !Held(fmt.Errorf("watch: %w", err)) || !Held(&watcher.HeldError{}) || !Held(fmt.Errorf("claim: %w", watcher.ErrAnotherWatcher)) || Held(errors.New("other")) || Held(nil) {
 		t.Error("Held does not tell a server held by another watcher from any other error")
 	}
-	if got := (&HeldAllError{Dir: "/d"}).Error(); !strings.HasPrefix(got, "another cac-tmux watch --all-servers holds the servers in /d;") {
-		t.Errorf("HeldAllError without a pid = %q", got)
+	if got := (&heldAllError{Dir: "/d"}).Error(); !strings.HasPrefix(got, "another cac-tmux watch --all-servers holds the servers in /d;") {
+		t.Errorf("heldAllError without a pid = %q", got)
 	}
 }
 

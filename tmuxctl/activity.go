@@ -27,7 +27,7 @@ import (
 // next-3.8 with its output signal). The listing after a skip searches from the last one made.
 // A request (`cac-tmux resume` …) wakes the wait: the signal's client is named in signalOption,
 // and Request ends with `wait-for -E -w NAME pane-activity`. Without -E (tmux 3.2a to 3.7)
-// there is no second connection and every tick lists what changed.
+// there is no second connection: the output pipes stand in (pipes.go).
 
 // quietGens numbers every arm and every firing of every activity connection of this process,
 // so that a Mark's output generation stands for one armed wait of one connection only.

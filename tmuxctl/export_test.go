@@ -82,3 +82,6 @@ func (c *Client) Dial(ctx context.Context) (*ControlClient, error) { return c.di
 
 // Version is the server's #{version} (version).
 func (k Capabilities) Version() string { return k.version }
+
+// PipeCommand is the shell command of an output pipe into the FIFO at path (pipeCommand).
+func PipeCommand(path string) string { return pipeCommand(path) }

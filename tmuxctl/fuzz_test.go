@@ -284,7 +284,7 @@ func FuzzParsePanesRow(f *testing.F) {
 			"window_activity": strconv.FormatInt(act, 10), "%MATCH%": strconv.Itoa(match),
 			"session_name": session, "pane_current_command": command,
 			"@cac_state": state, "@cac_reset": "", "@cac_due": "", "@cac_kind": "session", "@cac_zone": "", "@cac_note": note, "@cac_source": "", "@cac_account": "",
-			"@cac_request": "", "@cac_ignore": "", "@cac_message": "", "@cac_pipe": note, "pane_title": title,
+			"@cac_request": "", "@cac_ignore": "", "@cac_message": "", "@cac_pipe": "42:" + note, "pane_title": title,
 		}
 		row, err := v.row()
 		if err != nil {
@@ -292,7 +292,7 @@ func FuzzParsePanesRow(f *testing.F) {
 		}
 		want := Pane{ID: "%" + strconv.Itoa(id), PID: pid, Session: cleaned(session), WindowIndex: wi, PaneIndex: pi,
 			WindowID: "@" + strconv.Itoa(wi), Width: w, Height: h, Dead: dead, InputOff: true,
-			WindowActivity: time.Unix(act, 0), Match: match, Command: cleaned(command), Pipe: true, PipeMark: cleaned(note),
+			WindowActivity: time.Unix(act, 0), Match: match, Command: cleaned(command), Pipe: true, PipeMark: cleaned(note), PipePID: 42,
 			Options: Options{State: cleaned(state), Kind: "session", Note: cleaned(note)}, Title: cleaned(title)}
 		for name, out := range map[string]string{"raw": row, "tmux 3.4": visPrint(row, true), "tmux 3.5": visPrint(row, false)} {
 			ps, err := parsePanes(out + "\n")

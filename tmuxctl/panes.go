@@ -39,10 +39,12 @@ type Pane struct {
 	// "" when unset: control characters as "?" in Ignore, as DEL in Message (which the
 	// watcher checks, config.CheckMessage, before typing it).
 	Ignore, Message string
-	// Pipe says the pane's output is piped (pipe-pane); PipeMark is the pane option that
-	// marks a pipe of a watcher's (pipes.go), "" when unset.
+	// Pipe says the pane's output is piped (pipe-pane); PipeMark and PipePID are what the pane
+	// option marking a pipe of a watcher's says (pipes.go): the FIFO's path ("" when unset)
+	// and the pane's pid when it was piped.
 	Pipe     bool
 	PipeMark string
+	PipePID  int
 	Title    string // pane_title, free text: last
 	// Watcher is the global WatcherOption (a running watcher's pid) as PausedPanes reads it;
 	// "" elsewhere.
@@ -142,7 +144,7 @@ var paneFields = append([]paneField{
 	text(freeText(RequestOption), func(p *Pane) *string { return &p.Request }),
 	text(freeText(ignoreOption), func(p *Pane) *string { return &p.Ignore }),
 	text(markedText(messageOption), func(p *Pane) *string { return &p.Message }),
-	text(freeText(pipeOption), func(p *Pane) *string { return &p.PipeMark }),
+	pipeMarkField,
 	text(freeText("pane_title"), func(p *Pane) *string { return &p.Title }),
 	rowEnd)...)
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -131,8 +132,12 @@ func TestOutputPipesLeaveTheUsersPipe(t *testing.T) {
 		t.Errorf("%%1 after PipeOutput: %q, want the user's pipe, unmarked", got)
 	}
 
+	pid := s.Tmux(t, "display-message", "-p", "-t", "%0", "#{pane_pid}")
+	if got := s.Tmux(t, "display-message", "-p", "-t", "%0", "#{pane_pipe} #{@cac_pipe}"); got != "1 "+strings.TrimSpace(pid)+":"+fifo+"\n" {
+		t.Errorf("%%0 piped: %q, want the watcher's pipe, marked with pid %s", got, pid)
+	}
 	s.Tmux(t, "respawn-pane", "-k", "-t", "%0", "cat")
-	if got := s.Tmux(t, "display-message", "-p", "-t", "%0", "#{pane_pipe} #{@cac_pipe}"); got != "1 "+fifo+"\n" {
+	if got := s.Tmux(t, "display-message", "-p", "-t", "%0", "#{pane_pipe} #{@cac_pipe}"); got != "1 "+strings.TrimSpace(pid)+":"+fifo+"\n" {
 		t.Errorf("%%0 after respawn-pane: %q, want the watcher's pipe", got)
 	}
 	l.piped = true
@@ -147,5 +152,35 @@ func TestOutputPipesLeaveTheUsersPipe(t *testing.T) {
 	})
 	if s.Client.Listings() == before {
 		t.Error("the respawned pane's output sent no listing")
+	}
+}
+
+// TestOutputPipesFIFOGone: with its FIFO removed, the client pipes nothing and a listing is
+// never skipped; a pipe made before writes to no regular file in its place.
+func TestOutputPipesFIFOGone(t *testing.T) {
+	t.Parallel()
+	s, l, fifo := pipeServer(t)
+	pipe(t, s, fifo, map[string]bool{"%0": true, "%1": true})
+	l.list(quiet(t))
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Client.PipeMark(); got != "" {
+		t.Errorf("PipeMark with the FIFO removed = %q, want none", got)
+	}
+	l.piped = true
+	before := s.Client.Listings()
+	l.list(quiet(t))
+	l.list(quiet(t))
+	if got := s.Client.Listings() - before; got != 2 {
+		t.Errorf("FIFO removed: %d listings for 2 calls, want 2", got)
+	}
+	// A new pane piped by hand with the watcher's command, the FIFO gone: no file is made.
+	s.Tmux(t, "new-window", "-d", "-t", "main:2", "cat")
+	s.Tmux(t, "pipe-pane", "-O", "-t", "%2", tmuxctl.PipeCommand(fifo))
+	s.Tmux(t, "send-keys", "-t", "%2", "-l", "x")
+	s.WaitScreen(t, "%2", "x")
+	if _, err := os.Lstat(fifo); err == nil {
+		t.Errorf("%s exists after output into a pipe with the FIFO removed", fifo)
 	}
 }

@@ -49,7 +49,7 @@ func plainRow(id, pid, window, session, title string) string {
 
 func TestParsePanes(t *testing.T) {
 	base := []string{"%3", "4242", "@1", "0", "1", "120", "40", "0", "1", "0", "1", "1", "1795219800", "2", "main", "claude",
-		"waiting", "2026-11-20T19:30:00+02:00", "2026-11-20T19:31:00+02:00", "session", "Asia/Nicosia", "a note", "transcript", "/home/u/.claude", "resume 42", "on", "go on", "/run/x.pipe"}
+		"waiting", "2026-11-20T19:30:00+02:00", "2026-11-20T19:31:00+02:00", "session", "Asia/Nicosia", "a note", "transcript", "/home/u/.claude", "resume 42", "on", "go on", "4242:/run/x.pipe"}
 	for _, tc := range []struct {
 		name  string
 		title string
@@ -69,7 +69,7 @@ func TestParsePanes(t *testing.T) {
 			want := []tmuxctl.Pane{{ID: "%3", PID: 4242, WindowID: "@1", WindowIndex: 0, PaneIndex: 1, Width: 120, Height: 40,
 				InMode: true, Synced: true, WindowActivity: time.Unix(1795219800, 0), Match: 2,
 				Session: "main", Command: "claude", Title: tc.title, Request: "resume 42", Ignore: "on", Message: "go on",
-				Pipe: true, PipeMark: "/run/x.pipe",
+				Pipe: true, PipeMark: "/run/x.pipe", PipePID: 4242,
 				Options: tmuxctl.Options{State: "waiting", Reset: "2026-11-20T19:30:00+02:00", Due: "2026-11-20T19:31:00+02:00",
 					Kind: "session", Zone: "Asia/Nicosia", Note: "a note", Source: "transcript", Account: "/home/u/.claude"}}}
 			if !reflect.DeepEqual(got, want) {

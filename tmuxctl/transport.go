@@ -46,9 +46,11 @@ type transport struct {
 	actDial time.Time
 
 	// pipePath is the FIFO of the output pipes (pipes.go) where the server has no wait-for -E,
-	// "" for none; pipes is that FIFO once open, kept through the connections.
+	// "" for none; pipes is that FIFO once open, kept through the connections; pipedAt is
+	// when the last pipes were made.
 	pipePath string
 	pipes    *pipes
+	pipedAt  time.Time
 }
 
 // defaultRedial is transport's least time between two dials.
@@ -171,9 +173,7 @@ func (n *transport) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.closed = true
-	if n.pipes != nil {
-		n.pipes.close()
-	}
+	n.closePipes(n.k)
 	var name string
 	if n.act != nil { // closed beside the withdraw: each may wait on a server that never answers
 		name = n.act.name
@@ -193,9 +193,6 @@ func (n *transport) Close() error {
 	// answer the connection's last command within its timeout: it would only wait out its own.
 	if !n.k.unanswered.Load() {
 		ctx, cancel := withTimeout(context.Background(), n.Client.clock(), n.Client.timeout())
-		if n.pipes != nil {
-			name = n.pipes.path
-		}
 		_ = withdraw(ctx, n.k, name)
 		cancel()
 	}

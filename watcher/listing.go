@@ -53,7 +53,7 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 	// The pipes cover what printed since the last listing only if they were all in place
 	// before it.
 	d := now.Sub(w.listed.listedAt)
-	search.Piped = piped && w.listed.piped && d >= 0 && d < pipedFor
+	search.Piped = piped && w.listed.piped && d >= 0 && d+w.cfg.Interval <= pipedFor
 	list, full, mark, err := w.tmux.ListChanges(ctx, search, since)
 	w.listed.mark, w.listed.at = mark, at
 	if err != nil {

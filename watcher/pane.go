@@ -87,9 +87,6 @@ type pane struct {
 	// pane was taken for Claude Code by its command and title only: it is never typed into.
 	unknown bool
 	sched   scheduler.Config
-	// pipedPID is the pane_pid the watcher piped the pane's output for (pipes.go), 0 when
-	// it never did.
-	pipedPID int
 
 	state State
 	note  string

@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -9,9 +10,10 @@ import (
 
 // The output pipes (tmuxctl/pipes.go): where the server signals no output itself (tmux 3.2a
 // to 3.7), the watcher pipes the output of each Claude pane it supervises to itself, so that a
-// tick with nothing printed lists nothing. A pane is piped once per process in it: a pipe
-// closed under the watcher (the user's pipe-pane toggles it) is left closed, and while any
-// Claude pane is not piped, every tick lists what changed, as without pipes.
+// tick with nothing printed lists nothing. A pane is piped once per process in it (the pane
+// option that marks the pipe keeps the pane's pid): a pipe closed under the watcher, by the
+// user's pipe-pane, is left closed, and while any Claude pane is not piped, every tick lists
+// what changed, as without pipes.
 
 // piper pipes panes' output (tmuxctl.Client); a Tmux without it pipes nothing.
 type piper interface {
@@ -21,8 +23,13 @@ type piper interface {
 
 // pipedFor is the longest time ticks list nothing while every Claude pane is piped and none
 // printed: a pane that is not Claude's yet (a shell where claude is then started) is not
-// piped, and is seen by the listing of changes made at the end of it.
+// piped, and is seen by the listing of changes made by the end of it.
 const pipedFor = 5 * time.Second
+
+// pipesPerTick is how many panes a tick pipes at most: each pipe forks the tmux server, and
+// the user's commands wait meanwhile (tmuxctl's pipeBatch); 1,000 Claude panes are piped in
+// 32 ticks.
+const pipesPerTick = 32
 
 // pipeMark is the PipeMark of the watcher's pipes, "" when it pipes nothing.
 func (w *Watcher) pipeMark() string {
@@ -47,9 +54,9 @@ func (w *Watcher) piped() bool {
 	return true
 }
 
-// pipe pipes the output of each supervised pane that has no pipe and was not piped by the
-// watcher for the process it runs now, and notes each pane's pipe as tmux then reports it.
-// It runs at the end of a tick, after its listing's panes were visited.
+// pipe pipes the output of each supervised pane that has no pipe and whose pipe was not the
+// watcher's for the process it runs now, pipesPerTick at most, and notes each pane's pipe as
+// tmux then reports it. It runs at the end of a tick, after its listing's panes were visited.
 func (w *Watcher) pipe(ctx context.Context) error {
 	// The listing covered what printed before it only if the panes it showed first were
 	// piped too.
@@ -60,17 +67,18 @@ func (w *Watcher) pipe(ctx context.Context) error {
 	}
 	var ids []string
 	for id, p := range w.panes {
-		if !p.info.Pipe && p.pipedPID != p.info.PID {
+		if closed := p.info.PipeMark == mark && p.info.PipePID == p.info.PID; !p.info.Pipe && !closed {
 			ids = append(ids, id)
 		}
 	}
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := w.tmux.(piper).PipeOutput(ctx, ids)
+	slices.Sort(ids)
+	rows, err := w.tmux.(piper).PipeOutput(ctx, ids[:min(len(ids), pipesPerTick)])
 	for _, r := range rows {
 		if p := w.panes[r.ID]; p != nil {
-			p.info.Pipe, p.info.PipeMark, p.pipedPID = r.Pipe, r.PipeMark, p.info.PID
+			p.info.Pipe, p.info.PipeMark, p.info.PipePID = r.Pipe, r.PipeMark, r.PipePID
 		}
 	}
 	return err

@@ -30,9 +30,9 @@ func (f *pipingTmux) PipeOutput(_ context.Context, panes []string) ([]tmuxctl.Pa
 		f.piped = append(f.piped, id)
 		p := f.panes[id]
 		if !p.info.Pipe { // a pipe of the user's is left alone
-			p.info.Pipe, p.info.PipeMark = true, f.mark
+			p.info.Pipe, p.info.PipeMark, p.info.PipePID = true, f.mark, p.info.PID
 		}
-		rows = append(rows, tmuxctl.Pane{ID: id, Pipe: p.info.Pipe, PipeMark: p.info.PipeMark})
+		rows = append(rows, tmuxctl.Pane{ID: id, Pipe: p.info.Pipe, PipeMark: p.info.PipeMark, PipePID: p.info.PipePID})
 	}
 	return rows, nil
 }

@@ -33,10 +33,13 @@ func settingsBeside(ctx context.Context, tmux *tmuxctl.Client, path string, flag
 // cannot be asked is its error.
 func loadSettings(ctx context.Context, tmux *tmuxctl.Client, path string, flags []config.Flag) (config.Loaded, error) {
 	l, err := settingsBeside(ctx, tmux, path, flags)
-	if err == nil && l.Failed != nil {
-		return config.Loaded{}, l.Failed
+	if err == nil {
+		err = l.FailedAlone(true)
 	}
-	return l, err
+	if err != nil {
+		return config.Loaded{}, err
+	}
+	return l, nil
 }
 
 func newConfig(std stdio) *cobra.Command {
