@@ -322,17 +322,16 @@ func (n *transport) pipeOutput(ctx context.Context, k *controlClient) error {
 // watcher: it wakes that watcher's next tick as a pane's output would. Only a FIFO of the
 // caller's own, opened without waiting, is written to.
 func wakePipes(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err := ownFIFO(path, false); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || st.Mode()&fs.ModeNamedPipe == 0 || int(sys.Uid) != os.Getuid() {
-		return fmt.Errorf("%s is not a FIFO of this user", path)
+	if st, err := f.Stat(); err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
+		return fmt.Errorf("tmuxctl: %s is not a FIFO", path)
 	}
 	_, err = f.Write([]byte{'\n'})
 	return err

@@ -2,6 +2,7 @@ package watcher_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -124,5 +125,23 @@ func TestUnitPipesDryRun(t *testing.T) {
 	r.at(time.Second)
 	if len(f.piped) != 0 || f.lastPiped() {
 		t.Errorf("dry run: piped %v, listing piped %v; want nothing", f.piped, f.lastPiped())
+	}
+}
+
+// A tick pipes 32 panes at most (each pipe forks the tmux server); the next tick the rest.
+func TestUnitPipesPerTick(t *testing.T) {
+	r := newRig(t, nil)
+	f := &pipingTmux{fakeTmux: r.tmux, mark: "/run/w.pipe"}
+	r.w = watcher.New(f, r.tmux, r.cfg)
+	for i := range 40 {
+		r.tmux.add(fmt.Sprintf("%%%d", i), 100+i, idle()).info.Match = 0
+	}
+	r.at(0)
+	if len(f.piped) != 32 {
+		t.Errorf("first tick of 40 panes: %d piped, want 32", len(f.piped))
+	}
+	r.at(time.Second)
+	if len(f.piped) != 40 {
+		t.Errorf("second tick: %d piped in all, want 40", len(f.piped))
 	}
 }
