@@ -170,8 +170,8 @@ const pipeBatch = 8
 // PipeOutput pipes the output of each pane into the client's FIFO (see pipes), on a pane that
 // has no pipe only, and returns each pane as it is then: its ID, Pipe, PipeMark (the client's
 // PipeMark when the pipe is its own) and PipePID. It does nothing when PipeMark is "". A pane
-// gone ends its batch (pipeBatch): the panes after it are not returned, and are piped by a
-// later call.
+// gone ends its batch (pipeBatch): that batch's panes are not returned; a later call pipes
+// the rest and reports the ones piped already.
 func (c *Client) PipeOutput(ctx context.Context, panes []string) ([]Pane, error) {
 	mark := c.PipeMark()
 	if mark == "" {
