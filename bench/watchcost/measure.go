@@ -198,11 +198,14 @@ func watch(g group, n, run int, r *result) error {
 }
 
 // warmUp waits out the warm-up (from t0, the watcher's start) until the watcher supervises
-// every pane of every server, checks that it waits on the stopped one, and returns its CPU so
+// every pane of every server, and has piped each of them where it pipes them, checks that it waits on the stopped one, and returns its CPU so
 // far.
 func warmUp(g group, w *watcher, n, run int, t0 time.Time, r *result) (cpuTicks, error) {
 	sleepUntil(t0.Add(opt.warmup))
 	if err := w.waitSupervised(g.panes(), 2*time.Minute+time.Duration(g.panes())*50*time.Millisecond); err != nil {
+		return cpuTicks{}, err
+	}
+	if err := w.waitPiped(g, 2*time.Minute); err != nil {
 		return cpuTicks{}, err
 	}
 	s := g[0]

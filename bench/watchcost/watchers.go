@@ -218,3 +218,29 @@ func (w *watcher) waitSupervised(want int, timeout time.Duration) error {
 		}
 	}
 }
+
+// waitPiped waits, where the watcher pipes its panes' output (tmux 3.2a to 3.7: it logs so),
+// until every pane of every server has a pipe: the watcher pipes 32 panes a tick, each a fork
+// of the tmux server, and the idle cost is measured after that start.
+func (w *watcher) waitPiped(g group, timeout time.Duration) error {
+	if b, err := os.ReadFile(w.log); err != nil || !strings.Contains(string(b), "output is piped to the watcher") {
+		return err
+	}
+	t0 := time.Now()
+	for deadline := t0.Add(timeout); ; time.Sleep(200 * time.Millisecond) {
+		unpiped := 0
+		for _, s := range g {
+			out, err := tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_pipe}")
+			if err != nil {
+				return err
+			}
+			unpiped += strings.Count(out, "0")
+		}
+		if unpiped == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d panes not piped after %s", unpiped, time.Since(t0).Round(time.Second))
+		}
+	}
+}
