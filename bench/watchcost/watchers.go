@@ -29,6 +29,9 @@ type watcher struct {
 
 var watchSeq int
 
+// lastXDG is the XDG base directory of the last watcher started with each command line.
+var lastXDG = map[string]string{}
+
 // watchArgv is the watcher's command line after the binary: the harness's flags, then
 // -watch-args (later flags win in pflag, so -watch-args can override the harness's). With
 // -servers > 1 it is `watch --all-servers`, which finds the servers in userSocketDir
@@ -65,6 +68,13 @@ func startWatcherArgv(argv []string, counting bool) (*watcher, error) {
 	watchSeq++
 	w := &watcher{log: filepath.Join(tmp, fmt.Sprintf("watch%d.log", watchSeq)), done: make(chan error, 1), exited: make(chan struct{})}
 	xdg := filepath.Join(tmp, fmt.Sprintf("x%d", watchSeq))
+	key := strings.Join(argv, " ")
+	if counting && lastXDG[key] != "" {
+		// The watcher measured before on this server, started again: its state file, and so
+		// its output pipes (tmux 3.2a to 3.7), are its own.
+		xdg = lastXDG[key]
+	}
+	lastXDG[key] = xdg
 	for _, d := range []string{"config", "state", "run"} {
 		if err := os.MkdirAll(filepath.Join(xdg, d), 0o700); err != nil {
 			return nil, err
