@@ -52,7 +52,8 @@ func watchArgvOf(which ...string) []string {
 
 // startWatcher runs `cac-tmux watch -S sock --log-format json --interval I --margin 5s` (with
 // -servers > 1 `watch --all-servers …`, sock unused), then -watch-args, with its own XDG config, state and runtime directories in tmp (no configuration
-// file, a fresh state file and lock), and with the counting wrapper first in its PATH when
+// file, a fresh state file and lock; a counting one takes those of the watcher started
+// before it with the same command line), and with the counting wrapper first in its PATH when
 // counting.
 func startWatcher(sock string, counting bool) (*watcher, error) {
 	return startWatcherArgv(watchArgv(sock), counting)
