@@ -37,28 +37,10 @@ func TestOutputSignal(t *testing.T) {
 	}
 	if !caps.OutputSignal {
 		// tmux 3.2a to 3.7: no signal, so each call lists what changed.
-		before := s.Client.Listings()
-		for range 3 {
-			if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
-				t.Errorf("nothing printed: %v, full %v", ids, full)
-			}
-		}
-		if got := s.Client.Listings() - before; got != 3 {
+		if got := l.quietCalls("nothing printed", 3); got != 3 {
 			t.Errorf("3 calls with no signal sent %d listings, want 3", got)
 		}
 		return
-	}
-	skipped := func(what string, calls int) {
-		t.Helper()
-		before := s.Client.Listings()
-		for range calls {
-			if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
-				t.Errorf("%s: listed %v, full %v; want nothing", what, ids, full)
-			}
-		}
-		if got := s.Client.Listings() - before; got != 0 {
-			t.Errorf("%s: %d listings sent, want none", what, got)
-		}
 	}
 	// The signal's client is named for Request to wake it.
 	if got := s.Tmux(t, "show-options", "-gv", "@cac_signal"); got != fmt.Sprintf("client-%d\n", s.Client.SignalClient()) {
@@ -66,7 +48,7 @@ func TestOutputSignal(t *testing.T) {
 	}
 	// The listing that arms the signal, then nothing printed: no listing at all.
 	l.list(quiet(t))
-	skipped("nothing printed", 3)
+	l.skipped("nothing printed", 3)
 
 	// Output in %1, and the caller searching from a second after it (as from a skipped tick):
 	// %1 is listed, by the one listing sent; the calls after it send none.
@@ -82,11 +64,11 @@ func TestOutputSignal(t *testing.T) {
 	if !slices.Equal(ids, []string{"%1"}) || s.Client.Listings()-before > 2 {
 		t.Errorf("after output in %%1, searched from a later second: %v in %d listings; want %%1 in one (or two, while the signal is read)", ids, s.Client.Listings()-before)
 	}
-	skipped("after the output was listed", 2)
+	l.skipped("after the output was listed", 2)
 
 	// A request is no output, but it is listed (every pane, once).
 	l.request("%0", "resume 1", 2)
-	skipped("after the request was listed", 2)
+	l.skipped("after the request was listed", 2)
 
 	// A change tmux notifies is listed in full.
 	s.Tmux(t, "new-window", "-d", "-t", "main:2", "cat")

@@ -38,6 +38,27 @@ func (l *lister) list(since time.Time) (ids []string, full bool) {
 	return ids, full
 }
 
+// quietCalls lists calls times with nothing printed since, each call searching from a quiet
+// second, checks that none lists a pane, and returns how many listings went to tmux.
+func (l *lister) quietCalls(what string, calls int) uint64 {
+	l.t.Helper()
+	before := l.c.Listings()
+	for range calls {
+		if ids, full := l.list(quiet(l.t)); full || len(ids) != 0 {
+			l.t.Errorf("%s: listed %v, full %v; want nothing", what, ids, full)
+		}
+	}
+	return l.c.Listings() - before
+}
+
+// skipped checks that calls listings of nothing printed send tmux no listing at all.
+func (l *lister) skipped(what string, calls int) {
+	l.t.Helper()
+	if got := l.quietCalls(what, calls); got != 0 {
+		l.t.Errorf("%s: %d listings sent, want none", what, got)
+	}
+}
+
 // request hands over a request on pane, the first pane listed, and checks that the next
 // listing lists every pane (n), in full, with the request on pane.
 func (l *lister) request(pane, value string, n int) {

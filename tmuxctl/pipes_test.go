@@ -71,19 +71,7 @@ func TestOutputPipes(t *testing.T) {
 	}
 	l.list(quiet(t)) // a listing with every pane piped
 	l.piped = true
-	skipped := func(what string, calls int) {
-		t.Helper()
-		before := s.Client.Listings()
-		for range calls {
-			if ids, full := l.list(quiet(t)); full || len(ids) != 0 {
-				t.Errorf("%s: listed %v, full %v; want nothing", what, ids, full)
-			}
-		}
-		if got := s.Client.Listings() - before; got != 0 {
-			t.Errorf("%s: %d listings sent, want none", what, got)
-		}
-	}
-	skipped("nothing printed", 3)
+	l.skipped("nothing printed", 3)
 
 	s.Tmux(t, "send-keys", "-t", "%1", "-l", "x")
 	s.WaitScreen(t, "%1", "x")
@@ -96,17 +84,14 @@ func TestOutputPipes(t *testing.T) {
 	if !slices.Equal(ids, []string{"%1"}) {
 		t.Errorf("after output in %%1: %v, want %%1", ids)
 	}
-	skipped("after the output was listed", 2)
+	l.skipped("after the output was listed", 2)
 
 	// A request wakes the listing through the FIFO.
 	l.request("%0", "resume 1", 2)
-	skipped("after the request was listed", 2)
+	l.skipped("after the request was listed", 2)
 
 	l.piped = false
-	before := s.Client.Listings()
-	l.list(quiet(t))
-	l.list(quiet(t))
-	if got := s.Client.Listings() - before; got != 2 {
+	if got := l.quietCalls("without Piped", 2); got != 2 {
 		t.Errorf("without Piped: %d listings for 2 calls, want 2", got)
 	}
 	if got := signalAfterClose(t, s); got != "" {
@@ -169,10 +154,7 @@ func TestOutputPipesFIFOGone(t *testing.T) {
 		t.Errorf("PipeMark with the FIFO removed = %q, want none", got)
 	}
 	l.piped = true
-	before := s.Client.Listings()
-	l.list(quiet(t))
-	l.list(quiet(t))
-	if got := s.Client.Listings() - before; got != 2 {
+	if got := l.quietCalls("FIFO removed", 2); got != 2 {
 		t.Errorf("FIFO removed: %d listings for 2 calls, want 2", got)
 	}
 	// A new pane piped by hand with the watcher's command, the FIFO gone: no file is made.
