@@ -102,11 +102,7 @@ func binaryPath(given string) (string, error) {
 // (WriteInstalled), after the warnings of Warn; with DryRun it writes the file to Out, and
 // where it would go to Err.
 func (c Command) Install(given Spec) error {
-	s, err := c.Resolve(given)
-	if err != nil {
-		return err
-	}
-	content, err := Render(c.Platform, s)
+	s, content, err := c.render(given)
 	if err != nil {
 		return err
 	}
@@ -122,6 +118,16 @@ func (c Command) Install(given Spec) error {
 	}
 	WriteInstalled(c.Out, c.Platform, c.Path, res, s)
 	return nil
+}
+
+// render is the service given resolves to (Resolve) and its file as Install writes it.
+func (c Command) render(given Spec) (Spec, []byte, error) {
+	s, err := c.Resolve(given)
+	if err != nil {
+		return Spec{}, nil, err
+	}
+	content, err := Render(c.Platform, s)
+	return s, content, err
 }
 
 // warn tells Err of a service that would not do what the user may think: a binary that is a
@@ -207,11 +213,7 @@ func (c Command) Status(ctx context.Context, given Spec) error {
 // compare reports whether have, the file written for the server name or sock, is what
 // Install would write for given now, and the lines it would change.
 func (c Command) compare(have []byte, name, sock string, given Spec) error {
-	s, err := c.Resolve(given)
-	if err != nil {
-		return err
-	}
-	want, err := Render(c.Platform, s)
+	_, want, err := c.render(given)
 	if err != nil {
 		return err
 	}
