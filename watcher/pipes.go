@@ -58,19 +58,22 @@ func (w *Watcher) piped() bool {
 // watcher's for the process it runs now, pipesPerTick at most, and notes each pane's pipe as
 // tmux then reports it. It runs at the end of a tick, after its listing's panes were visited.
 func (w *Watcher) pipe(ctx context.Context) error {
-	// The listing covered what printed before it only if the panes it showed first were
-	// piped too.
-	w.listed.piped = w.listed.piped && w.piped()
 	mark := w.pipeMark()
 	if mark == "" {
+		w.listed.piped = false
 		return nil
 	}
 	var ids []string
+	all := true // every pane piped to the watcher: piped, in the same pass
 	for id, p := range w.panes {
+		all = all && p.info.Pipe && p.info.PipeMark == mark
 		if closed := p.info.PipeMark == mark && p.info.PipePID == p.info.PID; !p.info.Pipe && !closed {
 			ids = append(ids, id)
 		}
 	}
+	// The listing covered what printed before it only if the panes it showed first were
+	// piped too.
+	w.listed.piped = w.listed.piped && all
 	if len(ids) == 0 {
 		return nil
 	}
