@@ -53,3 +53,11 @@ func (n Name) Title() string {
 	}
 	return string(n)
 }
+
+// Settings are what the configuration says of one agent.
+type Settings struct {
+	// Off: no pane of the agent is supervised (listed, typed into or told about).
+	Off bool
+	// Message is typed to resume a session of the agent; "" is the watch's message.
+	Message string
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/cac-tmux/cac-tmux/agent"
+
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
@@ -11,6 +13,7 @@ import (
 // identity is what the watcher knows about the process in a pane.
 type identity struct {
 	proc.Identity
+	agent   agent.Name // which agent runs there
 	how     string
 	unknown bool     // taken for Claude Code by command and title only
 	ok      bool     // Claude Code runs in the pane
@@ -54,10 +57,10 @@ func (w *Watcher) identify(ctx context.Context, info tmuxctl.Pane) (identity, bo
 			w.cfg.Log.Warn().Err(err).Msg("cannot read the process table; panes are recognised by command and title only and never typed into")
 		}
 		if proc.Hint(info.Command, info.Title) {
-			id.ok, id.unknown, id.how = true, true, "command "+strconv.Quote(info.Command)+" and title only"
+			id.ok, id.unknown, id.agent, id.how = true, true, agent.Claude, "command "+strconv.Quote(info.Command)+" and title only"
 		}
 	case ok:
-		id.Identity, id.how, id.ok = found.Identity, found.How, true
+		id.Identity, id.agent, id.how, id.ok = found.Identity, agent.Claude, found.How, true
 	case found.Starting:
 		// tmux's fork, before the program: its row may already name the program, and so
 		// will the next one, so the answer must not be kept under that row (found.Starting).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/printable"
@@ -83,6 +84,7 @@ func parseState(s string) (State, error) {
 type pane struct {
 	info tmuxctl.Pane
 	proc.Identity
+	agent agent.Name // the agent that runs in the pane
 	// unknown is true when the process could not be confirmed (no /proc, no ps) and the
 	// pane was taken for Claude Code by its command and title only: it is never typed into.
 	unknown bool
@@ -152,7 +154,7 @@ type pane struct {
 }
 
 func newPane(info tmuxctl.Pane, id identity, sched scheduler.Config, pol config.Policy) *pane {
-	return &pane{info: info, Identity: id.Identity, unknown: id.unknown, sched: sched, pol: pol, state: Running, told: told{state: Running}, published: info.Options}
+	return &pane{info: info, Identity: id.Identity, agent: id.agent, unknown: id.unknown, sched: sched, pol: pol, state: Running, told: told{state: Running}, published: info.Options}
 }
 
 // needsLook says whether the pane is captured on this tick: a running session when its
@@ -367,7 +369,7 @@ func (p *pane) retry(now time.Time, why string) {
 }
 
 func (p *pane) toRunning() {
-	*p = pane{info: p.info, Identity: p.Identity, unknown: p.unknown, sched: p.sched, pol: p.pol, state: Running, recs: p.recs, told: p.told, badMessage: p.badMessage,
+	*p = pane{info: p.info, Identity: p.Identity, agent: p.agent, unknown: p.unknown, sched: p.sched, pol: p.pol, state: Running, recs: p.recs, told: p.told, badMessage: p.badMessage,
 		looks: p.looks, lookedAt: p.lookedAt, lookedReal: p.lookedReal, activity: p.activity, match: p.match, published: p.published}
 }
 

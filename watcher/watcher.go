@@ -23,6 +23,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/proc"
@@ -71,6 +72,9 @@ type Config struct {
 	Interval time.Duration
 	// Message is typed into a stopped session to resume it.
 	Message string
+	// Agents holds each agent's settings (turned off, its own message); an agent it does not
+	// name is supervised with Message.
+	Agents map[agent.Name]agent.Settings
 	// DryRun decides and logs but sends no key and sets no pane option.
 	DryRun bool
 	// Schedule holds the margin, the native grace, the stagger and the retry policy.
