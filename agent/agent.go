@@ -61,3 +61,8 @@ type Settings struct {
 	// Message is typed to resume a session of the agent; "" is the watch's message.
 	Message string
 }
+
+// For is the agent of that name as the engine sees it.
+func For(n Name) Agent {
+	return ClaudeCode()
+}

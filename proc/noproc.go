@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
@@ -92,6 +93,7 @@ func (f *Finder) findInTable(ctx context.Context, tab *psTable, panePID int, np 
 			continue
 		}
 		return Found{
+			Agent:    agent.Claude,
 			Identity: Identity{PID: pid, Start: lstartPrefix + c.row.lstart},
 			How:      how(noProcSource, panePID, w.tpgid, pid, c.depth, why),
 		}, true, nil

@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
@@ -70,7 +71,8 @@ func (id Identity) ProcStart() (string, bool) {
 // Found is the Claude Code process in a pane and how it was found.
 type Found struct {
 	Identity
-	How string // one short sentence for logs/doctor, e.g. "foreground group 123 of pane pid 100: comm \"claude\""
+	Agent agent.Name // which agent the process is
+	How   string     // one short sentence for logs/doctor, e.g. "foreground group 123 of pane pid 100: comm \"claude\""
 	// Starting, with ok false, says that the answer holds only for now: the pane's first
 	// process is still tmux's fork (see forked), which has not yet run the pane's program.
 	// A caller that keeps answers must ask again.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
@@ -359,6 +360,7 @@ func (p *procfs) check(st statInfo, panePID, tpgid, depth int) (Found, bool) {
 		why += "; its session registry entry names it (Claude Code " + en.Version + ")"
 	}
 	return Found{
+		Agent:    agent.Claude,
 		Identity: Identity{PID: st.pid, Start: ticksPrefix + st.start},
 		How:      how("", panePID, tpgid, st.pid, depth, why),
 	}, true

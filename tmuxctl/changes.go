@@ -220,14 +220,14 @@ const captureBatch = 64
 // one tmux process each. A pane that is gone, or whose capture fails otherwise, gets its own
 // error (tmux ends a command line at a failed command: the rest go in the next line); the
 // error returned is one that ends them all (no server, ctx done), with the Screens so far.
-func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error) {
+func (c *Client) Captures(ctx context.Context, panes []Shot) ([]Screen, error) {
 	out := make([]Screen, 0, len(panes))
-	one := func(p string) error {
-		text, err := c.Capture(ctx, p)
+	one := func(s Shot) error {
+		text, err := c.capture(ctx, s)
 		if errors.Is(err, ErrNoServer) || ctx.Err() != nil {
 			return err
 		}
-		out = append(out, Screen{Pane: p, Text: text, Err: err})
+		out = append(out, Screen{Pane: s.Pane, Text: text, Err: err})
 		return nil
 	}
 	for len(out) < len(panes) {
@@ -244,15 +244,15 @@ func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error)
 		}
 		batch := rest[:min(len(rest), captureBatch)]
 		var args []string
-		for i, p := range batch {
+		for i, s := range batch {
 			if i > 0 {
 				args = append(args, ";")
 			}
-			args = append(args, "capture-pane", "-p", "-J", "-t", p)
+			args = append(args, s.args()...)
 		}
 		blocks, err := k.run(ctx, args)
 		for i, b := range blocks[:min(len(blocks), len(batch))] {
-			out = append(out, Screen{Pane: batch[i], Text: expandTabs(b)})
+			out = append(out, Screen{Pane: batch[i].Pane, Text: expandTabs(b)})
 		}
 		var te *Error
 		switch {
@@ -260,11 +260,11 @@ func (c *Client) Captures(ctx context.Context, panes []string) ([]Screen, error)
 		case errors.As(err, &te) && te.ExitCode == 1 && len(blocks) < len(batch):
 			// The capture after the last block failed, and tmux ran none after it.
 			failed := *te
-			failed.Args = []string{"capture-pane", "-p", "-J", "-t", batch[len(blocks)]}
+			failed.Args = batch[len(blocks)].args()
 			if errors.Is(err, ErrNoServer) {
 				return out, &failed
 			}
-			out = append(out, Screen{Pane: batch[len(blocks)], Err: &failed})
+			out = append(out, Screen{Pane: batch[len(blocks)].Pane, Err: &failed})
 		case errors.Is(err, errNotSent), errors.Is(err, errFraming):
 			// Not run, or a screen forged the end of its block: one at a time, which
 			// confines a forgery to its own pane.

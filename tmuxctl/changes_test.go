@@ -224,9 +224,10 @@ func TestListChangesExec(t *testing.T) {
 	}
 }
 
-// TestCaptures: several captures in one go give each pane's screen, as Capture does, in
-// order; a pane that is gone gets its own ErrNoTarget, and the panes after it are captured.
-// Over control mode (more than one command line: more panes than a line takes) and by exec.
+// TestCaptures: several captures in one go give each pane's screen, as Capture (or
+// CaptureStyled, for a styled shot) does, in order; a pane that is gone gets its own
+// ErrNoTarget, and the panes after it are captured. Over control mode (more than one command
+// line: more panes than a line takes) and by exec.
 func TestCaptures(t *testing.T) {
 	t.Parallel()
 	for _, transport := range []string{"control", "exec"} {
@@ -237,14 +238,17 @@ func TestCaptures(t *testing.T) {
 			}
 			var panes []string
 			for i := range 40 {
-				out := s.Tmux(t, "new-window", "-d", "-P", "-F", "#{pane_id}", "cat")
+				out := s.Tmux(t, "new-window", "-d", "-P", "-F", "#{pane_id}", `printf '\033[2mdim\033[0m '; exec cat`)
 				id := strings.TrimSpace(out)
 				s.Tmux(t, "send-keys", "-t", id, "-l", fmt.Sprintf("screen %d %%end 1 2 3", i))
 				panes = append(panes, id)
 			}
 			s.Tmux(t, "kill-pane", "-t", panes[5])
 			s.Tmux(t, "kill-pane", "-t", panes[39])
-			ask := append(slices.Clone(panes), "%999")
+			ask := append(tmuxctl.Shots(panes), tmuxctl.Shot{Pane: "%999"})
+			for i := range ask {
+				ask[i].Styled = i%2 == 1
+			}
 			for i, id := range panes {
 				if i != 5 && i != 39 {
 					s.WaitScreen(t, id, fmt.Sprintf("screen %d %%end 1 2 3", i))
@@ -255,8 +259,8 @@ func TestCaptures(t *testing.T) {
 				t.Fatalf("Captures = %d screens, %v; want %d", len(got), err, len(ask))
 			}
 			for i, sc := range got {
-				if sc.Pane != ask[i] {
-					t.Errorf("screen %d is of %s, want %s", i, sc.Pane, ask[i])
+				if sc.Pane != ask[i].Pane {
+					t.Errorf("screen %d is of %s, want %s", i, sc.Pane, ask[i].Pane)
 					continue
 				}
 				if i == 5 || i >= 39 {
@@ -265,9 +269,13 @@ func TestCaptures(t *testing.T) {
 					}
 					continue
 				}
-				want, err := s.Client.Capture(context.Background(), sc.Pane)
-				if sc.Err != nil || err != nil || sc.Text != want {
-					t.Errorf("screen of %s = %q, %v; Capture says %q, %v", sc.Pane, sc.Text, sc.Err, want, err)
+				capture := s.Client.Capture
+				if ask[i].Styled {
+					capture = s.Client.CaptureStyled
+				}
+				want, err := capture(context.Background(), sc.Pane)
+				if sc.Err != nil || err != nil || sc.Text != want || strings.Contains(want, "\x1b[2m") != ask[i].Styled {
+					t.Errorf("screen of %s (styled %v) = %q, %v; a capture alone says %q, %v", sc.Pane, ask[i].Styled, sc.Text, sc.Err, want, err)
 				}
 			}
 		})

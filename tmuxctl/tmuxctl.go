@@ -263,8 +263,41 @@ func (c *Client) exec(ctx context.Context, args ...string) (string, error) {
 // wrapped lines joined, trailing spaces kept, and a tab as the spaces it covers on screen (see
 // expandTabs).
 func (c *Client) Capture(ctx context.Context, pane string) (string, error) {
-	out, err := c.Run(ctx, "capture-pane", "-p", "-J", "-t", pane)
+	return c.capture(ctx, Shot{Pane: pane})
+}
+
+// CaptureStyled is Capture with the SGR escapes of the text kept (capture-pane -e), for a
+// program whose screen tells by an attribute alone what a row is.
+func (c *Client) CaptureStyled(ctx context.Context, pane string) (string, error) {
+	return c.capture(ctx, Shot{Pane: pane, Styled: true})
+}
+
+func (c *Client) capture(ctx context.Context, s Shot) (string, error) {
+	out, err := c.Run(ctx, s.args()...)
 	return expandTabs(out), err
+}
+
+// Shot is one pane to capture; Styled keeps the SGR escapes of its text (capture-pane -e).
+type Shot struct {
+	Pane   string
+	Styled bool
+}
+
+// args is the capture command of the shot.
+func (s Shot) args() []string {
+	if s.Styled {
+		return []string{"capture-pane", "-p", "-J", "-e", "-t", s.Pane}
+	}
+	return []string{"capture-pane", "-p", "-J", "-t", s.Pane}
+}
+
+// Shots are plain shots of the panes.
+func Shots(panes []string) []Shot {
+	shots := make([]Shot, len(panes))
+	for i, p := range panes {
+		shots[i] = Shot{Pane: p}
+	}
+	return shots
 }
 
 // expandTabs replaces each tab of a capture by spaces up to the next tab stop (every 8

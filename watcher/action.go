@@ -170,7 +170,7 @@ func (w *Watcher) outcome(id string, p *pane, promise bool) Outcome {
 	case p == nil || w.panes[id] != p:
 		return Outcome{Sent: true, Message: "the claude session that was sent the keys no longer runs in pane " + id + "; nothing more is typed there"}
 	case p.state == Resuming:
-		return Outcome{Done: true, Pending: true, Message: "pressed the options menu's Stop row in " + p.info.Target()}
+		return Outcome{Done: true, Pending: true, Message: p.note + " in " + p.info.Target()}
 	case p.state == Verifying:
 		return Outcome{Done: true, Pending: true, Message: "keys sent to " + p.info.Target() + "; looking for a resumed turn"}
 	case p.state == Running:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -34,19 +35,12 @@ func binds(binding string, id proc.Identity, session string) bool {
 	return binding != "" && (binding == BindingOf(id, session) || binding == BindingOf(id, ""))
 }
 
-// sessionIn is the session id that the registry entry of process id in env names now, and
-// the directory Claude Code runs in; "" when there is none (no records, or an identity found
-// without /proc).
-func sessionIn(env records.Env, id proc.Identity) (session, dir string) {
-	start, ok := id.ProcStart()
-	if !ok || env.Dir() == "" {
-		return "", ""
-	}
-	en, err := env.Session(id.PID, start)
-	if err != nil {
-		return "", ""
-	}
-	return en.SessionID, en.Cwd
+// sessionIn is the conversation that the records of the agent's process found in env name
+// now, and the directory it runs in; "" when they do not say (no records, or an identity
+// found without /proc).
+func sessionIn(env records.Env, found proc.Found) (session, dir string) {
+	start, _ := found.ProcStart()
+	return agent.For(found.Agent).Open(env, agent.Process{PID: found.PID, ProcStart: start}).Conversation()
 }
 
 // binding is the binding of session p as the watcher knows it now, "" when its process is not
@@ -55,7 +49,10 @@ func (p *pane) binding() string {
 	if p.unknown || p.PID == 0 {
 		return ""
 	}
-	session, _ := sessionIn(p.recs.env, p.Identity)
+	session := ""
+	if p.recs.s != nil {
+		session, _ = p.recs.s.Conversation()
+	}
 	return BindingOf(p.Identity, session)
 }
 
@@ -84,7 +81,7 @@ func Bound(ctx context.Context, t Tmux, f Finder, id, binding string) (Place, st
 		return Place{}, "Claude Code does not run in pane " + id + " now", nil
 	}
 	env, _ := f.Env(ctx, found.Identity) // unreadable: no conversation, which a binding with one refuses
-	session, dir := sessionIn(env, found.Identity)
+	session, dir := sessionIn(env, found)
 	if !binds(binding, found.Identity, session) {
 		return Place{}, "pane " + id + " now runs another Claude Code session than the one this was asked for (the process or its conversation changed)", nil
 	}

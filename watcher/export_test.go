@@ -3,8 +3,8 @@ package watcher
 import (
 	"context"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/detector"
-	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
@@ -36,8 +36,8 @@ func ParseState(s string) (State, error) { return parseState(s) }
 // RowOf reads a row from the pane options a watcher published (rowOf).
 func RowOf(info tmuxctl.Pane) (Row, error) { return rowOf(info) }
 
-// Exact refines the reset and kind read from the screen with the usage-limit row of the
-// session's transcript (exactReset).
-func Exact(r detector.Reset, kind detector.Kind, row records.Row) (detector.Reset, detector.Kind, bool) {
-	return exactReset(r, kind, row)
+// Exact refines the reset and kind read from the screen with the agent's record of the limit
+// (exactReset).
+func Exact(r detector.Reset, kind detector.Kind, l agent.Limit) (detector.Reset, detector.Kind, bool) {
+	return exactReset(r, kind, l)
 }

@@ -59,8 +59,10 @@ func (w *Watcher) identify(ctx context.Context, info tmuxctl.Pane) (identity, bo
 		if proc.Hint(info.Command, info.Title) {
 			id.ok, id.unknown, id.agent, id.how = true, true, agent.Claude, "command "+strconv.Quote(info.Command)+" and title only"
 		}
+	case ok && w.cfg.Agents[found.Agent].Off:
+		id.how = found.Agent.Title() + " runs in the pane, and the configuration turns it off"
 	case ok:
-		id.Identity, id.agent, id.how, id.ok = found.Identity, agent.Claude, found.How, true
+		id.Identity, id.agent, id.how, id.ok = found.Identity, found.Agent, found.How, true
 	case found.Starting:
 		// tmux's fork, before the program: its row may already name the program, and so
 		// will the next one, so the answer must not be kept under that row (found.Starting).

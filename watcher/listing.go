@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
@@ -36,9 +37,10 @@ type listing struct {
 // screen is a capture taken for a look of this tick (prefetch), and the wall-clock instant
 // just before it was taken.
 type screen struct {
-	text  string
-	err   error
-	taken time.Time
+	text   string
+	err    error
+	taken  time.Time
+	styled bool // captured with the text's SGR escapes
 }
 
 // list lists the server's panes for this tick: every pane (full) at the first listing, after
@@ -77,10 +79,10 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 // look at; a pane the watcher keeps its hands off (outOfScope) is not captured at all. A pane
 // it did not capture, or whose capture failed, is captured by its look.
 func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Time, identify func() ([]identity, []bool)) ([]identity, []bool) {
-	var early []string
+	var early []tmuxctl.Shot
 	for _, info := range list {
 		if w.panes[info.ID] == nil && claudeCommand.MatchString(info.Command) && w.outOfScope(info) == "" {
-			early = append(early, info.ID)
+			early = append(early, tmuxctl.Shot{Pane: info.ID})
 		}
 	}
 	if len(early) < 2 {
@@ -99,11 +101,12 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 		done <- screens
 	}()
 	ids, fresh := identify()
-	w.keep(<-done, taken)
+	w.keep(<-done, early, taken)
 
-	var rest []string
+	var rest []tmuxctl.Shot
 	for i, info := range list {
-		if _, ok := w.screens[info.ID]; ok || !ids[i].ok || w.outOfScope(info) != "" {
+		styled := agent.For(ids[i].agent).Styled
+		if s, ok := w.screens[info.ID]; (ok && s.styled == styled) || !ids[i].ok || w.outOfScope(info) != "" {
 			continue // a pane left alone is not even captured
 		}
 		if p := w.panes[info.ID]; p != nil {
@@ -116,7 +119,7 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 				continue
 			}
 		}
-		rest = append(rest, info.ID)
+		rest = append(rest, tmuxctl.Shot{Pane: info.ID, Styled: styled})
 	}
 	if len(rest) >= 2 {
 		taken = w.cfg.Wall.Now()
@@ -124,7 +127,7 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 		if err != nil {
 			w.cfg.Log.Debug().Err(err).Int("panes", len(rest)).Msg("captures cut short; the rest are captured one by one")
 		}
-		w.keep(screens, taken)
+		w.keep(screens, rest, taken)
 	}
 	return ids, fresh
 }
@@ -132,13 +135,13 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 // claudeCommand is prefilter.Commands, compiled.
 var claudeCommand = regexp.MustCompile(prefilter.Commands)
 
-// keep keeps captures taken at taken for this tick's looks.
-func (w *Watcher) keep(screens []tmuxctl.Screen, taken time.Time) {
+// keep keeps captures of the shots, taken at taken, for this tick's looks.
+func (w *Watcher) keep(screens []tmuxctl.Screen, shots []tmuxctl.Shot, taken time.Time) {
 	if w.screens == nil {
 		w.screens = make(map[string]screen, len(screens))
 	}
-	for _, s := range screens {
-		w.screens[s.Pane] = screen{text: s.Text, err: s.Err, taken: taken}
+	for i, s := range screens {
+		w.screens[s.Pane] = screen{text: s.Text, err: s.Err, taken: taken, styled: shots[i].Styled}
 	}
 }
 

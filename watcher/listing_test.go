@@ -64,11 +64,15 @@ func (f *fakeTmux) changed(all []tmuxctl.Pane, since time.Time) []tmuxctl.Pane {
 }
 
 // Captures captures each pane in turn.
-func (f *fakeTmux) Captures(ctx context.Context, panes []string) ([]tmuxctl.Screen, error) {
+func (f *fakeTmux) Captures(ctx context.Context, shots []tmuxctl.Shot) ([]tmuxctl.Screen, error) {
 	var out []tmuxctl.Screen
-	for _, id := range panes {
-		text, err := f.Capture(ctx, id)
-		out = append(out, tmuxctl.Screen{Pane: id, Text: text, Err: err})
+	for _, s := range shots {
+		capture := f.Capture
+		if s.Styled {
+			capture = f.CaptureStyled
+		}
+		text, err := capture(ctx, s.Pane)
+		out = append(out, tmuxctl.Screen{Pane: s.Pane, Text: text, Err: err})
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
@@ -186,11 +187,12 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 // stop the pane is handling. ok is false when the screen could not be read; a pane that is
 // gone is forgotten without an error.
 func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (text string, v detector.Verdict, ok bool, err error) {
+	a := p.program()
 	s, ok := w.screens[p.info.ID]
 	delete(w.screens, p.info.ID)
-	if !ok {
+	if !ok || s.styled != a.Styled {
 		s.taken = w.cfg.Wall.Now()
-		s.text, s.err = w.tmux.Capture(ctx, p.info.ID)
+		s.text, s.err = w.capture(ctx, p.info.ID, a)
 	}
 	if errors.Is(s.err, tmuxctl.ErrNoTarget) {
 		delete(w.panes, p.info.ID)
@@ -209,7 +211,7 @@ func (w *Watcher) read(ctx context.Context, p *pane, now time.Time) (text string
 // detect runs the detector on a pane's screen with the given appearance instant of its stop
 // and records the look.
 func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detector.Verdict {
-	v := detector.Detect(screen, detector.Facts{Now: now, Appeared: appeared, Zone: w.cfg.Zone})
+	v := p.program().Detect(screen, detector.Facts{Now: now, Appeared: appeared, Zone: w.zone(p)})
 	// A change the looks did not catch (a key typed and deleted between two) still shows as
 	// window activity: either starts the count of policy.untouched_after again.
 	if d := digest(screen); d != p.shown || p.active() {
@@ -218,4 +220,23 @@ func (w *Watcher) detect(p *pane, screen string, now, appeared time.Time) detect
 	p.lookedAt, p.activity, p.match = now, p.info.WindowActivity, p.info.Match
 	p.looks++
 	return v
+}
+
+// capture captures a pane's screen as its agent's screen reads (styled or not).
+func (w *Watcher) capture(ctx context.Context, id string, a agent.Agent) (string, error) {
+	if a.Styled {
+		return w.tmux.CaptureStyled(ctx, id)
+	}
+	return w.tmux.Capture(ctx, id)
+}
+
+// zone is the zone the pane's agent prints a reset without a zone in: its records' (Codex's
+// daemon's), else the host's.
+func (w *Watcher) zone(p *pane) *time.Location {
+	if p.recs.s != nil {
+		if z := p.recs.s.Zone(); z != nil {
+			return z
+		}
+	}
+	return w.cfg.Zone
 }

@@ -191,7 +191,7 @@ func (p *pane) active() bool {
 func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	old, oldSource, hadKeys := p.reset, p.source, !p.sent.IsZero()
 	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
-	p.recs.judged, p.recs.id = time.Time{}, "" // the session is read again for this stop
+	p.recs.forget() // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
 	p.capNote, p.armed, p.foreign = "", false, ""
 	p.manual, p.slot, p.policy, p.silent, p.person, p.released = false, time.Time{}, decision{}, false, false, false
@@ -274,6 +274,7 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 		p.person, p.released = true, false
 	}
 	held, why := p.byPolicy()
+	menuKey, does := p.program().MenuKey(v.Menu)
 	switch {
 	case !v.Waitable:
 		p.set(Unwaitable, "waiting cannot clear this limit ("+string(v.Kind)+"); nothing will be typed")
@@ -287,8 +288,8 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 		p.set(Held, "a draft is in the input box; left alone"+byHand)
 	case p.person && !p.manual && !p.release(now):
 		p.set(Held, p.personNote(now))
-	case v.Menu.Open && v.Menu.StopDigit == 0:
-		p.set(Held, "the options menu has no row with a known Stop label; nothing will be pressed")
+	case v.Menu.Open && menuKey == "":
+		p.set(Held, does)
 	case v.Menu.Open && p.armed && !p.manual:
 		// The user opened /rate-limit-options over the armed auto-continue, which the menu
 		// hides; it still fires, and Stop would only close the user's menu.
@@ -457,10 +458,18 @@ func (p *pane) restore(r store.Pane) error {
 }
 
 // exact says the reset is known to the second (from the transcript).
-func (p *pane) exact() bool { return p.source == SourceTranscript }
+func (p *pane) exact() bool { return p.source != SourceScreen }
 
-// account is the claude process's config directory, "" when unknown.
-func (p *pane) account() string { return p.recs.env.Dir() }
+// program is what the engine is given about the pane's agent.
+func (p *pane) program() agent.Agent { return agent.For(p.agent) }
+
+// account is the directory of the account the process uses, "" when unknown.
+func (p *pane) account() string {
+	if p.recs.s == nil {
+		return ""
+	}
+	return p.recs.s.Account()
+}
 
 // digest stands for screen text that is compared later but never stored.
 func digest(s string) string {

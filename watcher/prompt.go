@@ -77,11 +77,12 @@ func (w *Watcher) idleAt(ctx context.Context, p *pane) (detector.Verdict, string
 	if err != nil || !same || found.Identity != p.Identity {
 		return detector.Verdict{}, "the claude process is no longer in the foreground of pane " + p.info.ID, nil
 	}
-	text, err := w.tmux.Capture(ctx, p.info.ID)
+	a := p.program()
+	text, err := w.capture(ctx, p.info.ID, a)
 	if err != nil {
 		return detector.Verdict{}, "pane " + p.info.ID + " cannot be captured", err
 	}
-	v := detector.Detect(text, detector.Facts{Now: w.now(), Zone: w.cfg.Zone})
+	v := a.Detect(text, detector.Facts{Now: w.now(), Zone: w.zone(p)})
 	switch {
 	case v.Limited:
 		return v, "pane " + p.info.ID + " is stopped at a limit (resume it instead)", nil
@@ -104,11 +105,12 @@ func (w *Watcher) awaitDraft(ctx context.Context, p *pane, text string) error {
 		if err := w.cfg.Clock.Sleep(ctx, w.cfg.Pause); err != nil {
 			return err
 		}
-		screen, err := w.tmux.Capture(ctx, p.info.ID)
+		a := p.program()
+		screen, err := w.capture(ctx, p.info.ID, a)
 		if err != nil {
 			return fmt.Errorf("pane %s could not be read after the prompt was typed", p.info.ID)
 		}
-		v := detector.Detect(screen, detector.Facts{Now: w.now(), Zone: w.cfg.Zone})
+		v := a.Detect(screen, detector.Facts{Now: w.now(), Zone: w.zone(p)})
 		draft, want := unblank(v.Input.Draft), unblank(text)
 		switch {
 		case draft == want:

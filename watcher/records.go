@@ -2,13 +2,13 @@ package watcher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/records"
 )
@@ -23,6 +23,8 @@ const (
 	// SourceTranscript: Claude Code's transcript row of the stop (quotaLimits.resetsAt), to
 	// the second.
 	SourceTranscript ResetSource = "transcript"
+	// SourceRollout: Codex's rollout row of the stop (rate_limits resets_at), to the second.
+	SourceRollout ResetSource = "rollout"
 )
 
 // parseResetSource reads a source as published; "" is SourceScreen.
@@ -30,24 +32,24 @@ func parseResetSource(s string) (ResetSource, error) {
 	switch ResetSource(s) {
 	case "", SourceScreen:
 		return SourceScreen, nil
-	case SourceTranscript:
-		return SourceTranscript, nil
+	case SourceTranscript, SourceRollout:
+		return ResetSource(s), nil
 	}
-	return "", fmt.Errorf("watcher: parse reset source %q: not screen or transcript", s)
+	return "", fmt.Errorf("watcher: parse reset source %q: not screen, transcript or rollout", s)
 }
 
-// exactReset refines the reset and kind read from the screen with the usage-limit row of the
-// session's transcript (records.LatestLimit). The row belongs to the stop on screen when its
-// resetsAt, read in the zone the screen's reset is in (the printed zone, else the host's),
-// shows the printed time: the same hour and minute, and the same date when the screen printed
-// one. Then the reset is resetsAt, to the second (for a time-only reset this also settles
-// which day was meant), and the kind is the row's rateLimitType when it names one.
-// agree is false when the row does not belong to the stop: the screen's reading stands.
-func exactReset(r detector.Reset, kind detector.Kind, row records.Row) (exact detector.Reset, k detector.Kind, agree bool) {
-	if !r.Known || row.Kind != records.RowLimit {
+// exactReset refines the reset and kind read from the screen with the agent's record of the
+// limit (agent.Judgement.Limit). The record belongs to the stop on screen when its reset,
+// read in the zone the screen's reset is in (the printed zone, else the agent's), shows the
+// printed time: the same hour and minute, and the same date when the screen printed one.
+// Then the reset is the record's, to the second (for a time-only reset this also settles
+// which day was meant), and the kind is the record's. agree is false when the record does not
+// belong to the stop: the screen's reading stands.
+func exactReset(r detector.Reset, kind detector.Kind, l agent.Limit) (exact detector.Reset, k detector.Kind, agree bool) {
+	if !r.Known || l.ResetsAt.IsZero() {
 		return r, kind, false
 	}
-	at := row.ResetsAt.In(r.At.Location())
+	at := l.ResetsAt.In(r.At.Location())
 	switch r.Source {
 	case detector.SourceEpoch:
 		agree = at.Equal(r.At)
@@ -61,108 +63,53 @@ func exactReset(r detector.Reset, kind detector.Kind, row records.Row) (exact de
 	}
 	exact = r
 	exact.At, exact.Ambiguous = at, false
-	exact.How = fmt.Sprintf("%s; Claude Code's transcript records the reset to the second: %s (resetsAt %d)",
-		strings.TrimSuffix(r.How, "."), at.Format("2006-01-02 15:04:05 MST"), row.ResetsAt.Unix())
-	return exact, kindOf(row.RateLimitType, kind), true
-}
-
-// kindOf is the kind of limit a transcript's rateLimitType names; the screen's kind when it
-// names none this version knows. five_hour is the limit Claude Code prints as the session
-// limit or the 5-hour limit, depending on the version: the screen's name is kept.
-func kindOf(rateLimitType string, screen detector.Kind) detector.Kind {
-	switch rateLimitType {
-	case "five_hour":
-		if screen == detector.KindSession {
-			return screen
-		}
-		return detector.KindFiveHour
-	case "seven_day":
-		return detector.KindWeekly
-	case "seven_day_opus":
-		return detector.KindOpus
-	case "seven_day_sonnet":
-		return detector.KindSonnet
-	case "overage":
-		return detector.KindExtraUsage
+	exact.How = fmt.Sprintf("%s; %s records the reset to the second: %s (%s %d)",
+		strings.TrimSuffix(r.How, "."), l.Records, at.Format("2006-01-02 15:04:05 MST"), l.Field, l.ResetsAt.Unix())
+	if l.Kind != detector.KindNone {
+		kind = l.Kind
 	}
-	return screen
+	return exact, kind, true
 }
 
-// session is what Claude Code's records say about a pane's claude process: its config
-// directory (the account) and its registry entry. Read once per process, the entry again
-// whenever it is needed.
+// session is the agent's records of a pane's process: located once per process (the
+// environment read once), read again whenever they are needed.
 type session struct {
 	asked  bool
-	env    records.Env
-	id     string    // the registry's session id when the stop was taken on, "" when unknown
-	judged time.Time // the usage-limit row last compared with the screen
+	s      agent.Session // nil until asked, or when the records cannot be located
+	judged time.Time     // the limit record last compared with the screen
 }
 
-// records returns where the pane's claude process keeps its records; ok is false when its
-// environment cannot be read (ambiguous ps output without /proc, another user's process, a
-// process gone).
-func (w *Watcher) recordsOf(ctx context.Context, p *pane) (records.Env, bool) {
+// forget starts a new stop: the records are read again for it.
+func (s *session) forget() {
+	s.judged = time.Time{}
+	if s.s != nil {
+		s.s.Forget()
+	}
+}
+
+// recordsOf returns the records of the pane's process; nil when its environment cannot be
+// read (ambiguous ps output without /proc, another user's process, a process gone).
+func (w *Watcher) recordsOf(ctx context.Context, p *pane) agent.Session {
 	if !p.recs.asked && !p.unknown {
 		p.recs.asked = true
 		env, err := w.finder.Env(ctx, p.Identity)
 		if err != nil {
 			p.event(w.cfg.Log.Debug()).Err(err).Msg("no records: the process's environment is unreadable")
+			return nil
 		}
-		p.recs.env = env
+		start, _ := p.Identity.ProcStart()
+		p.recs.s = p.program().Open(env, agent.Process{PID: p.PID, ProcStart: start})
 	}
-	return p.recs.env, p.recs.env.Dir() != ""
+	return p.recs.s
 }
 
-// entry reads the pane's registry entry; ok is false when there is none for this process.
-func (w *Watcher) entry(ctx context.Context, p *pane) (records.Entry, bool) {
-	env, ok := w.recordsOf(ctx, p)
-	start, isTicks := p.Identity.ProcStart()
-	if !ok || !isTicks {
-		return records.Entry{}, false
-	}
-	en, err := env.Session(p.PID, start)
-	if err != nil {
-		p.event(w.cfg.Log.Debug()).Err(err).Msg("no registry entry")
-		return records.Entry{}, false
-	}
-	if p.recs.id == "" {
-		p.recs.id = en.SessionID // the session of the stop being handled
-	}
-	return en, true
-}
-
-// errNoEntry: the pane's claude process has no readable registry entry (rows).
-var errNoEntry = errors.New("no registry entry")
-
-// rows reads the end of the pane's transcript: errNoEntry without a registry entry, an error
-// wrapping records.ErrNoRecord when its session has no transcript.
-func (w *Watcher) rows(ctx context.Context, p *pane) ([]records.Row, records.Entry, error) {
-	en, ok := w.entry(ctx, p)
-	if !ok {
-		return nil, en, errNoEntry
-	}
-	rows, err := transcript(p.recs.env, en)
-	if err != nil {
-		p.event(w.cfg.Log.Debug()).Err(err).Msg("no transcript")
-	}
-	return rows, en, err
-}
-
-func transcript(env records.Env, en records.Entry) ([]records.Row, error) {
-	path, err := env.Transcript(en)
-	if err != nil {
-		return nil, err
-	}
-	return records.ReadTail(path, en.SessionID)
-}
-
-// Refine refines the verdict v of the screen of pane id with Claude Code's records of the
-// claude process there, for `inspect --pane`, by the watcher's own steps, so the two read a
-// live pane alike: the process found (Finder.Find), its records located (recordsOf) and the
-// reset taken from its transcript when its usage-limit row belongs to the stop (refine,
-// exactReset). It returns the verdict, where its reset comes from and the process's config
-// directory ("" when unknown). Without a claude process in the pane, or without its records,
-// the screen's reading stands (SourceScreen).
+// Refine refines the verdict v of the screen of pane id with the records of the agent's
+// process there, for `inspect --pane`, by the watcher's own steps, so the two read a live
+// pane alike: the process found (Finder.Find), its records located (recordsOf) and the reset
+// taken from them when their limit belongs to the stop (refine, exactReset). It returns the
+// verdict, where its reset comes from and the process's account directory ("" when unknown).
+// Without an agent's process in the pane, or without its records, the screen's reading
+// stands (SourceScreen).
 func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict) (detector.Verdict, ResetSource, string) {
 	info, err := t.PaneInfo(ctx, id)
 	if err != nil {
@@ -173,115 +120,95 @@ func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict
 		return v, SourceScreen, ""
 	}
 	w := New(t, f, Config{Log: zerolog.Nop()})
-	p := &pane{info: info, Identity: found.Identity, reset: v.Reset, kind: v.Kind, source: SourceScreen}
-	if _, ok := w.recordsOf(ctx, p); !ok || !v.Limited {
+	p := &pane{info: info, Identity: found.Identity, agent: found.Agent, reset: v.Reset, kind: v.Kind, source: SourceScreen}
+	if w.recordsOf(ctx, p) == nil || !v.Limited {
 		return v, SourceScreen, p.account()
 	}
-	if rows, _, err := w.rows(ctx, p); err == nil {
-		w.refine(p, rows)
+	if j := w.judge(ctx, p); j.Foreign == "" {
+		w.refine(p, j)
 	}
 	v.Reset, v.Kind = p.reset, p.kind
 	return v, p.source, p.account()
 }
 
-// consult reads the pane's transcript about the stop on screen: whose stop it is (judge),
-// and, when it is the process's own, its exact reset (refine).
+// consult reads the pane's records about the stop on screen: whose stop it is (judge), and,
+// when it is the process's own, its exact reset (refine).
 func (w *Watcher) consult(ctx context.Context, p *pane) {
-	if rows, ok := w.judge(ctx, p); ok && p.foreign == "" {
-		w.refine(p, rows)
+	if j := w.judge(ctx, p); j.Foreign == "" {
+		w.refine(p, j)
 	}
 }
 
-// judge sets p.foreign from the transcript (records.StopOf): a stop on screen is the process's
-// own only when its transcript ends in a usage-limit row written after the process started
-// (not a reply quoting the limit, nor an old stop redrawn by a reopened conversation); without
-// records p.foreign is "" and the screen decides. A registry entry whose session has no
-// transcript is no stop of its own either: claude -c first names a fresh session, and the old
-// one only later (over a second on a loaded machine), the old stop already on screen (Claude
-// Code 2.1.332). It returns the rows it read; ok is false without records.
-func (w *Watcher) judge(ctx context.Context, p *pane) (rows []records.Row, ok bool) {
+// judge sets p.foreign from the agent's records (agent.Session.Judge): "" without records,
+// where the screen decides.
+func (w *Watcher) judge(ctx context.Context, p *pane) agent.Judgement {
 	p.foreign = ""
-	rows, en, err := w.rows(ctx, p)
-	switch {
-	case errors.Is(err, errNoEntry):
-		return nil, false
-	case errors.Is(err, records.ErrNoRecord):
-		p.foreign = "Claude Code's registry names a session without a transcript, so the stop on screen is not its own (a conversation being reopened?); nothing will be typed"
-		return nil, false
-	case err != nil:
-		return nil, false
+	s := w.recordsOf(ctx, p)
+	if s == nil {
+		return agent.Judgement{}
 	}
-	p.foreign = foreign(records.StopOf(rows, en.Started()))
-	return rows, true
+	j := s.Judge(p.kind)
+	if j.Err != nil {
+		p.event(w.cfg.Log.Debug()).Err(j.Err).Msg("no records of the stop")
+	}
+	p.foreign = j.Foreign
+	return j
 }
 
-// foreign is the note of a stop that Claude Code's records say is not the process's own.
-func foreign(s records.Stop) string {
-	switch s {
-	case records.StopEarlier:
-		return "the stop on screen is older than this claude process (a conversation reopened: its transcript's usage-limit row was written before the process started); nothing will be typed"
-	case records.StopNone:
-		return "Claude Code's transcript has a prompt or a reply after its last usage-limit row (or none), so the stop on screen is only text, such as a quoted line; nothing will be typed"
-	}
-	return ""
-}
-
-// refine takes the reset of the pane's stop from its transcript's rows when its usage-limit
-// row belongs to it (exactReset). A disagreement is logged at info with both values, and the
-// screen wins.
-func (w *Watcher) refine(p *pane, rows []records.Row) {
-	if p.source == SourceTranscript || !p.reset.Known {
+// refine takes the reset of the pane's stop from its records when their limit belongs to it
+// (exactReset). A disagreement is logged at info with both values, and the screen wins.
+func (w *Watcher) refine(p *pane, j agent.Judgement) {
+	if p.source != SourceScreen || !p.reset.Known || j.Limit == nil || j.Limit.At.Equal(p.recs.judged) {
 		return
 	}
-	row, found := records.LatestLimit(rows)
-	if !found || row.At.Equal(p.recs.judged) {
-		return
-	}
-	p.recs.judged = row.At
-	exact, kind, agree := exactReset(p.reset, p.kind, row)
+	l := *j.Limit
+	p.recs.judged = l.At
+	exact, kind, agree := exactReset(p.reset, p.kind, l)
 	if !agree {
-		p.event(w.cfg.Log.Info()).Time("transcript_reset", row.ResetsAt).Str("rate_limit_type", row.RateLimitType).
-			Msg("the transcript's reset does not match the screen; the screen's is used")
+		p.event(w.cfg.Log.Info()).Time(l.Source+"_reset", l.ResetsAt).Str("rate_limit_type", l.Type).
+			Msg(l.Records + "'s reset does not match the screen; the screen's is used")
 		return
 	}
 	// A slot held was given from the printed reset plus the full margin: cleared, schedule
 	// gives one from the exact reset.
-	p.reset, p.kind, p.source, p.slot = exact, kind, SourceTranscript, time.Time{}
-	p.event(w.cfg.Log.Info()).Time("reset", exact.At).Msg("exact reset from the transcript")
+	p.reset, p.kind, p.source, p.slot = exact, kind, ResetSource(l.Source), time.Time{}
+	p.event(w.cfg.Log.Info()).Time("reset", exact.At).Msg("exact reset from " + l.Records)
 	p.event(w.cfg.Log.Debug()).Str("reset_how", exact.How).Msg("how the reset was read")
 }
 
-// registryAllows checks Claude Code's session registry before a key: another session id in
-// the process than the one that stopped is a new session (the stop is forgotten and the pane
-// looked at afresh), and a "busy" status is one more reason not to type. No entry allows:
-// the screen decides, as without records.
-func (w *Watcher) registryAllows(ctx context.Context, p *pane) bool {
-	en, ok := w.entry(ctx, p)
-	switch {
-	case !ok:
+// recordsAllow checks the agent's records before a key (agent.Session.Before): another
+// conversation in the process than the one that stopped is a new session (the stop is
+// forgotten and the pane looked at afresh), and a turn the records say is running is one
+// more reason not to type. No records allow: the screen decides.
+func (w *Watcher) recordsAllow(ctx context.Context, p *pane) bool {
+	s := w.recordsOf(ctx, p)
+	if s == nil {
 		return true
-	case p.recs.id != "" && en.SessionID != p.recs.id:
-		p.event(w.cfg.Log.Info()).Msg("another Claude Code session in the process (its registry names a new session id); nothing typed, the pane is looked at afresh")
+	}
+	changed, note := s.Before()
+	switch {
+	case changed:
+		p.event(w.cfg.Log.Info()).Msg("another session in the process (its records name a new conversation); nothing typed, the pane is looked at afresh")
 		w.startOver(p.info.ID)
 		return false
-	case en.Busy():
-		p.note = "Claude Code's registry says a turn is running; nothing is sent until it is idle"
+	case note != "":
+		p.note = note
 		return false
 	}
 	return true
 }
 
-// proof is what the transcript says of the keys sent at p.sent (records.Proof); Unproven
+// proof is what the records say of the keys sent at p.sent (agent.Session.Proof); Unproven
 // without records. Rows are stamped by the host's clock, which the watcher's clock reads too;
 // a second of slack covers the rounding of both.
 func (w *Watcher) proof(ctx context.Context, p *pane) records.Outcome {
-	rows, _, err := w.rows(ctx, p)
-	if err != nil {
+	s := w.recordsOf(ctx, p)
+	if s == nil {
 		return records.Unproven
 	}
 	msg := ""
 	if p.typed {
 		msg = w.message(p)
 	}
-	return records.Proof(rows, p.sent.Add(-time.Second), msg)
+	return s.Proof(p.sent.Add(-time.Second), msg)
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/detector"
-	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -342,28 +342,28 @@ func TestExact(t *testing.T) {
 	at := func(loc *time.Location, d, h, m, s int) time.Time { return time.Date(2026, 11, d, h, m, s, 0, loc) }
 	clock := detector.Reset{Known: true, At: at(nicosia, 20, 19, 30, 0), Source: detector.SourceClock, Zone: "Asia/Nicosia", How: "the next 19:30."}
 	date := detector.Reset{Known: true, At: at(nicosia, 23, 23, 0, 0), Source: detector.SourceDate, Zone: "Asia/Nicosia"}
-	limit := func(t time.Time, typ string) records.Row {
-		return records.Row{Kind: records.RowLimit, ResetsAt: t, RateLimitType: typ}
+	limit := func(t time.Time, kind detector.Kind) agent.Limit {
+		return agent.Limit{ResetsAt: t, Kind: kind, Records: "Claude Code's transcript", Field: "resetsAt", Source: "transcript"}
 	}
 	for _, tc := range []struct {
 		name   string
 		screen detector.Reset
 		kind   detector.Kind
-		row    records.Row
+		row    agent.Limit
 		want   time.Time // zero: no agreement
 		kind2  detector.Kind
 	}{
-		{"to the second", clock, detector.KindSession, limit(at(nicosia, 20, 19, 30, 41), "five_hour"), at(nicosia, 20, 19, 30, 41), detector.KindSession},
-		{"in UTC, the same instant", clock, detector.KindFiveHour, limit(at(time.UTC, 20, 17, 30, 41), "five_hour"), at(nicosia, 20, 19, 30, 41), detector.KindFiveHour},
-		{"the next day settles the guess", clock, detector.KindWeekly, limit(at(nicosia, 21, 19, 30, 5), "seven_day"), at(nicosia, 21, 19, 30, 5), detector.KindWeekly},
-		{"another minute", clock, detector.KindSession, limit(at(nicosia, 20, 19, 31, 0), "five_hour"), time.Time{}, detector.KindSession},
-		{"another hour", clock, detector.KindSession, limit(at(nicosia, 20, 7, 30, 0), "five_hour"), time.Time{}, detector.KindSession},
-		{"a date to the minute", date, detector.KindOpus, limit(at(nicosia, 23, 23, 0, 59), "seven_day_opus"), at(nicosia, 23, 23, 0, 59), detector.KindOpus},
-		{"a date, another day", date, detector.KindOpus, limit(at(nicosia, 24, 23, 0, 0), "seven_day_opus"), time.Time{}, detector.KindOpus},
-		{"the kind from the row", date, detector.KindUsage, limit(at(nicosia, 23, 23, 0, 0), "seven_day_sonnet"), at(nicosia, 23, 23, 0, 0), detector.KindSonnet},
-		{"an unknown rate limit type", date, detector.KindUsage, limit(at(nicosia, 23, 23, 0, 0), "next_year"), at(nicosia, 23, 23, 0, 0), detector.KindUsage},
-		{"not a limit row", clock, detector.KindSession, records.Row{Kind: records.RowError}, time.Time{}, detector.KindSession},
-		{"no reset on screen", detector.Reset{}, detector.KindSession, limit(at(nicosia, 20, 19, 30, 0), "five_hour"), time.Time{}, detector.KindSession},
+		{"to the second", clock, detector.KindSession, limit(at(nicosia, 20, 19, 30, 41), detector.KindNone), at(nicosia, 20, 19, 30, 41), detector.KindSession},
+		{"in UTC, the same instant", clock, detector.KindFiveHour, limit(at(time.UTC, 20, 17, 30, 41), detector.KindNone), at(nicosia, 20, 19, 30, 41), detector.KindFiveHour},
+		{"the next day settles the guess", clock, detector.KindWeekly, limit(at(nicosia, 21, 19, 30, 5), detector.KindWeekly), at(nicosia, 21, 19, 30, 5), detector.KindWeekly},
+		{"another minute", clock, detector.KindSession, limit(at(nicosia, 20, 19, 31, 0), detector.KindNone), time.Time{}, detector.KindSession},
+		{"another hour", clock, detector.KindSession, limit(at(nicosia, 20, 7, 30, 0), detector.KindNone), time.Time{}, detector.KindSession},
+		{"a date to the minute", date, detector.KindOpus, limit(at(nicosia, 23, 23, 0, 59), detector.KindOpus), at(nicosia, 23, 23, 0, 59), detector.KindOpus},
+		{"a date, another day", date, detector.KindOpus, limit(at(nicosia, 24, 23, 0, 0), detector.KindOpus), time.Time{}, detector.KindOpus},
+		{"the kind from the record", date, detector.KindUsage, limit(at(nicosia, 23, 23, 0, 0), detector.KindSonnet), at(nicosia, 23, 23, 0, 0), detector.KindSonnet},
+		{"a record that names no kind", date, detector.KindUsage, limit(at(nicosia, 23, 23, 0, 0), detector.KindNone), at(nicosia, 23, 23, 0, 0), detector.KindUsage},
+		{"no reset recorded", clock, detector.KindSession, agent.Limit{}, time.Time{}, detector.KindSession},
+		{"no reset on screen", detector.Reset{}, detector.KindSession, limit(at(nicosia, 20, 19, 30, 0), detector.KindNone), time.Time{}, detector.KindSession},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, kind, ok := watcher.Exact(tc.screen, tc.kind, tc.row)

@@ -97,7 +97,7 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 		w.startOver(id)
 		return l, false, nil
 	}
-	if !w.registryAllows(ctx, p) {
+	if !w.recordsAllow(ctx, p) {
 		return l, false, nil
 	}
 	screen, v, read, err := w.read(ctx, p, now)
@@ -138,7 +138,8 @@ const (
 func (p *pane) plan(v detector.Verdict, message string) (step, string) {
 	switch {
 	case v.Menu.Open:
-		return pressStop, "press " + strconv.Itoa(v.Menu.StopDigit) + " (the options menu's Stop row)"
+		key, does := p.program().MenuKey(v.Menu)
+		return pressStop, "press " + key + " (" + does + ")"
 	case p.pressEnter || v.Native == detector.NativePressEnter:
 		return pressEnter, "press Enter (Claude Code asks for it)"
 	case v.Prefilled:
@@ -191,12 +192,13 @@ func (w *Watcher) send(ctx context.Context, p *pane, l look, s step, now time.Ti
 	id := p.info.ID
 	p.pre = digest(above(l.screen, l.v.Line))
 	if s == pressStop {
-		p.set(Resuming, "pressed the options menu's Stop row")
+		key, does := p.program().MenuKey(l.v.Menu)
+		p.set(Resuming, "pressed "+key+" ("+does+")")
 		p.pressed, p.checkAt = now, now.Add(w.cfg.Settle/3)
 		if err := w.save(); err != nil {
 			return w.unsaved(p, err)
 		}
-		return w.tmux.SendKey(ctx, id, strconv.Itoa(l.v.Menu.StopDigit))
+		return w.tmux.SendKey(ctx, id, key)
 	}
 	// The attempt is counted before its keys: a failed send is an attempt too, so a pane
 	// that keeps failing cannot be typed into without bound.
@@ -243,8 +245,9 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 	if err := w.tmux.SendLiteral(ctx, id, msg); err != nil {
 		return err
 	}
-	// Text and Enter in one call read as a paste (Claude Code 2.x): Enter goes alone.
-	ok, err := w.awaitShown(ctx, p, "before Enter", func(v detector.Verdict) shown {
+	typed := w.now()
+	// Text and Enter in one call read as a paste (Claude Code 2.x, Codex): Enter goes alone.
+	inBox := func(v detector.Verdict) shown {
 		switch draft := strings.TrimSpace(v.Input.Draft); {
 		case draft == msg:
 			return done
@@ -252,25 +255,36 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 			return pending // not drawn yet, or drawn in part
 		}
 		return wrong
-	})
-	if !ok {
+	}
+	if ok, err := w.awaitShown(ctx, p, "before Enter", inBox); !ok {
 		return err
+	}
+	if rest := typed.Add(p.program().EnterAfter).Sub(w.now()); rest > 0 {
+		// Too soon after the text for this agent (agent.Agent.EnterAfter): the Enter waits,
+		// then goes out after another look through every gate.
+		if err := w.cfg.Clock.Sleep(ctx, rest); err != nil {
+			return err
+		}
+		if ok, err := w.awaitShown(ctx, p, "before Enter", inBox); !ok {
+			return err
+		}
 	}
 	return w.tmux.SendKey(ctx, id, "Enter")
 }
 
-// vimMode reports whether the pane's Claude Code has vim mode on (its settings say
-// editorMode "vim": records.EditorMode, the project's settings read from the registry's cwd).
-// When that cannot be read the answer is no: the look before Enter still finds a message
-// that NORMAL mode ate.
+// vimMode reports whether the pane's agent takes vim keys in its input box (its records say
+// so: Claude Code's editorMode "vim"). When that cannot be read the answer is no: the look
+// before Enter still finds a message that NORMAL mode ate.
 func (w *Watcher) vimMode(ctx context.Context, p *pane) bool {
-	env, _ := w.recordsOf(ctx, p)
-	en, _ := w.entry(ctx, p)
-	mode, err := env.EditorMode(en.Cwd)
+	s := w.recordsOf(ctx, p)
+	if s == nil {
+		return false
+	}
+	vim, err := s.VimMode()
 	if err != nil {
 		p.event(w.cfg.Log.Debug()).Err(err).Msg("editor mode unknown")
 	}
-	return mode == "vim"
+	return vim
 }
 
 // shown is what the screen shows of the key just sent.
@@ -334,9 +348,9 @@ func (w *Watcher) stopTyping(p *pane, ok bool, v detector.Verdict, when string) 
 	return nil
 }
 
-// afterMenu checks that the options menu closed after its Stop digit, then goes on with the
-// resume (every gate again). A menu still open Settle after the digit is held: no key is
-// pressed twice.
+// afterMenu checks that the menu closed after its key (agent.Agent.MenuKey: Claude Code's
+// Stop digit, Codex's Esc), then goes on with the resume (every gate again). A menu still
+// open Settle after the key is held: no key is pressed twice.
 func (w *Watcher) afterMenu(ctx context.Context, p *pane, now time.Time) error {
 	_, v, ok, err := w.read(ctx, p, now)
 	if !ok {
@@ -351,7 +365,7 @@ func (w *Watcher) afterMenu(ctx context.Context, p *pane, now time.Time) error {
 	}
 	if v.Menu.Open {
 		prev := p.state
-		p.set(Held, "the options menu did not close after its Stop row's digit; nothing more is pressed")
+		p.set(Held, p.program().MenuStuck)
 		p.sticky = true
 		p.logState(w.cfg.Log, prev)
 		return nil

@@ -151,6 +151,11 @@ func (f *fakeTmux) PaneInfo(_ context.Context, id string) (tmuxctl.Pane, error) 
 	return p.info, nil
 }
 
+// CaptureStyled is Capture: a fake screen is what it is, escapes and all.
+func (f *fakeTmux) CaptureStyled(ctx context.Context, id string) (string, error) {
+	return f.Capture(ctx, id)
+}
+
 func (f *fakeTmux) Capture(_ context.Context, id string) (string, error) {
 	p, err := f.pane(id)
 	if err != nil {

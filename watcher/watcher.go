@@ -40,8 +40,10 @@ type Tmux interface {
 	ListChanges(ctx context.Context, s tmuxctl.Search, since tmuxctl.Mark) (panes []tmuxctl.Pane, full bool, mark tmuxctl.Mark, err error)
 	PaneInfo(ctx context.Context, pane string) (tmuxctl.Pane, error)
 	Capture(ctx context.Context, pane string) (string, error)
+	// CaptureStyled is Capture with the text's SGR escapes kept.
+	CaptureStyled(ctx context.Context, pane string) (string, error)
 	// Captures captures several panes, in order; a pane that is gone has its own error.
-	Captures(ctx context.Context, panes []string) ([]tmuxctl.Screen, error)
+	Captures(ctx context.Context, shots []tmuxctl.Shot) ([]tmuxctl.Screen, error)
 	SendLiteral(ctx context.Context, pane, text string) error
 	SendKey(ctx context.Context, pane, key string) error
 	SetPaneOptions(ctx context.Context, pane string, names, values []string) error
@@ -222,6 +224,10 @@ func (w *Watcher) apply(cfg Config) {
 		}
 	}
 	w.cfg.Policy, w.cfg.Panes = cfg.Policy, cfg.Panes
+	if !maps.Equal(w.cfg.Agents, cfg.Agents) {
+		w.cfg.Agents = cfg.Agents
+		clear(w.idents) // an agent turned on or off: every pane is identified again
+	}
 	if cfg.Notify != nil {
 		w.cfg.Notify = cfg.Notify
 	}

@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/records"
+)
+
+// Agent is what the engine is given about one agent: how its screen reads, how to type into
+// it and how to open its records. The watcher holds no rule of its own about any agent.
+type Agent struct {
+	Name Name
+	// Detect classifies one screen of the agent (pure; detector.Detect for Claude Code).
+	Detect func(screen string, f detector.Facts) detector.Verdict
+	// Styled: the screen is captured with its SGR escapes (capture-pane -e), for an agent
+	// whose screen says by an attribute alone what a row is (Codex's dim placeholder).
+	Styled bool
+	// MenuKey is the one key the engine may press in a menu on screen and what it does; key
+	// "" when none may be pressed, does then says why.
+	MenuKey func(m detector.Menu) (key, does string)
+	// MenuStuck is the note of a pane whose menu stayed open after its key.
+	MenuStuck string
+	// EnterAfter is the least time between the typed message and its Enter, beyond the look
+	// that shows the message in the input box (Codex reads an Enter soon after typed text as
+	// a newline of a paste).
+	EnterAfter time.Duration
+	// Open opens the records of the session of one process of the agent, found in env.
+	Open func(env records.Env, p Process) Session
+}
+
+// Process is one process of an agent, as the process table names it.
+type Process struct {
+	PID int
+	// ProcStart is field 22 of /proc/PID/stat, "" when the process was found without /proc.
+	ProcStart string
+}
+
+// Session is what an agent's own records say about the session of one process. The screen
+// stays the authority on what is on screen; the records confirm and refine it. A Session
+// keeps which conversation the stop being handled belongs to, from its first read to Forget.
+type Session interface {
+	// Account is the directory of the account the process uses, "" when unknown.
+	Account() string
+	// Zone is the zone the agent prints a reset without a zone in; nil is the host's.
+	Zone() *time.Location
+	// Judge reads the records about the stop on screen, whose kind the screen reads as kind.
+	Judge(kind detector.Kind) Judgement
+	// Before is checked before each key: changed is true when the process now runs another
+	// conversation than the stop's; note, when not "", says why nothing may be typed now.
+	Before() (changed bool, note string)
+	// Proof says what the records tell of keys sent at since; typed is the message typed
+	// ("" for a key alone).
+	Proof(since time.Time, typed string) records.Outcome
+	// VimMode reports whether the input box takes vim keys (Claude Code's editorMode "vim").
+	VimMode() (bool, error)
+	// Conversation is the id and directory of the conversation the process runs now, ""
+	// when the records do not say.
+	Conversation() (id, dir string)
+	// Forget starts a new stop: the conversation is read again.
+	Forget()
+}
+
+// Judgement is what the records say of the stop on screen.
+type Judgement struct {
+	// Foreign, when not "", says why the stop on screen is not the process's own (a quoted
+	// line, an older stop redrawn); nothing may be typed for it.
+	Foreign string
+	// Limit is the records' latest limit, when it may be the stop on screen.
+	Limit *Limit
+	// Err says why the records could not be read, nil when they were (for the debug log).
+	Err error
+}
+
+// Limit is a usage limit as an agent's records write it.
+type Limit struct {
+	// At is when the record was written.
+	At time.Time
+	// ResetsAt is the exact reset the record holds.
+	ResetsAt time.Time
+	// Kind is the kind of limit the record names, given the screen's.
+	Kind detector.Kind
+	// Type is the record's own name of the limit, for the log.
+	Type string
+	// Records names the records for people ("Claude Code's transcript"), Field the field that
+	// holds the reset ("resetsAt"), and Source the word a reset from them is published with
+	// ("transcript").
+	Records, Field, Source string
+}
