@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
@@ -75,6 +76,8 @@ type Found struct {
 	// process is still tmux's fork (see forked), which has not yet run the pane's program.
 	// A caller that keeps answers must ask again.
 	Starting bool
+	// Agent is which agent the process is: agent.Claude or agent.Codex ("" when none).
+	Agent agent.Name
 }
 
 // Finder finds Claude Code under a pane's process. Its methods may be called concurrently.
