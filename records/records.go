@@ -18,10 +18,11 @@ import (
 	"time"
 )
 
-// Env is the part of a claude process's environment that locates its records.
+// Env is the part of an agent process's environment that locates its records.
 type Env struct {
 	ConfigDir string // CLAUDE_CONFIG_DIR, "" when unset
 	Home      string // HOME
+	CodexHome string // CODEX_HOME, "" when unset
 }
 
 // ParseEnviron reads Env from /proc/PID/environ's NUL-separated text.
@@ -34,6 +35,8 @@ func ParseEnviron(b []byte) Env {
 			e.ConfigDir = v
 		case "HOME":
 			e.Home = v
+		case "CODEX_HOME":
+			e.CodexHome = v
 		}
 	}
 	return e
