@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
@@ -183,8 +184,9 @@ func TestFindCodexNoProcFake(t *testing.T) {
 
 // TestTmuxCodexNPM: npm's layout with real processes on both paths: a runtime (a copy of sh
 // named node) runs the launcher script of the package, which runs the native binary (a copy
-// of sleep named codex) as its child; Find takes the child, the same on each look, and says
-// Codex.
+// of sh named codex, reading the terminal) as its child, passing its arguments on; Find takes
+// the child, the same on each look, and says Codex; Codex reads its thread's directory, the
+// thread its argv reopens, and its start.
 func TestTmuxCodexNPM(t *testing.T) {
 	needLsof(t)
 	dir := t.TempDir()
@@ -192,28 +194,30 @@ func TestTmuxCodexNPM(t *testing.T) {
 	if err != nil {
 		t.Skipf("no /bin/sh: %v", err)
 	}
-	writeFile(t, dir, "rt/node", sh)
-	sleep := fakeClaudeBin(t) // a copy of sleep
-	b, err := os.ReadFile(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
 	native := "lib/node_modules/@openai/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
-	writeFile(t, dir, native, b)
-	// The launcher waits for its child, as codex.js does (it does not exec it).
-	writeFile(t, dir, "lib/node_modules/@openai/codex/bin/codex.js", []byte(filepath.Join(dir, native)+" 1000\n"))
 	for _, p := range []string{"rt/node", native} {
+		writeFile(t, dir, p, sh)
 		if err := os.Chmod(filepath.Join(dir, p), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// The launcher waits for its child, as codex.js does (it does not exec it). The child's
+	// command has no space, so that ps's args split into its argv.
+	writeFile(t, dir, "lib/node_modules/@openai/codex/bin/codex.js", []byte(filepath.Join(dir, native)+" -c 'read${IFS}x' \"$@\"\n"))
+	writeFile(t, dir, "work/sub/.keep", nil)
 	s := tmuxtest.Start(t, 80, 24)
-	pane := newWindow(t, s, filepath.Join(dir, "rt/node"), filepath.Join(dir, "lib/node_modules/@openai/codex/bin/codex.js"))
+	before := time.Now().Add(-2 * time.Second)
+	pane := newWindow(t, s, "sh", "-c", "cd '"+dir+"/work' && exec '"+dir+"/rt/node' ../lib/node_modules/@openai/codex/bin/codex.js -C sub resume "+codexThread)
 	founds := waitFound(t, pane)
 	for i, src := range finders {
 		again, ok, err := src.f.Find(toolCtx(t), pane)
 		if err != nil || !ok || again != founds[i] || again.Agent != agent.Codex || !strings.Contains(again.How, "Codex's executable") {
 			t.Errorf("%s: Find = %+v, %v, %v; first %+v: want the same native codex", src.name, again, ok, err, founds[i])
+		}
+		c, err := src.f.Codex(toolCtx(t), founds[i].Identity)
+		if err != nil || c.Cwd != filepath.Join(dir, "work", "sub") || c.Args.Thread != codexThread ||
+			c.Started.Before(before) || c.Started.After(time.Now().Add(time.Second)) || c.Env.CodexDir() == "" {
+			t.Errorf("%s: Codex = %+v, %v", src.name, c, err)
 		}
 	}
 	if founds[0].PID == pane {

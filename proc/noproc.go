@@ -201,14 +201,7 @@ func (f *Finder) envNoProc(ctx context.Context, id Identity) (records.Env, error
 	if !errors.Is(err, errNoExactArgs) {
 		return records.Env{}, err
 	}
-	if f.psEnviron != nil {
-		if out, err = f.psEnviron(ctx, id.PID); err != nil {
-			err = fmt.Errorf("ps: %w", err)
-		}
-	} else {
-		out, _, err = runTool(ctx, "ps", psEnvironArgs(id.PID), psEnv)
-	}
-	if err != nil {
+	if out, err = f.psEnvironOf(ctx, id.PID); err != nil {
 		return records.Env{}, err
 	}
 	return parsePSEnviron(out, tab.rows[tab.byPID[id.PID]].args)

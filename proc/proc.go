@@ -107,6 +107,8 @@ type Finder struct {
 	args      func(pid int) (procArgs, error)
 	lsofUnix  func(ctx context.Context) (string, error)
 	psOne     func(ctx context.Context, pid int, column string) (string, error)
+	// localtime is the host's zone file for DaemonZone; "" means /etc/localtime.
+	localtime string
 }
 
 // Start prefixes of an Identity: which source it came from.
@@ -200,8 +202,8 @@ func (f *Finder) alive(ctx context.Context, id Identity) (bool, error) {
 	return false, fmt.Errorf("proc: alive pid %d: unknown start %q", id.PID, id.Start)
 }
 
-// Env is the part of the environment of the Claude Code process id that locates its records
-// (records.Env: CLAUDE_CONFIG_DIR and HOME), as it was started, while the process runs: from
+// Env is the part of the environment of the agent process id that locates its records
+// (records.Env: CLAUDE_CONFIG_DIR, CODEX_HOME and HOME), as it was started, while the process runs: from
 // /proc/PID/environ for an identity from /proc, else as the package doc says (kern.procargs2
 // on macOS, `ps eww` elsewhere).
 func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
@@ -226,8 +228,8 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 	default:
 		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unknown start %q", id.PID, id.Start)
 	}
-	if env.Dir() == "" {
-		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unreadable, or no CLAUDE_CONFIG_DIR or HOME", id.PID)
+	if env.Dir() == "" && env.CodexDir() == "" {
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unreadable, or no CLAUDE_CONFIG_DIR, CODEX_HOME or HOME", id.PID)
 	}
 	return env, nil
 }
