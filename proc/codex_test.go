@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/agent"
+	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
 )
 
@@ -222,5 +223,20 @@ func TestTmuxCodexNPM(t *testing.T) {
 	}
 	if founds[0].PID == pane {
 		t.Errorf("Find took the launcher (pid %d), want its native child", pane)
+	}
+}
+
+// TestCodexEnv: CODEX_HOME is read on both paths, and a Codex process with CODEX_HOME alone
+// has an environment.
+func TestCodexEnv(t *testing.T) {
+	env, err := parsePSEnviron("codex resume HOME=/home/u CODEX_HOME=/srv/codex 2\n", "codex resume")
+	if err != nil || env != (records.Env{Home: "/home/u", CodexHome: "/srv/codex 2"}) || env.CodexDir() != "/srv/codex 2" {
+		t.Errorf("parsePSEnviron = %+v, %v", env, err)
+	}
+	root := fakeTree(t, true, fake{pid: 100, ppid: 1, pgrp: 100, tpgid: 100, comm: "codex", argv: []string{"codex"}, exe: codexNative, start: 5000})
+	writeFile(t, root, "100/environ", []byte("TERM=xterm\x00CODEX_HOME=/srv/codex\x00"))
+	f := &Finder{procRoot: root, ps: noPS(t)}
+	if env, err := f.Env(context.Background(), Identity{PID: 100, Start: "ticks:5000"}); err != nil || env.CodexDir() != "/srv/codex" {
+		t.Errorf("Env = %+v, %v", env, err)
 	}
 }

@@ -1,4 +1,4 @@
-// Package proc finds the Claude Code process in a tmux pane.
+// Package proc finds the Claude Code or Codex CLI process in a tmux pane (Found.Agent).
 //
 // tmux's pane_current_command only names argv[0] of the pane's foreground process group, which
 // reads "node", a version string or a wrapper shell for some installs (docs/claude-code.md,
@@ -9,7 +9,12 @@
 // the background of a shell is not taken for the foreground program.
 //
 // What runs decides, never a name a process was given (explainClaude): a process is Claude Code by
-// its executable, and one whose executable cannot be learned is not.
+// its executable, and one whose executable cannot be learned is not. The same holds for Codex
+// CLI (isCodex): its native binary running the interactive TUI; below npm's Node launcher,
+// the launcher's native child, the process a Codex session follows. Its app-server daemon
+// (its own session, never in a pane's foreground) and `codex exec` are never taken. For a
+// Codex process found, Codex tells what finds its thread's rollout, and DaemonZone the zone
+// its daemon prints a reset in.
 //
 // Claude Code that the foreground runs out of the pane's reach is never found: under
 // script(1) (or any program that runs it on a terminal of its own, in a session of its own:

@@ -5,6 +5,10 @@
 // <config dir>/sessions/<pid>.json ({"pid":4650,"sessionId":"…","kind":"interactive",…});
 // the global config is $CLAUDE_CONFIG_DIR/.claude.json, else $HOME/.claude.json; vim mode
 // ("editorMode": "vim") is set there or in the settings files (EditorMode).
+//
+// For Codex CLI it reads the rollouts of its threads under its home (Env.CodexDir): which
+// thread a pane's Codex process shows (FindRollout), its stop and exact reset
+// (LatestCodexStop), whose stop it is (CodexStopOf) and whether a resume ran (CodexProof).
 package records
 
 import (

@@ -287,3 +287,40 @@ func TestReadRolloutBig(t *testing.T) {
 		t.Fatalf("ReadRollout = %+v, %v; want the prompt before the blobs", rows, err)
 	}
 }
+
+// TestFindRolloutStopWindow: of two threads in one directory written since the process
+// started, the one whose stop is within StopWindow of the stop on screen is the pane's; the
+// other ended its turn without one (a reply quoting a limit line) or stopped long before.
+func TestFindRolloutStopWindow(t *testing.T) {
+	home := t.TempDir()
+	day := filepath.Join(home, "sessions", "2026", "11", "28")
+	if err := os.MkdirAll(day, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	started := utc("20:00:00")
+	sec := func(n int) time.Time { return started.Add(time.Duration(n) * time.Second) }
+	meta := func(id string) string {
+		return `{"timestamp":"` + stamp(sec(1)) + `","type":"session_meta","payload":{"id":"` + id + `","timestamp":"` + stamp(sec(1)) + `","cwd":"/w","originator":"codex-tui","source":"cli"}}`
+	}
+	for id, lines := range map[string][]string{
+		"0199aaaa-0000-7000-8000-00000000000a": {meta("0199aaaa-0000-7000-8000-00000000000a"), userItem(sec(10), "x"), taskComplete(sec(11), "usage_limit_exceeded")},
+		"0199aaaa-0000-7000-8000-00000000000b": {meta("0199aaaa-0000-7000-8000-00000000000b"), userItem(sec(300), "y"), agentItem(sec(301), "You’ve hit your usage limit."), taskComplete(sec(301), "")},
+		"0199aaaa-0000-7000-8000-00000000000c": {meta("0199aaaa-0000-7000-8000-00000000000c"), userItem(sec(200), "z"), taskComplete(sec(201), "usage_limit_exceeded")},
+	} {
+		p := filepath.Join(day, "rollout-2026-11-28T20-00-01-"+id+".jsonl")
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, sec(400), sec(400)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := records.Env{CodexHome: home}
+	got, err := e.FindRollout(records.CodexQuery{Cwd: "/w", Started: started, Stop: sec(205)})
+	if err != nil || got.Thread != "0199aaaa-0000-7000-8000-00000000000c" {
+		t.Errorf("FindRollout = %+v, %v; want the thread stopped at 20:03:21", got, err)
+	}
+	if got, err := e.FindRollout(records.CodexQuery{Cwd: "/w", Started: started, Stop: sec(600)}); !errors.Is(err, records.ErrAmbiguous) {
+		t.Errorf("FindRollout with no stop near = %+v, %v; want ErrAmbiguous", got, err)
+	}
+}
