@@ -2,6 +2,7 @@ package proc
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -55,6 +56,23 @@ func isCodex(argv []string, exe string, resolve func(string) string) (why string
 
 // The names of Codex's native binary, and the npm package its launcher ships in.
 var codexNames = []string{"codex", "codex.exe"}
+
+// CodexHint reports whether tmux's pane_current_command suggests Codex CLI: its native
+// binary's names, or a JavaScript runtime its npm launcher runs on (a pane running codex
+// through npm shows "node"). It is a cheap pre-check, never proof.
+func CodexHint(command string) bool {
+	return slices.Contains(codexNames, command) || IsRuntime(command)
+}
+
+// CodexCommandPattern is CodexHint's rule as a regular expression (tmux's #{m/r:…}), for a
+// server-side filter.
+func CodexCommandPattern() string {
+	var names []string
+	for _, n := range slices.Concat(codexNames, runtimeNames) {
+		names = append(names, regexp.QuoteMeta(n))
+	}
+	return `^(` + strings.Join(names, "|") + `)$`
+}
 
 const codexNPM = "@openai/codex"
 

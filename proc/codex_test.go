@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +239,17 @@ func TestCodexEnv(t *testing.T) {
 	f := &Finder{procRoot: root, ps: noPS(t)}
 	if env, err := f.Env(context.Background(), Identity{PID: 100, Start: "ticks:5000"}); err != nil || env.CodexDir() != "/srv/codex" {
 		t.Errorf("Env = %+v, %v", env, err)
+	}
+}
+
+func TestCodexCommandPattern(t *testing.T) {
+	re := regexp.MustCompile(CodexCommandPattern())
+	for _, c := range []string{"codex", "codex.exe", "node", "nodejs", "bun", "claude", "codex-x", "xcodex", "bash", ""} {
+		if got, want := re.MatchString(c), CodexHint(c); got != want {
+			t.Errorf("CodexCommandPattern matches %q: %v, CodexHint: %v", c, got, want)
+		}
+	}
+	if !CodexHint("codex") || !CodexHint("node") || CodexHint("claude") {
+		t.Error("CodexHint: codex and node are hints, claude is not")
 	}
 }
