@@ -102,22 +102,32 @@ func TestReadRolloutReal(t *testing.T) {
 	}
 }
 
-// codexHome lays the real rollouts out under a Codex home as Codex does, with the
-// modification times they had (their last rows).
-func codexHome(t *testing.T) records.Env {
+// codexHome lays the real rollouts out under a Codex home as Codex does, as they were at the
+// instant at: their first line (session_meta) and the rows written by then, modified at
+// their last row.
+func codexHome(t *testing.T, at time.Time) records.Env {
 	t.Helper()
 	home := t.TempDir()
 	day := filepath.Join(home, "sessions", "2026", "11", "28")
 	if err := os.MkdirAll(day, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for src, mtime := range map[string]time.Time{rolloutX: utc("12:42:14.247"), rolloutY: utc("12:42:12.024")} {
+	for _, src := range []string{rolloutX, rolloutY} {
 		b, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var kept []byte
+		var mtime time.Time
+		for i, line := range strings.SplitAfter(string(b), "\n") {
+			stamp, _, _ := strings.Cut(strings.TrimPrefix(line, `{"timestamp":"`), `"`)
+			when, err := time.Parse(time.RFC3339Nano, stamp)
+			if err == nil && (i == 0 || !when.After(at)) {
+				kept, mtime = append(kept, line...), when
+			}
+		}
 		p := filepath.Join(day, filepath.Base(src))
-		if err := os.WriteFile(p, b, 0o600); err != nil {
+		if err := os.WriteFile(p, kept, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chtimes(p, mtime, mtime); err != nil {
@@ -133,30 +143,51 @@ func codexHome(t *testing.T) records.Env {
 	if err := os.WriteFile(old, []byte(meta), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	at := utc("12:00:00").AddDate(0, -1, 0)
-	if err := os.Chtimes(old, at, at); err != nil {
+	oldAt := utc("12:00:00").AddDate(0, -1, 0)
+	if err := os.Chtimes(old, oldAt, oldAt); err != nil {
 		t.Fatal(err)
 	}
 	return records.Env{CodexHome: home}
 }
 
 func TestFindRolloutReal(t *testing.T) {
-	e := codexHome(t)
 	for _, c := range []struct {
 		name      string
+		at        time.Time // the rollouts as they were then
 		q         records.CodexQuery
 		want      string
 		ambiguous bool
 	}{
-		{"the first stop: the other thread was created after it", records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:40:36"), Stop: utc("12:40:49")}, threadX, false},
-		{"the reopened thread, named by its argv", records.CodexQuery{Cwd: rolloutCwd + "/", Started: utc("12:42:03"), Thread: threadX, Stop: utc("12:42:15")}, threadX, false},
-		{"two threads stopped together, told by the prompt on screen", records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:07"), Stop: utc("12:42:13"), Prompt: "second thread"}, threadY, false},
-		{"two threads stopped together, no prompt", records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:07"), Stop: utc("12:42:13")}, "", true},
-		{"two threads, a prompt on neither", records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:03"), Stop: utc("12:42:15"), Prompt: "hello"}, "", true},
-		{"another directory", records.CodexQuery{Cwd: "/tmp/elsewhere", Started: utc("12:42:07"), Stop: utc("12:42:13")}, "", false},
-		{"a process started after every write", records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:50:00")}, "", false},
+		{"the first stop: the other thread created after it", utc("12:40:49"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:40:36"), Stop: utc("12:40:49")}, threadX, false},
+		{"the first stop, its prompt on screen", utc("12:40:49"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:40:36"), Stop: utc("12:40:49"), Prompt: "do more"}, threadX, false},
+		{"the first stop, another prompt on screen", utc("12:40:49"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:40:36"), Stop: utc("12:40:49"), Prompt: "hello there"}, "", false},
+		{"reopened, before anything is written: named by its argv", utc("12:42:05"),
+			records.CodexQuery{Cwd: rolloutCwd + "/", Started: utc("12:42:03"), Thread: threadX, Stop: utc("12:42:05")}, threadX, false},
+		{"reopened, its own stop", utc("12:42:16"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:03"), Thread: threadX, Stop: utc("12:42:15")}, threadX, false},
+		// codex resume --last redraws threadX's old stop, its prompt "do more"; threadY, another
+		// pane's thread, stopped meanwhile in the same directory.
+		{"reopened from the picker: another pane's thread created after its stop was seen", utc("12:42:13"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:03"), Stop: utc("12:42:05")}, "", false},
+		{"reopened from the picker, seen late: another pane's thread, not its prompt", utc("12:42:13"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:03"), Stop: utc("12:42:13"), Prompt: "do more"}, "", false},
+		{"two threads stopped together, told by the prompt on screen", utc("12:42:16"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:07"), Stop: utc("12:42:13"), Prompt: "second thread"}, threadY, false},
+		{"two threads stopped together, no prompt", utc("12:42:16"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:07"), Stop: utc("12:42:13")}, "", true},
+		{"two threads, a prompt in neither", utc("12:42:16"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:42:03"), Stop: utc("12:42:15"), Prompt: "hello"}, "", false},
+		{"a thread whose latest stop came after the one on screen", utc("12:42:16"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:41:00"), Stop: utc("12:41:50")}, "", false},
+		{"another directory", utc("12:42:16"),
+			records.CodexQuery{Cwd: "/tmp/elsewhere", Started: utc("12:42:07"), Stop: utc("12:42:13")}, "", false},
+		{"a process started after every write", utc("12:42:16"),
+			records.CodexQuery{Cwd: rolloutCwd, Started: utc("12:50:00")}, "", false},
 	} {
-		got, err := e.FindRollout(c.q)
+		got, err := codexHome(t, c.at).FindRollout(c.q)
 		switch {
 		case c.ambiguous && !errors.Is(err, records.ErrAmbiguous):
 			t.Errorf("%s: FindRollout = %+v, %v; want ErrAmbiguous", c.name, got, err)

@@ -80,8 +80,10 @@ type CodexQuery struct {
 	// more than one thread could be the pane's, those whose latest stop is written within
 	// StopWindow of it are kept.
 	Stop time.Time
-	// Prompt is the last prompt the screen shows, "" when not known: it tells apart two
-	// threads that stopped together.
+	// Prompt is the last prompt the screen shows, exactly as typed, "" when not known for
+	// sure: only a thread whose last user message it is can be the pane's (it tells apart
+	// two threads that stopped together, and a thread reopened from the picker from another
+	// pane's thread in the same directory).
 	Prompt string
 }
 
@@ -98,16 +100,17 @@ const (
 var ErrAmbiguous = errors.New("ambiguous")
 
 // FindRollout finds the rollout of the thread a Codex process shows, under CodexDir's
-// sessions/ (sessions/YYYY/MM/DD/rollout-<daemon-local time>-<thread id>.jsonl): a thread
-// whose cwd is q.Cwd and whose rollout was written since the process started (a thread it
-// created, or one it reopened), not created after q.Stop; the one q.Thread names when it
-// names one. When more than one
-// is, those whose latest stop is within StopWindow of q.Stop, then those whose last prompt
-// is q.Prompt; still more than one is ErrAmbiguous, never a guess; none is ErrNoRecord.
-// Whose stop the screen shows is then CodexStopOf's (a thread whose last turn ended without
-// an error shows a quoted line, not a stop). It reads every file name under
-// sessions/ and its modification time, and the first line and the tail of the few rollouts
-// written since the process started.
+// sessions/ (sessions/YYYY/MM/DD/rollout-<daemon-local time>-<thread id>.jsonl). The thread
+// q.Thread names, when it names one; else a thread whose cwd is q.Cwd and whose rollout was
+// written since the process started (one it created, or one it reopened from the picker). With
+// q.Stop, not one created after the stop was on screen, nor one whose latest stop was written
+// more than StopWindow after it. With q.Prompt, only one whose last user message is that
+// text. When more than one remains, those whose latest stop is within StopWindow of q.Stop;
+// still more than one is ErrAmbiguous, never a guess; none is ErrNoRecord. Whose stop the
+// screen shows is then CodexStopOf's (a thread whose last turn ended without an error shows a
+// quoted line, not a stop; a reopened thread's old stop is StopEarlier). It reads the names
+// and modification times of the files under sessions/, and the first line and the tail of
+// the few rollouts written since the process started.
 func (e Env) FindRollout(q CodexQuery) (Rollout, error) {
 	dir := e.CodexDir()
 	if dir == "" || q.Cwd == "" || q.Started.IsZero() {
@@ -119,57 +122,64 @@ func (e Env) FindRollout(q CodexQuery) (Rollout, error) {
 	}
 	var cands []candidate
 	for _, p := range paths {
-		r, err := ReadRolloutMeta(p)
-		if err != nil || r.Cwd != filepath.Clean(q.Cwd) || (q.Thread != "" && r.Thread != q.Thread) {
-			continue
+		c, ok, err := q.candidate(p)
+		if err != nil {
+			return Rollout{}, err
 		}
-		if !q.Stop.IsZero() && r.Created.After(q.Stop.Add(startSlack)) {
-			continue // created after the stop was on screen: another process's thread
+		if ok {
+			cands = append(cands, c)
 		}
-		c := candidate{Rollout: r}
-		if !q.Stop.IsZero() {
-			rows, err := ReadRollout(p)
-			if err != nil {
-				return Rollout{}, err
-			}
-			if stop, ok := LatestCodexStop(rows); ok {
-				c.stop = stop.At
-			}
-			c.prompt = lastPrompt(rows)
-		}
-		cands = append(cands, c)
 	}
 	return pick(cands, q)
 }
 
-// candidate is a rollout FindRollout could take, with its latest stop and last prompt.
+// candidate is a rollout FindRollout could take, with its latest stop.
 type candidate struct {
 	Rollout
-	stop   time.Time
-	prompt uint64
+	stop time.Time
+}
+
+// candidate reads the rollout at path and says whether it could be the thread q asks for.
+func (q CodexQuery) candidate(path string) (candidate, bool, error) {
+	r, err := ReadRolloutMeta(path)
+	if err != nil || r.Cwd != filepath.Clean(q.Cwd) || (q.Thread != "" && r.Thread != q.Thread) {
+		return candidate{}, false, nil
+	}
+	if !q.Stop.IsZero() && r.Created.After(q.Stop.Add(startSlack)) {
+		return candidate{}, false, nil // created after the stop was on screen
+	}
+	c := candidate{Rollout: r}
+	if q.Stop.IsZero() && q.Prompt == "" {
+		return c, true, nil
+	}
+	rows, err := ReadRollout(path)
+	if err != nil {
+		return candidate{}, false, err
+	}
+	if stop, ok := LatestCodexStop(rows); ok {
+		if !q.Stop.IsZero() && stop.At.After(q.Stop.Add(StopWindow)) {
+			return candidate{}, false, nil // stopped after the stop on screen
+		}
+		c.stop = stop.At
+	}
+	if q.Prompt != "" && lastPrompt(rows) != Digest(q.Prompt) {
+		return candidate{}, false, nil
+	}
+	return c, true, nil
 }
 
 // pick narrows the candidates as FindRollout says.
 func pick(cands []candidate, q CodexQuery) (Rollout, error) {
-	keep := func(ok func(candidate) bool) {
-		var kept []candidate
+	if len(cands) > 1 && !q.Stop.IsZero() {
+		var near []candidate
 		for _, c := range cands {
-			if ok(c) {
-				kept = append(kept, c)
+			if !c.stop.IsZero() && c.stop.Sub(q.Stop).Abs() <= StopWindow {
+				near = append(near, c)
 			}
 		}
-		if len(kept) > 0 {
-			cands = kept
+		if len(near) > 0 {
+			cands = near
 		}
-	}
-	if len(cands) > 1 && !q.Stop.IsZero() {
-		keep(func(c candidate) bool {
-			return !c.stop.IsZero() && c.stop.Sub(q.Stop).Abs() <= StopWindow
-		})
-	}
-	if len(cands) > 1 && q.Prompt != "" {
-		want := Digest(q.Prompt)
-		keep(func(c candidate) bool { return c.prompt == want })
 	}
 	switch len(cands) {
 	case 0:
@@ -196,7 +206,8 @@ func lastPrompt(rows []CodexRow) uint64 {
 }
 
 // recentRollouts lists the rollouts under sessions (YYYY/MM/DD/rollout-*.jsonl) modified at
-// or after since, and only the one of thread when it is not "". A missing sessions directory
+// or after since; when thread is not "", the rollout of that thread only, however old (a
+// thread reopened by codex resume may not be written to yet). A missing sessions directory
 // lists none.
 func recentRollouts(sessions string, since time.Time, thread string) ([]string, error) {
 	var paths []string
@@ -236,8 +247,7 @@ func subdirs(dir string, entry os.DirEntry) []string {
 	return out
 }
 
-// rolloutsIn lists the rollout files of one day directory modified at or after since (of
-// thread only, when it is not "").
+// rolloutsIn lists the rollout files of one day directory as recentRollouts says.
 func rolloutsIn(day string, since time.Time, thread string) []string {
 	es, err := os.ReadDir(day)
 	if err != nil {
@@ -250,7 +260,7 @@ func rolloutsIn(day string, since time.Time, thread string) []string {
 			(thread != "" && !strings.HasSuffix(name, "-"+thread+".jsonl")) {
 			continue
 		}
-		if info, err := e.Info(); err == nil && !info.ModTime().Before(since) {
+		if info, err := e.Info(); err == nil && (thread != "" || !info.ModTime().Before(since)) {
 			out = append(out, filepath.Join(day, name))
 		}
 	}
