@@ -14,7 +14,8 @@ import (
 // process names (nil: taken as given). What runs decides, never a name:
 //   - the native binary, exe named "codex" or "codex.exe" (the npm platform package's
 //     …/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex, a standalone
-//     install, the daemon's own copy under $CODEX_HOME/packages), running the TUI: no
+//     install, the daemon's own copy under $CODEX_HOME/packages) or "codex-" and its target
+//     (a release binary, the Homebrew cask's: isCodexName), running the TUI: no
 //     subcommand, or resume or fork (codexTUI). `codex exec`, `codex app-server` (the
 //     daemon, which also runs in a session of its own) and the other subcommands are not
 //     Codex sessions; argv not known is not one either.
@@ -33,7 +34,7 @@ func isCodex(argv []string, exe string, resolve func(string) string) (why string
 	if resolve == nil {
 		resolve = func(p string) string { return p }
 	}
-	if slices.Contains(codexNames, baseName(exe)) {
+	if isCodexName(baseName(exe)) {
 		if sub, tui := codexTUI(argv[1:]); !tui {
 			return fmt.Sprintf("Codex's executable %q running %q, not its interactive TUI", exe, sub), false, false
 		}
@@ -57,11 +58,28 @@ func isCodex(argv []string, exe string, resolve func(string) string) (why string
 // The names of Codex's native binary, and the npm package its launcher ships in.
 var codexNames = []string{"codex", "codex.exe"}
 
+const codexNPM = "@openai/codex"
+
+// codexTargets end the name of Codex's native binary as its GitHub releases and the Homebrew
+// cask ship it: "codex-" and a target triple (codex-x86_64-unknown-linux-musl,
+// codex-aarch64-apple-darwin, whose cask links it as codex).
+var codexTargets = []string{"-unknown-linux-musl", "-unknown-linux-gnu", "-apple-darwin", "-pc-windows-msvc.exe"}
+
+// isCodexName reports whether an executable's name is Codex's native binary's.
+func isCodexName(s string) bool {
+	if slices.Contains(codexNames, s) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(s, "codex-")
+	return ok && slices.ContainsFunc(codexTargets, func(t string) bool { return strings.HasSuffix(rest, t) })
+}
+
 // CodexHint reports whether tmux's pane_current_command suggests Codex CLI: its native
-// binary's names, or a JavaScript runtime its npm launcher runs on (a pane running codex
-// through npm shows "node"). It is a cheap pre-check, never proof.
+// binary's names (a release binary's, "codex-x86_64-unknown-linux-musl", cut to the 15
+// bytes of a Linux comm), or a JavaScript runtime its npm launcher runs on (a pane running
+// codex through npm shows "node"). It is a cheap pre-check, never proof.
 func CodexHint(command string) bool {
-	return slices.Contains(codexNames, command) || IsRuntime(command)
+	return slices.Contains(codexNames, command) || strings.HasPrefix(command, "codex-") || IsRuntime(command)
 }
 
 // CodexCommandPattern is CodexHint's rule as a regular expression (tmux's #{m/r:…}), for a
@@ -71,10 +89,8 @@ func CodexCommandPattern() string {
 	for _, n := range slices.Concat(codexNames, runtimeNames) {
 		names = append(names, regexp.QuoteMeta(n))
 	}
-	return `^(` + strings.Join(names, "|") + `)$`
+	return `^(` + strings.Join(names, "|") + `|codex-.*)$`
 }
-
-const codexNPM = "@openai/codex"
 
 // codexSubcommands are codex 0.171.0's subcommands (and aliases) that are not its interactive
 // TUI; "resume" and "fork" open the TUI on a saved thread, and any other first argument is the

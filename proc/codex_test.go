@@ -32,6 +32,9 @@ func TestIsCodex(t *testing.T) {
 		{"npm's native binary", []string{codexNative}, codexNative, true, false},
 		{"a standalone install", []string{"codex", "-m", "o3", "--cd", "/w"}, "/home/u/.local/bin/codex", true, false},
 		{"Windows' name", []string{"codex.exe"}, "/mnt/c/codex.exe", true, false},
+		{"a release binary", []string{"codex"}, "/opt/homebrew/Caskroom/codex/0.171.0/codex-aarch64-apple-darwin", true, false},
+		{"a release binary for Linux", []string{"codex-x86_64-unknown-linux-musl"}, "/home/u/bin/codex-x86_64-unknown-linux-musl", true, false},
+		{"codex- and no target", []string{"codex-helper"}, "/usr/bin/codex-helper", false, false},
 		{"resume a thread", []string{"codex", "resume", codexThread}, codexNative, true, false},
 		{"a first prompt", []string{"codex", "-c", "model=o3", "fix the tests"}, codexNative, true, false},
 		{"a first prompt after --", []string{"codex", "--", "exec"}, codexNative, true, false},
@@ -244,7 +247,7 @@ func TestCodexEnv(t *testing.T) {
 
 func TestCodexCommandPattern(t *testing.T) {
 	re := regexp.MustCompile(CodexCommandPattern())
-	for _, c := range []string{"codex", "codex.exe", "node", "nodejs", "bun", "claude", "codex-x", "xcodex", "bash", ""} {
+	for _, c := range []string{"codex", "codex.exe", "codex-x86_64-un", "node", "nodejs", "bun", "claude", "xcodex", "bash", ""} {
 		if got, want := re.MatchString(c), CodexHint(c); got != want {
 			t.Errorf("CodexCommandPattern matches %q: %v, CodexHint: %v", c, got, want)
 		}

@@ -185,7 +185,7 @@ func isDaemon(argv []string, exe string) error {
 	switch {
 	case exe == "" || len(argv) == 0:
 		return errors.New("its executable or arguments cannot be read")
-	case !slices.Contains(codexNames, baseName(exe)):
+	case !isCodexName(baseName(exe)):
 		return fmt.Errorf("its executable %q is not codex", exe)
 	}
 	if sub, _ := codexTUI(argv[1:]); sub != "app-server" || !slices.Contains(argv, "--managed-daemon") {
