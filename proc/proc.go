@@ -78,8 +78,10 @@ type Found struct {
 	Identity
 	How string // one short sentence for logs/doctor, e.g. "foreground group 123 of pane pid 100: comm \"claude\""
 	// Starting, with ok false, says that the answer holds only for now: the pane's first
-	// process is still tmux's fork (see forked), which has not yet run the pane's program.
-	// A caller that keeps answers must ask again.
+	// process is still tmux's fork (see forked), which has not yet run the pane's program;
+	// or Codex's npm launcher runs in the foreground without its native child (isCodex),
+	// which it starts at once, or which has just exited. A caller that keeps answers must
+	// ask again.
 	Starting bool
 	// Agent is which agent the process is: agent.Claude or agent.Codex ("" when none).
 	Agent agent.Name
