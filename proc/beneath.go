@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
 
@@ -31,19 +32,24 @@ type Beneath struct {
 	Socket string
 }
 
-// String is the sentence of explain for b.
+// String is the sentence of explain for b; it names the agent by its command (claude,
+// codex).
 func (b Beneath) String() string {
+	cmd := "claude"
+	if b.Claude.Agent == agent.Codex {
+		cmd = "codex"
+	}
 	if b.Socket != "" {
-		return fmt.Sprintf("claude (pid %d) runs in another tmux server, on socket %s, that this pane's tmux client (%s, pid %d) is attached to: "+
+		return fmt.Sprintf("%s (pid %d) runs in another tmux server, on socket %s, that this pane's tmux client (%s, pid %d) is attached to: "+
 			"cac-tmux does not type through a tmux client; a watcher must run on that server: cac-tmux watch -S %s",
-			b.Claude.PID, b.Socket, b.ViaComm, b.Via, b.Socket)
+			cmd, b.Claude.PID, b.Socket, b.ViaComm, b.Via, b.Socket)
 	}
 	term := b.Terminal
 	if term == "" {
 		term = "(not known)"
 	}
-	return fmt.Sprintf("claude (pid %d) runs under %s (pid %d) on its own terminal %s, not in this pane's terminal: "+
-		"cac-tmux does not type through it; run claude directly in the pane", b.Claude.PID, b.ViaComm, b.Via, term)
+	return fmt.Sprintf("%s (pid %d) runs under %s (pid %d) on its own terminal %s, not in this pane's terminal: "+
+		"cac-tmux does not type through it; run %s directly in the pane", cmd, b.Claude.PID, b.ViaComm, b.Via, term, cmd)
 }
 
 // with puts what below found before the reasons: the Claude Code process out of reach, or

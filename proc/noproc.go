@@ -76,16 +76,18 @@ func (f *Finder) findInTable(ctx context.Context, tab *psTable, panePID int, np 
 	if err != nil {
 		return Found{}, false, err
 	}
+	starting := false
 	for i, c := range w.cands {
 		fa, pid := learned[i], c.row.pid
 		if fa.exe == "" {
 			np.reject("pid %d (command %q): its executable cannot be learned (lsof lists no program text: another user's process, or gone), and only the executable can confirm Claude Code", pid, fa.comm)
 			continue
 		}
-		why, ok := isClaude(fa.comm, fa.argv, fa.exe, resolveIn(fa.cwd))
+		name, why, ok, launcher := decide(fa.comm, fa.argv, fa.exe, resolveIn(fa.cwd))
 		if !ok {
+			starting = starting || launcher
 			if np.explain {
-				np.reject("pid %d: %s", pid, notClaude(fa.comm, fa.argv, fa.exe))
+				np.reject("pid %d: %s", pid, rejected(why, fa.comm, fa.argv, fa.exe))
 				if isTmux(fa.exe) {
 					np.clients = append(np.clients, tmuxClient{pid: pid, name: baseName(fa.exe), argv: fa.argv, cwd: fa.cwd, row: c.row})
 				}
@@ -96,9 +98,11 @@ func (f *Finder) findInTable(ctx context.Context, tab *psTable, panePID int, np 
 			Agent:    agent.Claude,
 			Identity: Identity{PID: pid, Start: lstartPrefix + c.row.lstart},
 			How:      how(noProcSource, panePID, w.tpgid, pid, c.depth, why),
+			Agent:    name,
 		}, true, nil
 	}
-	return Found{}, false, nil
+	// Codex's npm launcher without its native child: for now only (procfs.none).
+	return Found{Starting: starting}, false, nil
 }
 
 // facts is what the path without /proc learns of one candidate.
@@ -199,14 +203,7 @@ func (f *Finder) envNoProc(ctx context.Context, id Identity) (records.Env, error
 	if !errors.Is(err, errNoExactArgs) {
 		return records.Env{}, err
 	}
-	if f.psEnviron != nil {
-		if out, err = f.psEnviron(ctx, id.PID); err != nil {
-			err = fmt.Errorf("ps: %w", err)
-		}
-	} else {
-		out, _, err = runTool(ctx, "ps", psEnvironArgs(id.PID), psEnv)
-	}
-	if err != nil {
+	if out, err = f.psEnvironOf(ctx, id.PID); err != nil {
 		return records.Env{}, err
 	}
 	return parsePSEnviron(out, tab.rows[tab.byPID[id.PID]].args)

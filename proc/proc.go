@@ -1,4 +1,4 @@
-// Package proc finds the Claude Code process in a tmux pane.
+// Package proc finds the Claude Code or Codex CLI process in a tmux pane (Found.Agent).
 //
 // tmux's pane_current_command only names argv[0] of the pane's foreground process group, which
 // reads "node", a version string or a wrapper shell for some installs (docs/claude-code.md,
@@ -9,7 +9,12 @@
 // the background of a shell is not taken for the foreground program.
 //
 // What runs decides, never a name a process was given (explainClaude): a process is Claude Code by
-// its executable, and one whose executable cannot be learned is not.
+// its executable, and one whose executable cannot be learned is not. The same holds for Codex
+// CLI (isCodex): its native binary running the interactive TUI; below npm's Node launcher,
+// the launcher's native child, the process a Codex session follows. Its app-server daemon
+// (its own session, never in a pane's foreground) and `codex exec` are never taken. For a
+// Codex process found, Codex tells what finds its thread's rollout, and DaemonZone the zone
+// its daemon prints a reset in.
 //
 // Claude Code that the foreground runs out of the pane's reach is never found: under
 // script(1) (or any program that runs it on a terminal of its own, in a session of its own:
@@ -74,9 +79,13 @@ type Found struct {
 	Agent agent.Name // which agent the process is
 	How   string     // one short sentence for logs/doctor, e.g. "foreground group 123 of pane pid 100: comm \"claude\""
 	// Starting, with ok false, says that the answer holds only for now: the pane's first
-	// process is still tmux's fork (see forked), which has not yet run the pane's program.
-	// A caller that keeps answers must ask again.
+	// process is still tmux's fork (see forked), which has not yet run the pane's program;
+	// or Codex's npm launcher runs in the foreground without its native child (isCodex),
+	// which it starts at once, or which has just exited. A caller that keeps answers must
+	// ask again.
 	Starting bool
+	// Agent is which agent the process is: agent.Claude or agent.Codex ("" when none).
+	Agent agent.Name
 }
 
 // Finder finds Claude Code under a pane's process. Its methods may be called concurrently.
@@ -106,6 +115,8 @@ type Finder struct {
 	args      func(pid int) (procArgs, error)
 	lsofUnix  func(ctx context.Context) (string, error)
 	psOne     func(ctx context.Context, pid int, column string) (string, error)
+	// localtime is the host's zone file for DaemonZone; "" means /etc/localtime.
+	localtime string
 }
 
 // Start prefixes of an Identity: which source it came from.
@@ -199,8 +210,8 @@ func (f *Finder) alive(ctx context.Context, id Identity) (bool, error) {
 	return false, fmt.Errorf("proc: alive pid %d: unknown start %q", id.PID, id.Start)
 }
 
-// Env is the part of the environment of the Claude Code process id that locates its records
-// (records.Env: CLAUDE_CONFIG_DIR and HOME), as it was started, while the process runs: from
+// Env is the part of the environment of the agent process id that locates its records
+// (records.Env: CLAUDE_CONFIG_DIR, CODEX_HOME and HOME), as it was started, while the process runs: from
 // /proc/PID/environ for an identity from /proc, else as the package doc says (kern.procargs2
 // on macOS, `ps eww` elsewhere).
 func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
@@ -225,8 +236,8 @@ func (f *Finder) Env(ctx context.Context, id Identity) (records.Env, error) {
 	default:
 		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unknown start %q", id.PID, id.Start)
 	}
-	if env.Dir() == "" {
-		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unreadable, or no CLAUDE_CONFIG_DIR or HOME", id.PID)
+	if env.Dir() == "" && env.CodexDir() == "" {
+		return records.Env{}, fmt.Errorf("proc: environment of pid %d: unreadable, or no CLAUDE_CONFIG_DIR, CODEX_HOME or HOME", id.PID)
 	}
 	return env, nil
 }

@@ -36,6 +36,9 @@ type procfs struct {
 	off     []statInfo
 	clients []tmuxClient
 	server  int // the parent of the pane's process: its tmux server
+
+	// launcher: the walk met Codex's npm launcher (isCodex) and did not find its child.
+	launcher bool
 }
 
 // reject keeps why find took no process, when it explains.
@@ -296,6 +299,11 @@ func (p *procfs) find(panePID int) (Found, bool, error) {
 // pane's process is still tmux's fork. Checked only then, so that finding Claude Code costs
 // no read of the parent.
 func (p *procfs) none(pane statInfo) (Found, bool, error) {
+	if p.launcher {
+		// Codex's npm launcher, before it started its native child (or after the child
+		// exited, before the launcher does): the next look finds the child, or nothing.
+		return Found{Starting: true}, false, nil
+	}
 	if !p.forked(pane) {
 		return Found{}, false, nil
 	}
@@ -333,7 +341,7 @@ func (p *procfs) findInGroup(panePID, tpgid int) (Found, bool, error) {
 			break
 		}
 	}
-	return Found{}, false, nil
+	return Found{Starting: p.launcher}, false, nil
 }
 
 // check reads one candidate's argv and executable and decides. A process whose executable
@@ -346,23 +354,27 @@ func (p *procfs) check(st statInfo, panePID, tpgid, depth int) (Found, bool) {
 		return Found{}, false
 	}
 	argv := p.cmdline(st.pid)
-	why, ok := isClaude(st.comm, argv, exe, p.resolver(st.pid))
+	name, why, ok, launcher := decide(st.comm, argv, exe, p.resolver(st.pid))
 	if !ok {
+		p.launcher = p.launcher || launcher
 		if p.explain {
-			p.reject("pid %d: %s", st.pid, notClaude(st.comm, argv, exe))
+			p.reject("pid %d: %s", st.pid, rejected(why, st.comm, argv, exe))
 			if isTmux(exe) {
 				p.clients = append(p.clients, tmuxClient{pid: st.pid, name: baseName(exe), argv: argv})
 			}
 		}
 		return Found{}, false
 	}
-	if en, err := p.env(st.pid).ReadEntry(st.pid); err == nil && en.ProcStart == st.start {
-		why += "; its session registry entry names it (Claude Code " + en.Version + ")"
+	if name == agent.Claude {
+		if en, err := p.env(st.pid).ReadEntry(st.pid); err == nil && en.ProcStart == st.start {
+			why += "; its session registry entry names it (Claude Code " + en.Version + ")"
+		}
 	}
 	return Found{
 		Agent:    agent.Claude,
 		Identity: Identity{PID: st.pid, Start: ticksPrefix + st.start},
 		How:      how("", panePID, tpgid, st.pid, depth, why),
+		Agent:    name,
 	}, true
 }
 

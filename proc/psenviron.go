@@ -20,11 +20,11 @@ func psEnvironArgs(pid int) []string {
 // parsePSEnviron reads records.Env from the output of ps with psEnvironArgs, given the
 // process's args column from the listing (psEnvVars).
 func parsePSEnviron(out, args string) (records.Env, error) {
-	vars, err := psEnvVars(out, args, "CLAUDE_CONFIG_DIR", "HOME")
+	vars, err := psEnvVars(out, args, "CLAUDE_CONFIG_DIR", "HOME", "CODEX_HOME")
 	if err != nil {
 		return records.Env{}, err
 	}
-	return records.Env{ConfigDir: vars["CLAUDE_CONFIG_DIR"], Home: vars["HOME"]}, nil
+	return records.Env{ConfigDir: vars["CLAUDE_CONFIG_DIR"], Home: vars["HOME"], CodexHome: vars["CODEX_HOME"]}, nil
 }
 
 // psEnvVars reads the variables names from ps's output with psEnvironArgs, given the process's

@@ -10,3 +10,6 @@ func ParseRow(line []byte) (Row, bool) { return parseRow(line) }
 func TranscriptPath(dir, cwd, session string) (string, error) {
 	return transcriptPath(dir, cwd, session)
 }
+
+// ParseRollout reads one rollout line (parseRollout).
+func ParseRollout(line []byte) (CodexRow, bool) { return parseRollout(line) }

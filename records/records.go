@@ -5,6 +5,10 @@
 // <config dir>/sessions/<pid>.json ({"pid":4650,"sessionId":"…","kind":"interactive",…});
 // the global config is $CLAUDE_CONFIG_DIR/.claude.json, else $HOME/.claude.json; vim mode
 // ("editorMode": "vim") is set there or in the settings files (EditorMode).
+//
+// For Codex CLI it reads the rollouts of its threads under its home (Env.CodexDir): which
+// thread a pane's Codex process shows (FindRollout), its stop and exact reset
+// (LatestCodexStop), whose stop it is (CodexStopOf) and whether a resume ran (CodexProof).
 package records
 
 import (
@@ -18,10 +22,11 @@ import (
 	"time"
 )
 
-// Env is the part of a claude process's environment that locates its records.
+// Env is the part of an agent process's environment that locates its records.
 type Env struct {
 	ConfigDir string // CLAUDE_CONFIG_DIR, "" when unset
 	Home      string // HOME
+	CodexHome string // CODEX_HOME, "" when unset
 }
 
 // ParseEnviron reads Env from /proc/PID/environ's NUL-separated text.
@@ -34,6 +39,8 @@ func ParseEnviron(b []byte) Env {
 			e.ConfigDir = v
 		case "HOME":
 			e.Home = v
+		case "CODEX_HOME":
+			e.CodexHome = v
 		}
 	}
 	return e

@@ -130,6 +130,16 @@ const (
 // in the end of the transcript at path, oldest first. It never reads the whole of a large
 // file: see tailStart and tailMax. A partial first or last line is skipped.
 func ReadTail(path, session string) ([]Row, error) {
+	return readTail(path, func(line []byte) (Row, bool) {
+		r, ok := parseRow(line)
+		return r, ok && (r.SessionID == "" || r.SessionID == session)
+	}, useful)
+}
+
+// readTail parses the lines of the end of the file at path with parse, oldest first: the last
+// tailStart bytes, then a window four times larger, up to tailMax, while useful says the rows
+// are not enough. A partial first or last line is skipped.
+func readTail[T any](path string, parse func([]byte) (T, bool), useful func([]T) bool) ([]T, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("records: read %s: %w", path, ErrNoRecord)
@@ -144,7 +154,7 @@ func ReadTail(path, session string) ([]Row, error) {
 	}
 	size := st.Size()
 	for n := int64(tailStart); ; n *= 4 {
-		rows, err := readWindow(f, size, min(n, size), session)
+		rows, err := readWindow(f, size, min(n, size), parse)
 		if err != nil {
 			return nil, fmt.Errorf("records: read %s: %w", path, err)
 		}
@@ -155,7 +165,7 @@ func ReadTail(path, session string) ([]Row, error) {
 }
 
 // readWindow parses the last n bytes of a file of the given size.
-func readWindow(f *os.File, size, n int64, session string) ([]Row, error) {
+func readWindow[T any](f *os.File, size, n int64, parse func([]byte) (T, bool)) ([]T, error) {
 	buf := make([]byte, n)
 	if _, err := f.ReadAt(buf, size-n); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
@@ -168,9 +178,9 @@ func readWindow(f *os.File, size, n int64, session string) ([]Row, error) {
 		}
 		buf = buf[i+1:]
 	}
-	var rows []Row
+	var rows []T
 	for line := range bytes.SplitSeq(buf, []byte("\n")) {
-		if r, ok := parseRow(line); ok && (r.SessionID == "" || r.SessionID == session) {
+		if r, ok := parse(line); ok {
 			rows = append(rows, r)
 		}
 	}
