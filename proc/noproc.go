@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
@@ -95,7 +94,6 @@ func (f *Finder) findInTable(ctx context.Context, tab *psTable, panePID int, np 
 			continue
 		}
 		return Found{
-			Agent:    agent.Claude,
 			Identity: Identity{PID: pid, Start: lstartPrefix + c.row.lstart},
 			How:      how(noProcSource, panePID, w.tpgid, pid, c.depth, why),
 			Agent:    name,

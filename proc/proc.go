@@ -73,11 +73,10 @@ func (id Identity) ProcStart() (string, bool) {
 	return strings.CutPrefix(id.Start, ticksPrefix)
 }
 
-// Found is the Claude Code process in a pane and how it was found.
+// Found is the agent's process in a pane and how it was found.
 type Found struct {
 	Identity
-	Agent agent.Name // which agent the process is
-	How   string     // one short sentence for logs/doctor, e.g. "foreground group 123 of pane pid 100: comm \"claude\""
+	How string // one short sentence for logs/doctor, e.g. "foreground group 123 of pane pid 100: comm \"claude\""
 	// Starting, with ok false, says that the answer holds only for now: the pane's first
 	// process is still tmux's fork (see forked), which has not yet run the pane's program;
 	// or Codex's npm launcher runs in the foreground without its native child (isCodex),

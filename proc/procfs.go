@@ -371,7 +371,6 @@ func (p *procfs) check(st statInfo, panePID, tpgid, depth int) (Found, bool) {
 		}
 	}
 	return Found{
-		Agent:    agent.Claude,
 		Identity: Identity{PID: st.pid, Start: ticksPrefix + st.start},
 		How:      how("", panePID, tpgid, st.pid, depth, why),
 		Agent:    name,
