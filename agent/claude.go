@@ -79,7 +79,7 @@ func (c *claudeSession) rows() ([]records.Row, records.Entry, error) {
 // registry entry whose session has no transcript is no stop of its own either: claude -c
 // first names a fresh session, and the old one only later (over a second on a loaded
 // machine), the old stop already on screen (Claude Code 2.1.332).
-func (c *claudeSession) Judge(kind detector.Kind) Judgement {
+func (c *claudeSession) Judge(kind detector.Kind, _ time.Time) Judgement {
 	rows, en, err := c.rows()
 	switch {
 	case errors.Is(err, errNoEntry):

@@ -34,6 +34,19 @@ type Process struct {
 	PID int
 	// ProcStart is field 22 of /proc/PID/stat, "" when the process was found without /proc.
 	ProcStart string
+	// Host answers what the records need of the process table beyond the environment; nil
+	// when it cannot be asked.
+	Host Host
+}
+
+// Host is what an agent's records need of the process table beyond the environment (the
+// watcher gives proc.Finder's answers through it).
+type Host interface {
+	// CodexQuery is what finds the thread of a Codex process (records.Env.FindRollout),
+	// without the screen's part; noDaemon when it runs without Codex's app-server daemon.
+	CodexQuery() (q records.CodexQuery, noDaemon bool, err error)
+	// DaemonZone is the zone of the app-server daemon of the Codex home.
+	DaemonZone(home string) (*time.Location, error)
 }
 
 // Session is what an agent's own records say about the session of one process. The screen
@@ -44,8 +57,9 @@ type Session interface {
 	Account() string
 	// Zone is the zone the agent prints a reset without a zone in; nil is the host's.
 	Zone() *time.Location
-	// Judge reads the records about the stop on screen, whose kind the screen reads as kind.
-	Judge(kind detector.Kind) Judgement
+	// Judge reads the records about the stop on screen, whose kind the screen reads as kind
+	// and which appeared at appeared (zero when unknown).
+	Judge(kind detector.Kind, appeared time.Time) Judgement
 	// Before is checked before each key: changed is true when the process now runs another
 	// conversation than the stop's; note, when not "", says why nothing may be typed now.
 	Before() (changed bool, note string)
@@ -63,8 +77,8 @@ type Session interface {
 
 // Judgement is what the records say of the stop on screen.
 type Judgement struct {
-	// Foreign, when not "", says why the stop on screen is not the process's own (a quoted
-	// line, an older stop redrawn); nothing may be typed for it.
+	// Foreign, when not "", says why nothing may be typed for the stop on screen: it is not
+	// the process's own (a quoted line, an older stop redrawn), or cannot be read.
 	Foreign string
 	// Limit is the records' latest limit, when it may be the stop on screen.
 	Limit *Limit

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
@@ -98,7 +99,11 @@ func (w *Watcher) recordsOf(ctx context.Context, p *pane) agent.Session {
 			return nil
 		}
 		start, _ := p.Identity.ProcStart()
-		p.recs.s = p.program().Open(env, agent.Process{PID: p.PID, ProcStart: start})
+		pr := agent.Process{PID: p.PID, ProcStart: start}
+		if f, ok := w.finder.(codexFinder); ok {
+			pr.Host = host{ctx: ctx, f: f, id: p.Identity}
+		}
+		p.recs.s = p.program().Open(env, pr)
 	}
 	return p.recs.s
 }
@@ -147,7 +152,7 @@ func (w *Watcher) judge(ctx context.Context, p *pane) agent.Judgement {
 	if s == nil {
 		return agent.Judgement{}
 	}
-	j := s.Judge(p.kind)
+	j := s.Judge(p.kind, p.appeared)
 	if j.Err != nil {
 		p.event(w.cfg.Log.Debug()).Err(j.Err).Msg("no records of the stop")
 	}
@@ -211,4 +216,28 @@ func (w *Watcher) proof(ctx context.Context, p *pane) records.Outcome {
 		msg = w.message(p)
 	}
 	return s.Proof(p.sent.Add(-time.Second), msg)
+}
+
+// codexFinder is what a Finder tells of Codex processes beyond Find and Env (proc.Finder
+// does); without it, Codex's rollouts are not matched to panes.
+type codexFinder interface {
+	Codex(ctx context.Context, id proc.Identity) (proc.CodexTUI, error)
+	DaemonZone(ctx context.Context, home string) (*time.Location, string, error)
+}
+
+// host is agent.Host for one process, answered by the finder while its records are opened.
+type host struct {
+	ctx context.Context
+	f   codexFinder
+	id  proc.Identity
+}
+
+func (h host) CodexQuery() (records.CodexQuery, bool, error) {
+	tui, err := h.f.Codex(h.ctx, h.id)
+	return tui.Query(), tui.Args.NoDaemon, err
+}
+
+func (h host) DaemonZone(home string) (*time.Location, error) {
+	z, _, err := h.f.DaemonZone(h.ctx, home)
+	return z, err
 }

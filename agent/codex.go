@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/detector"
+	"github.com/cac-tmux/cac-tmux/records"
+)
+
+// codexSession reads the rollout of the thread a Codex TUI shows (package records): the thread
+// is matched to the process soundly (records.Env.FindRollout: its working directory, start,
+// the thread its argv reopened, the stop's instant), or not at all. Resets Codex prints
+// without a zone are in its app-server daemon's zone (SPEC §11), which Zone gives.
+type codexSession struct {
+	env      records.Env
+	q        records.CodexQuery
+	qerr     error // the process could not be read: no thread is matched
+	noDaemon bool
+	zone     *time.Location
+	zerr     error // the daemon's zone cannot be told
+	// The rollout of the thread of the stop being handled, "" until matched.
+	path, thread string
+}
+
+func openCodex(env records.Env, p Process) Session {
+	c := &codexSession{env: env, qerr: errors.New("agent: codex: the process table was not asked")}
+	if p.Host == nil {
+		return c
+	}
+	c.q, c.noDaemon, c.qerr = p.Host.CodexQuery()
+	if !c.noDaemon {
+		c.zone, c.zerr = p.Host.DaemonZone(env.CodexDir())
+	}
+	return c
+}
+
+func (c *codexSession) Account() string      { return c.env.CodexDir() }
+func (c *codexSession) Zone() *time.Location { return c.zone }
+func (c *codexSession) VimMode() (bool, error) {
+	return false, nil // Codex's composer has no vim mode (0.171.0)
+}
+func (c *codexSession) Forget() { c.path, c.thread = "", "" }
+
+// rows reads the rollout of the stop's thread, matching it first when it is not known yet;
+// appeared is when the stop appeared on screen (zero when unknown).
+func (c *codexSession) rows(appeared time.Time) ([]records.CodexRow, error) {
+	if c.qerr != nil {
+		return nil, c.qerr
+	}
+	if c.path == "" {
+		q := c.q
+		q.Stop = appeared
+		r, err := c.env.FindRollout(q)
+		if err != nil {
+			return nil, err
+		}
+		c.path, c.thread = r.Path, r.Thread
+	}
+	return records.ReadRollout(c.path)
+}
+
+// Judge: a stop on screen is the TUI's own when its thread's rollout ends in a usage-limit
+// turn written after the process started (records.CodexStopOf); the exact reset is that
+// turn's rate limits' resets_at. Without the rollout, a reset printed without a zone can be
+// read only in the daemon's zone: when that cannot be told either, nothing is typed.
+func (c *codexSession) Judge(kind detector.Kind, appeared time.Time) Judgement {
+	rows, err := c.rows(appeared)
+	if err != nil {
+		return Judgement{Err: err, Foreign: c.zoneUnknown()}
+	}
+	j := Judgement{Foreign: codexForeign(records.CodexStopOf(rows, c.q.Started))}
+	if st, ok := records.LatestCodexStop(rows); ok && j.Foreign == "" && !st.Reset.IsZero() {
+		j.Limit = &Limit{At: st.At, ResetsAt: st.Reset, Kind: kind, Type: st.Window,
+			Records: "Codex's rollout", Field: "resets_at", Source: "rollout"}
+	}
+	if j.Limit == nil && j.Foreign == "" {
+		j.Foreign = c.zoneUnknown()
+	}
+	return j
+}
+
+// zoneUnknown is the note of a stop whose printed reset cannot be read: no exact reset from
+// the rollout, and the daemon's zone unknown. "" when the zone is known.
+func (c *codexSession) zoneUnknown() string {
+	if c.zerr == nil {
+		return ""
+	}
+	return fmt.Sprintf("Codex prints the reset in its app-server daemon's zone, which cannot be told (%v), and no rollout gives the exact reset; nothing will be typed", c.zerr)
+}
+
+// codexForeign is the note of a stop that Codex's rollout says is not the process's own.
+func codexForeign(s records.Stop) string {
+	switch s {
+	case records.StopEarlier:
+		return "the stop on screen is older than this codex process (a thread reopened: its rollout's usage-limit turn was written before the process started); nothing will be typed"
+	case records.StopNone:
+		return "Codex's rollout has a prompt or a finished turn after its last usage-limit turn (or none), so the stop on screen is only text; nothing will be typed"
+	}
+	return ""
+}
+
+// Before: the thread the process shows now is matched again; another thread than the stop's
+// is a new session. A user message without the end of its turn is a turn running.
+func (c *codexSession) Before() (changed bool, note string) {
+	if c.qerr != nil || c.path == "" {
+		return false, ""
+	}
+	if r, err := c.env.FindRollout(c.q); err == nil && r.Thread != c.thread {
+		return true, ""
+	}
+	rows, err := records.ReadRollout(c.path)
+	if err != nil {
+		return false, ""
+	}
+	for i := len(rows) - 1; i >= 0; i-- {
+		switch rows[i].Kind {
+		case records.CodexRates:
+			continue
+		case records.CodexUser:
+			return false, "Codex's rollout says a turn is running; nothing is sent until it ends"
+		}
+		break
+	}
+	return false, ""
+}
+
+// Proof is records.CodexProof over the thread's rollout; Unproven without it.
+func (c *codexSession) Proof(since time.Time, typed string) records.Outcome {
+	if c.path == "" {
+		return records.Unproven
+	}
+	rows, err := records.ReadRollout(c.path)
+	if err != nil {
+		return records.Unproven
+	}
+	return records.CodexProof(rows, since, typed)
+}
+
+// Conversation is the matched thread and its working directory.
+func (c *codexSession) Conversation() (id, dir string) {
+	if c.thread == "" {
+		return "", ""
+	}
+	return c.thread, c.q.Cwd
+}
