@@ -196,13 +196,13 @@ func (w *Watcher) firstLook(took time.Duration) {
 }
 
 // prefilter is the server-side pre-filter of each listing: rows that any limit message, Claude
-// Code's auto-continue lines or the options menu put on screen, searched only in panes whose
-// command may be Claude Code (docs/claude-code.md: Messages, The options menu, Claude Code's own
+// Code's auto-continue lines or the options menus put on screen, searched only in panes whose
+// command may be Claude Code or Codex (docs/claude-code.md: Messages, The options menu, Claude Code's own
 // auto-continue, Which panes run Claude Code). A pane the search skips (a wrapper script) is
 // looked at whenever its window shows activity.
 var prefilter = tmuxctl.Search{
 	Pattern:  `limit|usage|spending cap|automatic|what do you want to do`,
-	Commands: proc.CommandPattern(),
+	Commands: proc.CommandPattern() + "|" + proc.CodexCommandPattern(),
 }
 
 // narrow is the width below which a wrapped message may slip past the pre-filter (a single
