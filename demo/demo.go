@@ -12,7 +12,10 @@
 // server, else it prints the timeline. A judge follows the published pane state and the
 // simulators' logs: the cycle is complete when (a) and (b) got exactly the expected keys, (c)
 // continued without a key and (d) got none. Detaching, the end or an interrupt kills the
-// server and removes the temporary directory.
+// server and removes the temporary directory. With Options.Codex (off until the watcher
+// supervises Codex) a simulated Codex CLI (package simcodex, through a link named "codex")
+// stops at the same reset with its rate-limit menu open; the judge wants the menu closed by
+// Esc alone, then the message and Enter.
 package demo
 
 import (
