@@ -3,17 +3,13 @@ package simcodex
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/term"
-
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/demo/simterm"
 )
 
 // sim is the session on screen; only the main loop touches it.
@@ -88,49 +84,23 @@ func (s *sim) limited(t time.Time) bool { return !t.Before(s.hitAt) && t.Before(
 
 func (s *sim) setState(name string) { fmt.Fprintf(s.log, "# state %s\n", name) }
 
-// chunk is one read of the terminal.
-type chunk struct {
-	at time.Time
-	b  []byte
-}
-
-// readInput sends every read of stdin to the channel, and closes it when the input ends.
-func readInput(input chan<- chunk) {
-	buf := make([]byte, 4096)
-	for {
-		n, err := os.Stdin.Read(buf)
-		if n > 0 {
-			input <- chunk{clock.Real.Now(), append([]byte(nil), buf[:n]...)}
-		}
-		if err != nil {
-			close(input)
-			return
-		}
-	}
-}
-
 // after is a channel that receives once, d from now on the one clock.
 func after(d time.Duration) <-chan time.Time { return clock.Real.NewTimer(d).C() }
 
 // session runs the session on the terminal until its input ends, SIGTERM or SIGHUP, or the
 // exit timer.
 func (s *sim) session() error {
-	restore, err := rawMode(0)
+	tty, err := simterm.Open()
 	if err != nil {
 		return err
 	}
 	io.WriteString(s.out, "\x1b[?1049h") // the alternate screen, as Codex
 	defer func() {
 		io.WriteString(s.out, "\x1b[?25h\x1b[?1049l")
-		restore()
+		tty.Close()
 		s.rec.close()
 	}()
 	s.resize()
-	input := make(chan chunk)
-	go readInput(input)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	var exit, tick <-chan time.Time
 	if s.exitAfter > 0 {
 		exit = after(s.exitAfter)
@@ -139,13 +109,13 @@ func (s *sim) session() error {
 	s.draw()
 	for {
 		select {
-		case c, ok := <-input:
+		case c, ok := <-tty.Input:
 			if !ok {
 				return nil
 			}
-			fmt.Fprintf(s.log, "%s\t%s\n", c.at.Format(time.RFC3339Nano), strconv.Quote(string(c.b)))
-			s.handle(c.at, c.b)
-		case sig := <-sigs:
+			simterm.Logged(s.log, c)
+			s.handle(c.At, c.Bytes)
+		case sig := <-tty.Signals:
 			if sig != syscall.SIGWINCH {
 				return nil
 			}
@@ -339,20 +309,5 @@ func (s *sim) turnDone(now time.Time) {
 
 // resize reads the terminal's size (120x36 when stdout is no terminal).
 func (s *sim) resize() {
-	if w, h, err := term.GetSize(1); err == nil && w > 0 && h > 0 {
-		s.width, s.height = w, h
-	}
-}
-
-// rawMode puts the terminal on fd in raw mode (golang.org/x/term) and returns the function
-// that restores it; a no-op when fd is no terminal.
-func rawMode(fd int) (func(), error) {
-	if !term.IsTerminal(fd) {
-		return func() {}, nil
-	}
-	old, err := term.MakeRaw(fd)
-	if err != nil {
-		return nil, fmt.Errorf("simcodex: raw mode: %w", err)
-	}
-	return func() { term.Restore(fd, old) }, nil
+	s.width, s.height = simterm.Size(s.width, s.height)
 }

@@ -75,6 +75,7 @@ import (
 	_ "time/tzdata" // --zone loads any IANA name
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/demo/simterm"
 )
 
 // scenarios are the values of --scenario.
@@ -152,23 +153,8 @@ func (s *sim) configure(fl flags) error {
 	if s.tuiZone, err = zone("--tui-zone", fl.tuiZone); err != nil {
 		return err
 	}
-	if fl.reset != "none" {
-		if s.reset, err = instant("--reset", fl.reset, now.Add(time.Hour).Truncate(time.Minute)); err != nil {
-			return err
-		}
-	}
-	if s.until, err = instant("--limit-until", fl.until, s.reset); err != nil {
-		return err
-	}
-	if fl.reset == "none" && fl.until == "" {
-		s.until = now.Add(100 * 365 * 24 * time.Hour) // no reset known: the limit holds
-	}
-	s.hitAt = time.Time{} // stop: the limit holds from the start
-	if s.scenario == "idle" {
-		s.hitAt = now.Add(100 * 365 * 24 * time.Hour) // never, unless --limit-at
-		if s.hitAt, err = instant("--limit-at", fl.hitAt, s.hitAt); err != nil {
-			return err
-		}
+	if err := s.instants(fl, now); err != nil {
+		return fmt.Errorf("simcodex: %w", err)
 	}
 	s.stopText = stopMessage(fl.plan, s.reset, s.daemonZone, now)
 	s.plan = fl.plan
@@ -187,6 +173,30 @@ func (s *sim) configure(fl flags) error {
 	return nil
 }
 
+// instants sets the reset (none with --reset none), when the limit lifts (the reset, or never
+// without one) and when it starts (at once in the stop scenario, never in the idle one unless
+// --limit-at).
+func (s *sim) instants(fl flags, now time.Time) error {
+	never := now.Add(100 * 365 * 24 * time.Hour)
+	var err error
+	if fl.reset != "none" {
+		if s.reset, err = simterm.Instant("--reset", fl.reset, now.Add(time.Hour).Truncate(time.Minute)); err != nil {
+			return err
+		}
+	}
+	until := s.reset
+	if s.reset.IsZero() {
+		until = never
+	}
+	if s.until, err = simterm.Instant("--limit-until", fl.until, until); err != nil {
+		return err
+	}
+	if s.scenario == "idle" {
+		s.hitAt, err = simterm.Instant("--limit-at", fl.hitAt, never)
+	}
+	return err
+}
+
 // openFiles opens the log and writes the pid file.
 func (s *sim) openFiles(fl flags) error {
 	if fl.logPath != "" {
@@ -202,18 +212,6 @@ func (s *sim) openFiles(fl flags) error {
 		}
 	}
 	return nil
-}
-
-// instant parses the RFC3339 value of a flag, def when it is empty.
-func instant(flag, s string, def time.Time) (time.Time, error) {
-	if s == "" {
-		return def, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("simcodex: %s: %w", flag, err)
-	}
-	return t, nil
 }
 
 // zone loads the IANA zone of a flag, the local one (from $TZ) when it is empty.
