@@ -148,9 +148,16 @@ func after(t *testing.T, at time.Time, d time.Duration) {
 // red is a stop's first row: red (SGR 38;5;1), whatever other SGR tmux writes between.
 var red = regexp.MustCompile(`\x1b\[38;5;1m(?:\x1b\[[0-9;]*m)*■ You’ve hit your usage limit\.`)
 
+// placeholder is the composer's placeholder, dim (SGR 2): a draft is not.
+var placeholder = regexp.MustCompile(`\x1b\[(?:[0-9]+;)*2(?:;[0-9]+)*m(?:\x1b\[[0-9;]*m)*Ask Codex to do anything`)
+
+// plain is a screen's text without its SGR escapes and trailing spaces (tmux 3.2a pads lines).
+func plain(screen string) string {
+	return tmuxtest.TrimLines(regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(screen, ""))
+}
+
 const (
-	placeholder = "\x1b[2mAsk Codex to do anything"
-	menuTitle   = "Approaching rate limits"
+	menuTitle = "Approaching rate limits"
 )
 
 // TestStopMenuEscAndPasteBurst: the stop is drawn in red, wrapped at the pane's width, its
@@ -164,18 +171,18 @@ func TestStopMenuEscAndPasteBurst(t *testing.T) {
 	f := start(t, 80, "--reset", reset.Format(time.RFC3339), "--zone", "America/New_York")
 	printed := reset.In(mustZone(t, "America/New_York")).Format("3:04 PM")
 	screen := f.screen(t, "the stop and the menu", func(s string) bool { return strings.Contains(s, menuTitle) })
-	if !red.MatchString(screen) || !strings.Contains(screen, "\nat "+printed+".") ||
-		strings.Contains(screen, placeholder) || !strings.Contains(screen, "› 1. Switch to gpt-6-luna") {
+	if !red.MatchString(screen) || !strings.Contains(plain(screen), "\nat "+printed+".\n") ||
+		placeholder.MatchString(screen) || !strings.Contains(plain(screen), "› 1. Switch to gpt-6-luna") {
 		t.Fatalf("want the red stop wrapped at 80 columns, the reset %s (New York), the menu over the composer:\n%s", printed, screen)
 	}
 	f.tmux(t, "send-keys", "-t", pane, "Escape")
 	f.waitState(t, "menu-escaped")
-	f.screen(t, "the empty composer", func(s string) bool { return strings.Contains(s, placeholder) && !strings.Contains(s, menuTitle) })
+	f.screen(t, "the empty composer", func(s string) bool { return placeholder.MatchString(s) && !strings.Contains(s, menuTitle) })
 
 	f.tmux(t, "send-keys", "-t", pane, "-l", "continue", ";", "send-keys", "-t", pane, "Enter")
 	f.read(t, "continue\r")
 	f.waitState(t, "pasted-enter")
-	screen = f.screen(t, "the draft with its newline", func(s string) bool { return strings.Contains(s, "continue") && !strings.Contains(s, placeholder) })
+	screen = f.screen(t, "the draft with its newline", func(s string) bool { return strings.Contains(s, "continue") && !placeholder.MatchString(s) })
 	if len(red.FindAllString(screen, -1)) != 1 {
 		t.Fatalf("text and Enter in one command submitted the prompt:\n%s", screen)
 	}
@@ -187,7 +194,7 @@ func TestStopMenuEscAndPasteBurst(t *testing.T) {
 	f.tmux(t, "send-keys", "-t", pane, "Enter")
 	f.waitState(t, "limited-again")
 	screen = f.screen(t, "a second stop", func(s string) bool { return len(red.FindAllString(s, -1)) == 2 })
-	if strings.Contains(screen, menuTitle) || !strings.Contains(screen, placeholder) {
+	if strings.Contains(screen, menuTitle) || !placeholder.MatchString(screen) {
 		t.Errorf("a second stop opened the menu or hid the composer:\n%s", screen)
 	}
 	if got, want := f.states(t), []string{"stop", "menu-escaped", "pasted-enter", "limited-again"}; !slices.Equal(got, want) {
@@ -207,7 +214,7 @@ func TestResumeAfterTheResetAndRecords(t *testing.T) {
 	t.Parallel()
 	reset := time.Now().Add(2 * time.Second).Truncate(time.Second)
 	f := start(t, 120, "--records", "--menu=false", "--turn", "1s", "--reset", reset.Format(time.RFC3339), "--zone", "Asia/Tokyo")
-	f.screen(t, "the stop", func(s string) bool { return red.MatchString(s) && strings.Contains(s, placeholder) })
+	f.screen(t, "the stop", func(s string) bool { return red.MatchString(s) && placeholder.MatchString(s) })
 	daemon := checkDaemon(t, f.home)
 	after(t, reset, 100*time.Millisecond)
 	f.tmux(t, "send-keys", "-t", pane, "-l", "continue")
@@ -217,7 +224,7 @@ func TestResumeAfterTheResetAndRecords(t *testing.T) {
 	f.waitState(t, "resumed")
 	f.waitState(t, "turn-done")
 	screen := f.screen(t, "the reply", func(s string) bool {
-		return strings.Contains(s, "• \x1b[0m") && strings.Contains(s, "ok") && strings.Contains(s, "Worked for")
+		return strings.Contains(plain(s), "\n• ok\n") && strings.Contains(s, "Worked for")
 	})
 	if strings.Contains(screen, "Working") || strings.Contains(screen, "5h limit") {
 		t.Errorf("after the turn: still working, or the status line of a limit that lifted:\n%s", screen)
@@ -251,14 +258,14 @@ func TestMenuKeysThatChangeSettings(t *testing.T) {
 			t.Parallel()
 			f := start(t, 120, "--plan", "pro")
 			f.screen(t, "the menu", func(s string) bool {
-				return strings.Contains(s, menuTitle) && strings.Contains(s, "Visit https://chatgpt.com/settings/usage to purchase more credits")
+				return strings.Contains(s, menuTitle) && strings.Contains(plain(s), "Visit https://chatgpt.com/settings/usage to purchase more credits")
 			})
 			f.tmux(t, "send-keys", "-t", pane, tc.key)
 			f.waitState(t, tc.states[len(tc.states)-1])
 			if got := f.states(t); !slices.Equal(got, tc.states) {
 				t.Errorf("states %q, want %q", got, tc.states)
 			}
-			f.screen(t, "the composer", func(s string) bool { return !strings.Contains(s, menuTitle) && strings.Contains(s, placeholder) })
+			f.screen(t, "the composer", func(s string) bool { return !strings.Contains(s, menuTitle) && placeholder.MatchString(s) })
 		})
 	}
 }
@@ -269,11 +276,11 @@ func TestDraftAndIdle(t *testing.T) {
 	t.Parallel()
 	f := start(t, 120, "--menu=false", "--draft", "'half a thought'")
 	screen := f.screen(t, "the draft", func(s string) bool { return strings.Contains(s, "half a thought") })
-	if strings.Contains(screen, placeholder) || strings.Contains(screen, "for shortcuts") {
+	if placeholder.MatchString(screen) || strings.Contains(screen, "for shortcuts") {
 		t.Errorf("a draft must hide the placeholder and the shortcuts line:\n%s", screen)
 	}
 	g := start(t, 120, "--scenario", "idle", "--turn", "0s")
-	g.screen(t, "an idle composer", func(s string) bool { return strings.Contains(s, placeholder) })
+	g.screen(t, "an idle composer", func(s string) bool { return placeholder.MatchString(s) })
 	g.tmux(t, "send-keys", "-t", pane, "-l", "hi")
 	typed := g.read(t, "hi")
 	after(t, typed, 200*time.Millisecond)
