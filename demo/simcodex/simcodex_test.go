@@ -124,3 +124,24 @@ func TestScreenFits(t *testing.T) {
 		t.Errorf("a draft: want it in place of the placeholder and the shortcuts:\n%s", screen)
 	}
 }
+
+// TestStatusLineInTheTUIZone: the status line prints the reset in the TUI's zone, 24-hour,
+// while the stop prints it in the daemon's (a Tokyo pane of a New York daemon, as measured);
+// below 100 columns it has no time, and it is gone once the limit lifted.
+func TestStatusLineInTheTUIZone(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	reset := time.Date(2026, 11, 28, 5, 22, 0, 0, time.UTC)
+	s := &sim{width: 120, tuiZone: zoneOf(t, "Asia/Tokyo"), reset: reset, until: reset, stops: 1}
+	if got := s.statusLine(reset.Add(-time.Hour)); !strings.HasSuffix(got, "⚠ 5h limit: only <1% left · resets at 14:22 · /status"+sgrReset) {
+		t.Errorf("status line %q, want the reset at 14:22 (Tokyo)", got)
+	}
+	if got := stopMessage("plus", reset, zoneOf(t, "America/New_York"), now); !strings.HasSuffix(got, "try again at 12:22 AM.") {
+		t.Errorf("stop %q, want 12:22 AM (New York)", got)
+	}
+	if s.width = 80; !strings.HasSuffix(s.statusLine(reset.Add(-time.Hour)), "⚠ 5h limit: only <1% left · /status"+sgrReset) {
+		t.Errorf("at 80 columns: %q", s.statusLine(reset.Add(-time.Hour)))
+	}
+	if got := s.statusLine(reset); got != "" {
+		t.Errorf("after the reset: %q, want none", got)
+	}
+}
