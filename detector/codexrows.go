@@ -21,8 +21,8 @@ type codexRow struct {
 	red   []bool
 }
 
-// maxCodexRows bounds the rows read: a pane is never taller (tmux caps a pane well below it),
-// and fuzzed or garbled input must not cost more than that.
+// maxCodexRows bounds the rows read, so that garbled input costs little: a pane taller than
+// this shows its composer below the rows read, so none is found and nothing is typed.
 const maxCodexRows = 1000
 
 // readCodexRows splits a capture with escapes into rows. The SGR state carries from row to
