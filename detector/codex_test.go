@@ -27,7 +27,7 @@ const (
 	cxPlaceholder = "\x1b[1m›\x1b[0m\x1b[39m\x1b[49m \x1b[2mAsk Codex to do anything\x1b[0m\x1b[39m\x1b[49m\n\n"
 	cxFooter      = "  \x1b[38;5;223mGPT-6.2-Sol default\x1b[39m · \x1b[38;5;151m/tmp/w\x1b[39m\n  \x1b[1m←\x1b[0m for agents · \x1b[1m?\x1b[0m for shortcuts\n"
 	cxStop        = cxRed + "■ You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro),\nvisit https://chatgpt.com/settings/usage to purchase more credits or try again\nat 9:52 AM." + cxReset + "\n\n"
-	cxStopWording = "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 9:52 AM."
+	cxPlusWording = "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at "
 )
 
 func cxPromptCell(text string) string { return strings.Replace(cxPrompt, "%s", text, 1) }
@@ -91,13 +91,17 @@ func TestCodexLatestStop(t *testing.T) {
 	}
 }
 
-// TestCodexWrapsAndResizes: the stop reads the same at every width and after a resize.
+// TestCodexWrapsAndResizes: the stop reads the same at every width and after a resize as on
+// the one row it takes at 200 columns, and that is Codex's wording, URLs whole.
 func TestCodexWrapsAndResizes(t *testing.T) {
+	want := DetectCodex(readCodexScreen(t, "codex-stop-resized-200.txt"), codexFacts(t)).Message
+	if !strings.HasPrefix(want, cxPlusWording) {
+		t.Fatalf("200 columns: Message = %q, want it to start %q", want, cxPlusWording)
+	}
 	for _, file := range []string{"codex-stop-after-esc-80.txt", "codex-stop-resized-wider-120.txt",
-		"codex-stop-resized-narrower-60.txt", "codex-stop-resized-200.txt", "codex-stop-menu-first-80.txt"} {
-		v := DetectCodex(readCodexScreen(t, file), codexFacts(t))
-		if v.Message != cxStopWording {
-			t.Errorf("%s: Message = %q, want %q", file, v.Message, cxStopWording)
+		"codex-stop-resized-narrower-60.txt", "codex-stop-menu-first-80.txt"} {
+		if got := DetectCodex(readCodexScreen(t, file), codexFacts(t)).Message; got != want {
+			t.Errorf("%s: Message = %q, want %q", file, got, want)
 		}
 	}
 }

@@ -129,16 +129,24 @@ func (c *capture) stop(t *testing.T, p pane, text, printed string) {
 	}
 }
 
+// menuStop: the first stop of a session lifting after wait, with the menu over it (saved as
+// menu), then closed with Esc (saved as closed).
+func (c *capture) menuStop(t *testing.T, p pane, wait time.Duration, text string, menu, closed expect) {
+	reset := clock.Real.Now().Add(wait)
+	c.limit(t, reset, nil)
+	c.stop(t, p, text, "try again at "+reset.In(c.zone).Format("3:04 PM")+".")
+	p.waitText(t, "Approaching rate limits")
+	c.b.save(t, p.settle(t), c.row(menu.file, true, menu.notes))
+	p.key(t, "Escape")
+	p.waitText(t, "Ask Codex to do anything")
+	c.b.save(t, p.settle(t), c.row(closed.file, true, closed.notes))
+}
+
 // firstStop: the first stop of the session with the menu over it, Esc, resizes, a draft.
 func (c *capture) firstStop(t *testing.T, a pane) {
-	reset := clock.Real.Now().Add(2*time.Hour + 7*time.Minute)
-	c.limit(t, reset, nil)
-	c.stop(t, a, "do more", "try again at "+reset.In(c.zone).Format("3:04 PM")+".")
-	a.waitText(t, "Approaching rate limits")
-	c.b.save(t, a.settle(t), c.row("codex-stop-menu-first-80.txt", true, "first stop of the session (plus): the Approaching rate limits menu opens over it; Esc allowed"))
-	a.key(t, "Escape")
-	a.waitText(t, "Ask Codex to do anything")
-	c.b.save(t, a.settle(t), c.row("codex-stop-after-esc-80.txt", true, "the menu closed with Esc: the stop is the latest thing, the composer empty (placeholder)"))
+	c.menuStop(t, a, 2*time.Hour+7*time.Minute, "do more",
+		expect{file: "codex-stop-menu-first-80.txt", notes: "first stop of the session (plus): the Approaching rate limits menu opens over it; Esc allowed"},
+		expect{file: "codex-stop-after-esc-80.txt", notes: "the menu closed with Esc: the stop is the latest thing, the composer empty (placeholder)"})
 	for _, w := range []struct {
 		width int
 		name  string
@@ -183,14 +191,9 @@ func (c *capture) plans(t *testing.T, a pane) {
 
 // tokyo: a pane in Tokyo joining the New York daemon prints the reset in New York time.
 func (c *capture) tokyo(t *testing.T, p pane) {
-	reset := clock.Real.Now().Add(3*time.Hour + 11*time.Minute)
-	c.limit(t, reset, nil)
-	c.stop(t, p, "from tokyo", "try again at "+reset.In(c.zone).Format("3:04 PM")+".")
-	p.waitText(t, "Approaching rate limits")
-	c.b.save(t, p.settle(t), c.row("codex-stop-menu-tokyo-pane-120.txt", true, "pane TZ=Asia/Tokyo, daemon TZ=America/New_York: the time printed is the daemon's; first stop of this session: the menu"))
-	p.key(t, "Escape")
-	p.waitText(t, "Ask Codex to do anything")
-	c.b.save(t, p.settle(t), c.row("codex-stop-tokyo-pane-120.txt", true, "the Tokyo pane after Esc: banner in New York time; the status line's \"resets at\" (24-hour, if shown) is Tokyo's"))
+	c.menuStop(t, p, 3*time.Hour+11*time.Minute, "from tokyo",
+		expect{file: "codex-stop-menu-tokyo-pane-120.txt", notes: "pane TZ=Asia/Tokyo, daemon TZ=America/New_York: the time printed is the daemon's; first stop of this session: the menu"},
+		expect{file: "codex-stop-tokyo-pane-120.txt", notes: "the Tokyo pane after Esc: banner in New York time; the status line's \"resets at\" (24-hour, if shown) is Tokyo's"})
 	p.tmux(t, "kill-session", "-t", p.target)
 }
 
