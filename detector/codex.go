@@ -75,8 +75,6 @@ type codexStop struct {
 }
 
 var (
-	// codexWorking is the status row of a running turn: "• Working (2s • esc to interrupt)".
-	codexWorking = regexp.MustCompile(`^[•◦] Working\b|esc to interrupt`)
 	// codexWorked is a finished turn's summary: "  Worked for 22s • 07:41".
 	codexWorked = regexp.MustCompile(`^\s*Worked for \d`)
 )
@@ -154,7 +152,7 @@ func (s *codexScreen) newerFrom(from int) string {
 	for i := from; i < s.end; i++ {
 		r := s.rows[i]
 		switch {
-		case codexWorking.MatchString(r.text):
+		case codexWorking(r.text):
 			// a running turn: Busy
 		case r.startsWith("› ") || r.text == "›":
 			return "a prompt was submitted"
@@ -171,11 +169,18 @@ func (s *codexScreen) newerFrom(from int) string {
 	return ""
 }
 
+// codexWorking reports the status row of a running turn: "• Working (2s • esc to interrupt)"
+// ("◦" while it blinks).
+func codexWorking(r string) bool {
+	r = strings.TrimSpace(r)
+	return strings.HasPrefix(r, "• Working") || strings.HasPrefix(r, "◦ Working") || strings.Contains(r, "esc to interrupt")
+}
+
 // busyFrom reports a running turn ("Working", "esc to interrupt") in the transcript from row
 // from on.
 func (s *codexScreen) busyFrom(from int) bool {
 	for i := from; i < s.end; i++ {
-		if codexWorking.MatchString(strings.TrimSpace(s.rows[i].text)) {
+		if codexWorking(s.rows[i].text) {
 			return true
 		}
 	}

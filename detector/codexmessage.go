@@ -48,6 +48,9 @@ type codexMessage struct {
 // parseCodexMessage reads the text of an error cell; ok is false when it is not a usage-limit
 // stop.
 func parseCodexMessage(text string) (codexMessage, bool) {
+	if len(text) > 2*maxMessageBytes { // normalize shortens it by little: spaces, apostrophes
+		return codexMessage{}, false
+	}
 	n := normalize(text)
 	if len(n) > maxMessageBytes {
 		return codexMessage{}, false
