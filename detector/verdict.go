@@ -21,7 +21,8 @@ type Facts struct {
 	// Time-only resets are resolved as the next occurrence after this instant.
 	Appeared time.Time
 	// Zone is the time zone of the host that runs claude, used for messages that print no
-	// zone (1.0.88–2.0.50) and for the printed zone "Etc/Unknown". Nil means UTC.
+	// zone (1.0.88–2.0.50) and for the printed zone "Etc/Unknown". Nil means UTC. For
+	// DetectCodex it is the zone of Codex's app-server daemon, which formats the reset.
 	Zone *time.Location
 }
 
