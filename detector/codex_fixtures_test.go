@@ -2,6 +2,7 @@ package detector
 
 import (
 	"bufio"
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +11,9 @@ import (
 )
 
 // codexDir holds the golden Codex screens (internal/codexscreens made them from the real
-// Codex 0.171.0) and their EXPECT.tsv.
-const codexDir = "testdata/codex-screens"
+// Codex 0.171.0) and their EXPECT.tsv: testdata/codex-screens, or $CAC_CODEX_SCREENS (a set
+// captured again, on another tmux for one).
+var codexDir = cmp.Or(os.Getenv("CAC_CODEX_SCREENS"), "testdata/codex-screens")
 
 // codexCase is one row of codex-screens/EXPECT.tsv.
 type codexCase struct {

@@ -18,7 +18,6 @@ import (
 const (
 	daemonZone = "America/New_York"
 	tokyo      = "Asia/Tokyo"
-	provenance = "captured: real Codex 0.171.0 (npm) in tmux 3.3a against shared/tools/codex/mockcodex.py, offline, capture-pane -p -J -e"
 )
 
 // capture holds what the scenarios share: the mock, the server, the book and the daemon's zone.
@@ -30,6 +29,8 @@ type capture struct {
 	appeared time.Time
 	// reset is the latest stop's expected reset as EXPECT.tsv writes it.
 	reset string
+	// provenance says how every screen was made, the tmux version included.
+	provenance string
 }
 
 // TestCapture drives the real Codex through every screen of detector/testdata/codex-screens.
@@ -43,6 +44,8 @@ func TestCapture(t *testing.T) {
 	}
 	c := &capture{m: startMock(t, "plus"), b: &book{dir: *outDir}, zone: zone}
 	s := startServer(t)
+	c.provenance = fmt.Sprintf("captured: real Codex 0.171.0 (npm) in tmux %s against shared/tools/codex/mockcodex.py, offline, capture-pane -p -J -e",
+		strings.TrimSpace(s.Tmux(t, "display-message", "-p", "#{version}")))
 	a := c.start(t, s, "a", 80, daemonZone, true)
 	c.composer(t, a)
 	w := c.start(t, s, "m", 120, daemonZone, false)
@@ -70,7 +73,7 @@ func (c *capture) start(t *testing.T, s *tmuxtest.Server, name string, width int
 // row is an EXPECT.tsv row for a screen just captured.
 func (c *capture) row(file string, limited bool, notes string) expect {
 	e := expect{file: file, limited: "no", reset: "none", kind: "none", zone: daemonZone,
-		captured: clock.Real.Now(), provenance: provenance, notes: notes}
+		captured: clock.Real.Now(), provenance: c.provenance, notes: notes}
 	if limited {
 		e.limited, e.reset, e.kind, e.appeared = "yes", c.reset, "usage", c.appeared
 	}
