@@ -26,7 +26,7 @@ func DetectCodex(screen string, f Facts) Verdict {
 		v.Reason = "no Codex usage-limit error cell (■) on screen"
 		switch {
 		case v.Exited:
-			v.Reason = "a shell prompt is on screen instead of Codex's: codex has exited"
+			v.Reason = codexExited
 		case s.quoted():
 			v.Reason = "limit wording appears only outside an error cell (a reply, a draft or a notice)"
 		}
@@ -39,7 +39,7 @@ func DetectCodex(screen string, f Facts) Verdict {
 	v.Resumed = newer != "" || v.Busy
 	switch {
 	case v.Exited:
-		v.Reason = "a shell prompt is on screen instead of Codex's: codex has exited"
+		v.Reason = codexExited
 	case newer != "":
 		v.Reason = "newer activity follows the stop: " + newer
 	case v.Busy:
@@ -54,6 +54,9 @@ func DetectCodex(screen string, f Facts) Verdict {
 	}
 	return v
 }
+
+// codexExited is the reason of a screen where a shell prompt took Codex's place.
+const codexExited = "a shell prompt is on screen instead of Codex's: codex has exited"
 
 // codexScreen is one Codex capture split into rows, with its live bottom found.
 type codexScreen struct {
