@@ -214,16 +214,24 @@ func (c *capture) resets(t *testing.T, a pane) {
 	c.b.save(t, a.settle(t), c.row("codex-stop-later-80.txt", true, "no x-codex-* headers and no resets_at: \"or try again later.\", reset not known"))
 }
 
-// after: a busy turn, a reply below the stop, a reply quoting the wording.
+// after: a stop that lifts a minute later, "continue" after its reset (the mock answers ok
+// once its clock passes the reset, as the service does): the turn running, then its reply;
+// then a reply quoting the wording.
 func (c *capture) after(t *testing.T, a pane) {
-	c.m.set(t, map[string]any{"mode": "ok", "limit_headers": true, "body_extra": map[string]any{}, "delay_ms": 25000, "text": "Resumed."})
+	reset := clock.Real.Now().Add(65 * time.Second)
+	c.limit(t, reset, map[string]any{"auto_ok_after_reset": true, "text": "Resumed."})
+	c.stop(t, a, "almost", reset.In(c.zone).Format("3:04 PM")+".")
+	a.waitText(t, "Ask Codex to do anything")
+	tmuxtest.WaitFor(t, 2*time.Minute, "the reset to pass", func() bool { return clock.Real.Now().After(reset.Add(time.Second)) })
+	c.m.set(t, map[string]any{"delay_ms": 25000})
 	a.submit(t, "continue")
 	a.waitText(t, "esc to interrupt")
-	c.b.save(t, a.screen(t), c.row("codex-busy-after-stop-80.txt", false, "a turn running below the stop (\"Working\", esc to interrupt): busy, not limited"))
+	c.b.save(t, a.screen(t), c.row("codex-busy-after-stop-80.txt", false, "\"continue\" after the reset: its turn running below the stop (\"Working\", esc to interrupt): busy, not limited"))
 	c.m.set(t, map[string]any{"delay_ms": 0})
 	a.waitText(t, "Resumed.")
 	a.waitText(t, "Ask Codex to do anything")
-	c.b.save(t, a.settle(t), c.row("codex-resumed-after-stop-80.txt", false, "\"continue\" answered below the stop (the mock in ok mode, as after the reset): resumed, not limited"))
+	c.b.save(t, a.settle(t), c.row("codex-resumed-after-stop-80.txt", false, "\"continue\" after the reset answered below the stop: resumed, not limited"))
+	c.m.set(t, map[string]any{"mode": "ok"})
 	quote := "The banner said: ■ You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 3:00 PM."
 	c.m.set(t, map[string]any{"text": quote})
 	a.submit(t, "what did the banner say")
