@@ -77,15 +77,16 @@ type codexStop struct {
 	msg      codexMessage
 }
 
-var (
-	// codexWorked is a finished turn's summary: "  Worked for 22s • 07:41".
-	codexWorked = regexp.MustCompile(`^\s*Worked for \d`)
-)
+// codexWorked is a finished turn's summary: "  Worked for 22s • 07:41".
+var codexWorked = regexp.MustCompile(`^\s*Worked for \d`)
 
 // codexLead are the runes Codex's own rows start with at column 0: prompt cells and the
 // composer, error cells, replies and tool calls, notices, tool output.
 const codexLead = "›■•◦⚠└"
 
+// scanCodex reads the rows and finds the live bottom: the open menu when it is below the
+// composer (it hides the composer while open), else the composer; with neither, whether a
+// shell took Codex's place.
 func scanCodex(screen string) *codexScreen {
 	s := &codexScreen{}
 	s.rows, s.styled = readCodexRows(screen)
@@ -108,7 +109,7 @@ func scanCodex(screen string) *codexScreen {
 }
 
 // isErrorCell reports an error cell's first row: "■ " at column 0, in red when the capture
-// kept its escapes (a reply quoting "■ You’ve hit…" is indented and not red).
+// kept its escapes (a reply quoting "■ You’ve hit…" has it after its "• ", not in red).
 func (s *codexScreen) isErrorCell(i int) bool {
 	r := s.rows[i]
 	return r.startsWith("■ ") && (!s.styled || r.red[0])
