@@ -36,6 +36,7 @@ var (
 	// codexLater is a stop whose reset Codex does not know.
 	codexLater = regexp.MustCompile(`(?i)\btry again later\.?$`)
 	codexUnit  = regexp.MustCompile(`(\d{1,4}) (day|hour|minute|second)s?`)
+	codexUnits = map[string]time.Duration{"day": 24 * time.Hour, "hour": time.Hour, "minute": time.Minute, "second": time.Second}
 )
 
 // codexMessage is a Codex stop as read: its kind and its reset clause.
@@ -114,7 +115,7 @@ func codexRelative(text string, f Facts, loc *time.Location) Reset {
 	var d time.Duration
 	for _, u := range codexUnit.FindAllStringSubmatch(text, -1) {
 		n, _ := strconv.Atoi(u[1])
-		d += time.Duration(n) * map[string]time.Duration{"day": 24 * time.Hour, "hour": time.Hour, "minute": time.Minute, "second": time.Second}[u[2]]
+		d += time.Duration(n) * codexUnits[u[2]]
 	}
 	printed := strings.TrimSpace(text)
 	if f.Appeared.IsZero() {
