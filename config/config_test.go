@@ -42,7 +42,7 @@ func TestDefault(t *testing.T) {
 func TestKeys(t *testing.T) {
 	want := []string{"watch.interval", "watch.margin", "watch.exact_margin", "watch.message", "watch.native_grace",
 		"watch.stagger", "watch.max_per_reset", "watch.max_attempts", "watch.log_level",
-		"policy.session", "policy.5-hour", "policy.weekly", "policy.opus", "policy.sonnet", "policy.usage",
+		"policy.session", "policy.5-hour", "policy.weekly", "policy.opus", "policy.sonnet", "policy.model", "policy.usage",
 		"policy.extra-usage", "policy.usage-credits", "policy.spending-cap", "policy.team", "policy.legacy",
 		"policy.unknown", "policy.max_wait", "policy.untouched_after", "panes.include", "panes.exclude"}
 	want = append(want, "notify.command", "notify.command_events", "notify.url", "notify.url_events", "notify.token_file",

@@ -96,6 +96,7 @@ var kindHelp = map[detector.Kind]string{
 	detector.KindWeekly:       "the weekly limit: resuming at its reset spends the new week's quota",
 	detector.KindOpus:         "the weekly Opus limit",
 	detector.KindSonnet:       "the weekly Sonnet limit",
+	detector.KindModel:        `one model's limit (Codex CLI: "You’ve hit your usage limit for <model>")`,
 	detector.KindUsage:        `a limit of no named kind ("You've hit your limit", "Usage limit reached")`,
 	detector.KindExtraUsage:   `"You're out of extra usage"`,
 	detector.KindUsageCredits: `"You're out of usage credits"`,

@@ -88,7 +88,7 @@ func TestParseTables(t *testing.T) {
 }
 
 func TestParseTablesErrors(t *testing.T) {
-	policyKeys := "session, 5-hour, weekly, opus, sonnet, usage, extra-usage, usage-credits, spending-cap, team, legacy, unknown, max_wait, untouched_after"
+	policyKeys := "session, 5-hour, weekly, opus, sonnet, model, usage, extra-usage, usage-credits, spending-cap, team, legacy, unknown, max_wait, untouched_after"
 	for _, tc := range []struct{ data, want string }{
 		{"[policy]\nweekly = \"hold\"", `policy.weekly: must be resume, notify or never (cfg.toml line 2, got "hold")`},
 		{"[policy]\nweekly = \"Notify\"", `policy.weekly: must be resume, notify or never (cfg.toml line 2, got "Notify")`},
