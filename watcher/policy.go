@@ -62,7 +62,7 @@ func (w *Watcher) message(p *pane) string {
 // note; "never" holds it without telling.
 func (p *pane) byPolicy() (held bool, note string) {
 	if !p.policy.decided {
-		a, why := p.pol.For(p.kind, p.reset.At, p.stopped)
+		a, why := p.pol.For(p.agent, p.kind, p.reset.At, p.stopped)
 		p.policy = decision{decided: true, action: a, why: why}
 	}
 	if p.policy.action == config.ActionResume || p.policy.action == "" || p.manual {
