@@ -105,10 +105,12 @@ func TestUnitWhichPanesAndWhatMessage(t *testing.T) {
 // [claude] message is typed into a Claude Code pane in place of watch.message, [codex]
 // message is not (the pane is not Codex's), a pane's @cac_message still wins, and a bad
 // @cac_message falls back to the agent's message; policy.claude holds every Claude Code stop,
-// whatever its kind.
+// whatever its kind. Each event names the pane's agent.
 func TestUnitAgentMessageAndPolicy(t *testing.T) {
+	var got events
 	r := newRig(t, func(c *watcher.Config) {
 		c.Agents = map[agent.Name]agent.Settings{agent.Claude: {Message: "go on, claude"}, agent.Codex: {Message: "go on, codex"}}
+		c.Notify = &got
 	})
 	a := r.tmux.add("%1", 100, stopped("7:30pm", ""))
 	b := r.tmux.add("%2", 101, stopped("7:30pm", ""))
@@ -121,6 +123,14 @@ func TestUnitAgentMessageAndPolicy(t *testing.T) {
 	r.wantKeys(a, "go on, claude", "Enter")
 	r.wantKeys(b, "please go on", "Enter")
 	r.wantKeys(c, "go on, claude", "Enter")
+	if len(got) == 0 {
+		t.Fatal("no event told")
+	}
+	for _, e := range got {
+		if e.Agent != agent.Claude {
+			t.Errorf("event %s of %s names agent %q, want claude", e.Kind, e.Pane, e.Agent)
+		}
+	}
 
 	pol := config.Default().Policy
 	pol.Agents[agent.Claude] = config.ActionNever
