@@ -3,8 +3,6 @@ package phone
 import (
 	"html/template"
 	"path/filepath"
-
-	"github.com/cac-tmux/cac-tmux/agent"
 )
 
 // replyPage is what the reply form shows and sends back.
@@ -23,14 +21,6 @@ func projectOf(dir string) string {
 		return ""
 	}
 	return filepath.Base(dir)
-}
-
-// agentTitle is the agent of a session for people; a Place that names none is Claude Code's.
-func agentTitle(n agent.Name) string {
-	if n == "" {
-		return agent.Claude.Title()
-	}
-	return n.Title()
 }
 
 // replyForm is the page of a Reply link: the session named (target, project, its agent), one
