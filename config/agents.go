@@ -27,6 +27,15 @@ func (c Config) AgentSettings() map[agent.Name]agent.Settings {
 	return m
 }
 
+// MessageOf is what is typed into a stopped session of agent n under c: its table's message
+// ([codex] message), else watch.message.
+func (c Config) MessageOf(n agent.Name) string {
+	if m := c.Agents[n].Message; m != "" {
+		return m
+	}
+	return c.Watch.Message
+}
+
 // setAgent changes the settings of agent n in c by f; the map is copied first (a Config's
 // copies share it).
 func setAgent(c *Config, n agent.Name, f func(*agent.Settings)) {

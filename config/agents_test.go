@@ -29,6 +29,9 @@ func TestParseAgents(t *testing.T) {
 	if got := c.AgentSettings(); !maps.Equal(got, want) {
 		t.Errorf("AgentSettings() = %v, want %v", got, want)
 	}
+	if c.MessageOf(agent.Codex) != "go on" || c.MessageOf(agent.Claude) != "continue" {
+		t.Errorf("MessageOf = %q, %q; want codex's own and watch.message", c.MessageOf(agent.Codex), c.MessageOf(agent.Claude))
+	}
 	c.AgentSettings()[agent.Claude] = agent.Settings{Off: true}
 	if c.Agents[agent.Claude].Off || Default().Agents[agent.Claude].Off {
 		t.Errorf("AgentSettings() shares its map")
