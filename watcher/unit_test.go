@@ -1,8 +1,8 @@
 package watcher_test
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -253,7 +253,7 @@ func (f *fakeTmux) SetPaneOptions(_ context.Context, id string, names, values []
 	}
 	o := &p.info.Options
 	at := map[string]*string{"@cac_state": &o.State, "@cac_reset": &o.Reset, "@cac_due": &o.Due, "@cac_kind": &o.Kind,
-		"@cac_zone": &o.Zone, "@cac_note": &o.Note, "@cac_source": &o.Source, "@cac_account": &o.Account, tmuxctl.RequestOption: &p.info.Request, tmuxctl.ReplyOption: &p.reply}
+		"@cac_zone": &o.Zone, "@cac_note": &o.Note, "@cac_source": &o.Source, "@cac_account": &o.Account, "@cac_agent": &o.Agent, tmuxctl.RequestOption: &p.info.Request, tmuxctl.ReplyOption: &p.reply}
 	for i, n := range names {
 		*at[n] = values[i]
 	}
