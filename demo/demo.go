@@ -12,10 +12,10 @@
 // server, else it prints the timeline. A judge follows the published pane state and the
 // simulators' logs: the cycle is complete when (a) and (b) got exactly the expected keys, (c)
 // continued without a key and (d) got none. Detaching, the end or an interrupt kills the
-// server and removes the temporary directory. With Options.Codex (off until the watcher
-// supervises Codex) a simulated Codex CLI (package simcodex, through a link named "codex")
-// stops at the same reset with its rate-limit menu open; the judge wants the menu closed by
-// Esc alone, then the message and Enter.
+// server and removes the temporary directory. With Options.Codex (cac-tmux demo sets it) a
+// simulated Codex CLI (package simcodex, through a link named "codex") stops at the same reset
+// with its rate-limit menu open; the judge wants the menu closed by Esc alone, then the
+// message and Enter.
 package demo
 
 import (
@@ -61,7 +61,7 @@ type Options struct {
 	Term *Terminal
 	// Codex adds a simulated Codex CLI (package simcodex) in a column of its own: stopped at
 	// the same reset with its "Approaching rate limits" menu open, which the watcher must
-	// close with Esc alone before resuming. Off until the watcher supervises Codex.
+	// close with Esc alone before resuming.
 	Codex bool
 	// tmux is the tmux binary, "tmux" when empty.
 	tmux string

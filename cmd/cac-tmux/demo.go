@@ -35,7 +35,7 @@ made.`,
 			if err != nil {
 				return fmt.Errorf("demo: find the cac-tmux binary: %w", err)
 			}
-			o := demo.Options{Exe: exe, Out: std.out, Err: std.err}
+			o := demo.Options{Exe: exe, Codex: true, Out: std.out, Err: std.err}
 			in, inFile := std.in.(*os.File)
 			out, outFile := std.out.(*os.File)
 			if !headless && std.inTTY && std.outTTY && inFile && outFile {
