@@ -171,6 +171,7 @@ func TestUnitCodexNoKeys(t *testing.T) {
 		{"a draft", "codex-stop-with-draft-80.txt", false, watcher.Held},
 		{"the daemon's zone unknown", "codex-stop-menu-first-80.txt", true, watcher.Held},
 		{"the menu as a warning", "codex-menu-warning-no-stop-120.txt", false, watcher.Running},
+		{"workspace credits", "codex-synth-stop-credits-owner-200.txt", false, watcher.Unwaitable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRig(t, nil)
@@ -186,5 +187,21 @@ func TestUnitCodexNoKeys(t *testing.T) {
 			r.atTime(codexReset.Add(2 * time.Hour))
 			r.wantKeys(p)
 		})
+	}
+}
+
+// A menu that stays open after Esc is held: Esc is not pressed again, and nothing is typed.
+func TestUnitCodexMenuThatStaysOpenIsHeld(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.addCodex("%1", 100, newYork(t))
+	p.codex.afterEsc = p.screen // Esc changes nothing
+	r.atTime(codexAppeared.Add(time.Second))
+	due := codexReset.Add(time.Minute)
+	for _, d := range []time.Duration{0, time.Second, 2 * time.Second, 4 * time.Second, 10 * time.Second, time.Hour} {
+		r.atTime(due.Add(d))
+	}
+	r.wantKeys(p, "Escape")
+	if row := r.row("%1"); row.State != watcher.Held || !strings.Contains(row.Note, "did not close after Esc") {
+		t.Errorf("row = %+v, want held: the menu did not close", row)
 	}
 }
