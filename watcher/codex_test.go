@@ -205,3 +205,34 @@ func TestUnitCodexMenuThatStaysOpenIsHeld(t *testing.T) {
 		t.Errorf("row = %+v, want held: the menu did not close", row)
 	}
 }
+
+// A resume that meets the same limit again (Codex's printed reset can be early: the second
+// stop prints the same time) is a failed attempt, retried with backoff, never a loop: at most
+// the scheduler's attempts, then failed.
+func TestUnitCodexSecondStopIsAgainNotALoop(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.addCodex("%1", 100, newYork(t))
+	again := codexScreen(t, "codex-stop-second-80.txt")
+	again = strings.Replace(strings.Replace(again, "at 9:33 AM.", "at 10:10 AM.", 1), "next plus", "continue", 1)
+	p.codex.resumed = again
+	r.atTime(codexAppeared.Add(time.Second))
+	due := codexReset.Add(time.Minute)
+	for d := time.Duration(0); d < 2*time.Hour; d += 2 * time.Second {
+		r.atTime(due.Add(d))
+	}
+	typed := 0
+	for _, k := range p.keys {
+		if k == "continue" {
+			typed++
+		}
+	}
+	if typed == 0 || typed > 3 || p.keys[0] != "Escape" {
+		t.Errorf("keys %q: want Esc, then at most 3 attempts", p.keys)
+	}
+	if got := r.state("%1"); got != watcher.Failed {
+		t.Errorf("state after the limit held through every attempt = %s (%s), want failed", got, r.row("%1").Note)
+	}
+	if len(p.codex.harm) > 0 {
+		t.Errorf("keys Codex takes for a choice: %q", p.codex.harm)
+	}
+}
