@@ -21,6 +21,10 @@ type Agent struct {
 	MenuKey func(m detector.Menu) (key, does string)
 	// MenuStuck is the note of a pane whose menu stayed open after its key.
 	MenuStuck string
+	// Unzoned: the agent prints a reset without a zone, in a zone only its records tell
+	// (Session.Zone): without its records nothing is typed, and a look without them shows
+	// no reset.
+	Unzoned bool
 	// EnterAfter is how long the Enter waits after the look that showed the typed message
 	// in the input box (Codex reads an Enter soon after typed text as a paste's newline).
 	EnterAfter time.Duration
@@ -41,11 +45,20 @@ type Process struct {
 // Host is what an agent's records need of the process table beyond the environment (the
 // watcher gives proc.Finder's answers through it).
 type Host interface {
-	// CodexQuery is what finds the thread of a Codex process (records.Env.FindRollout),
-	// without the screen's part; noDaemon when it runs without Codex's app-server daemon.
-	CodexQuery() (q records.CodexQuery, noDaemon bool, err error)
+	// Codex is what the process table tells of a Codex TUI process.
+	Codex() (CodexProcess, error)
 	// DaemonZone is the zone of the app-server daemon of the Codex home.
 	DaemonZone(home string) (*time.Location, error)
+}
+
+// CodexProcess is what the process table tells of a Codex TUI process.
+type CodexProcess struct {
+	// Env is its environment: its Codex home (records.Env.CodexDir) is its account.
+	Env records.Env
+	// Query finds the thread it shows (records.Env.FindRollout), without the screen's part.
+	Query records.CodexQuery
+	// NoDaemon: it runs its app-server embedded (--no-daemon), not Codex's shared daemon.
+	NoDaemon bool
 }
 
 // Session is what an agent's own records say about the session of one process. The screen
@@ -95,6 +108,9 @@ type Limit struct {
 	Kind detector.Kind
 	// Type is the record's own name of the limit, for the log.
 	Type string
+	// Sure: the record is the only reading of the reset (the screen's printed time cannot be
+	// placed: Session.Zone is unknown); it stands when the screen's reading disagrees.
+	Sure bool
 	// Records names the records for people ("Claude Code's transcript"), Field the field that
 	// holds the reset ("resetsAt"), and Source the word a reset from them is published with
 	// ("transcript").
