@@ -90,7 +90,7 @@ func (c *claudeSession) Judge(kind detector.Kind, _ time.Time) Judgement {
 		return Judgement{Err: err}
 	}
 	j := Judgement{Foreign: claudeForeign(records.StopOf(rows, en.Started()))}
-	if row, found := records.LatestLimit(rows); found && j.Foreign == "" {
+	if row, found := records.LatestLimit(rows); found { // the watcher refines only its own stop
 		j.Limit = &Limit{At: row.At, ResetsAt: row.ResetsAt, Kind: claudeKind(row.RateLimitType, kind), Type: row.RateLimitType,
 			Records: "Claude Code's transcript", Field: "resetsAt", Source: "transcript"}
 	}

@@ -27,7 +27,7 @@ func codexMenuKey(m detector.Menu) (key, does string) {
 	if !m.Escape {
 		return "", "Codex's \"Approaching rate limits\" menu is open without a stop as the latest thing above it; nothing will be pressed"
 	}
-	return "Escape", "Esc: closes Codex's \"Approaching rate limits\" menu"
+	return "Escape", "Esc, which closes Codex's \"Approaching rate limits\" menu"
 }
 
 // codexSession reads the rollout of the thread a Codex TUI shows (package records): the thread

@@ -92,7 +92,8 @@ type Judgement struct {
 	// Foreign, when not "", says why nothing may be typed for the stop on screen: it is not
 	// the process's own (a quoted line, an older stop redrawn), or cannot be read.
 	Foreign string
-	// Limit is the records' latest limit, when it may be the stop on screen.
+	// Limit is the records' latest limit, when it may be the stop on screen (a stop the
+	// records call foreign is refined only by inspect).
 	Limit *Limit
 	// Err says why the records could not be read, nil when they were (for the debug log).
 	Err error

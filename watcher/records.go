@@ -103,8 +103,10 @@ func (w *Watcher) recordsOf(ctx context.Context, p *pane) agent.Session {
 			p.event(w.cfg.Log.Debug()).Err(err).Msg("no records: the process's environment is unreadable")
 			return nil
 		}
-		start, _ := p.Identity.ProcStart()
-		pr := agent.Process{PID: p.PID, ProcStart: start}
+		pr := agent.Process{PID: p.PID}
+		if start, ok := p.Identity.ProcStart(); ok {
+			pr.ProcStart = start
+		}
 		if f, ok := w.finder.(codexFinder); ok {
 			pr.Host = host{ctx: ctx, f: f, id: p.Identity}
 		}
@@ -134,9 +136,7 @@ func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict
 	if w.recordsOf(ctx, p) == nil || !v.Limited {
 		return v, SourceScreen, p.account()
 	}
-	if j := w.judge(ctx, p); j.Foreign == "" {
-		w.refine(p, j)
-	}
+	w.refine(p, w.judge(ctx, p))
 	v.Reset, v.Kind = p.reset, p.kind
 	return v, p.source, p.account()
 }
