@@ -75,15 +75,15 @@ func (c *codexSession) VimMode() (bool, error) {
 }
 func (c *codexSession) Forget() { c.path, c.thread = "", "" }
 
-// rows reads the rollout of the stop's thread, matching it first when it is not known yet;
-// appeared is when the stop appeared on screen (zero when unknown).
-func (c *codexSession) rows(appeared time.Time) ([]records.CodexRow, error) {
+// rows reads the rollout of the stop's thread, matching it first when it is not known yet,
+// with what the screen shows of the stop (when it appeared, the prompt above it).
+func (c *codexSession) rows(seen Seen) ([]records.CodexRow, error) {
 	if c.qerr != nil {
 		return nil, c.qerr
 	}
 	if c.path == "" {
 		q := c.q
-		q.Stop = appeared
+		q.Stop, q.Prompt = seen.Appeared, seen.Prompt
 		r, err := c.env.FindRollout(q)
 		if err != nil {
 			return nil, err
@@ -97,8 +97,8 @@ func (c *codexSession) rows(appeared time.Time) ([]records.CodexRow, error) {
 // turn written after the process started (records.CodexStopOf); the exact reset is that
 // turn's rate limits' resets_at. Without the rollout, a reset printed without a zone can be
 // read only in the daemon's zone: when that cannot be told either, nothing is typed.
-func (c *codexSession) Judge(kind detector.Kind, appeared time.Time) Judgement {
-	rows, err := c.rows(appeared)
+func (c *codexSession) Judge(seen Seen) Judgement {
+	rows, err := c.rows(seen)
 	switch {
 	case c.qerr == nil && errors.Is(err, records.ErrNoRecord):
 		// Codex's daemon writes every stop into the thread's rollout within a second: none
@@ -111,7 +111,7 @@ func (c *codexSession) Judge(kind detector.Kind, appeared time.Time) Judgement {
 	}
 	j := Judgement{Foreign: codexForeign(records.CodexStopOf(rows, c.q.Started))}
 	if st, ok := records.LatestCodexStop(rows); ok && j.Foreign == "" && !st.Reset.IsZero() {
-		j.Limit = &Limit{At: st.At, ResetsAt: st.Reset, Kind: kind, Type: st.Window, Sure: c.zerr != nil,
+		j.Limit = &Limit{At: st.At, ResetsAt: st.Reset, Kind: seen.Kind, Type: st.Window, Sure: c.zerr != nil,
 			Records: "Codex's rollout", Field: "resets_at", Source: "rollout"}
 	}
 	if j.Limit == nil && j.Foreign == "" {

@@ -89,7 +89,7 @@ func TestCodexJudgeOwnStop(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:40:36Z")}, zone: ny}
 	s := openCodex(records.Env{}, Process{PID: 1, Host: h})
-	j := s.Judge(detector.KindUsage, utc("2026-11-28T12:40:48Z"))
+	j := s.Judge(Seen{Kind: detector.KindUsage, Appeared: utc("2026-11-28T12:40:48Z")})
 	if j.Foreign != "" || j.Limit == nil || j.Limit.ResetsAt.Unix() != 1795869686 || j.Limit.Source != "rollout" || j.Limit.Type != "primary" {
 		t.Fatalf("Judge = %+v (limit %+v), want the process's own stop, reset 1795869686 from the rollout", j, j.Limit)
 	}
@@ -105,7 +105,7 @@ func TestCodexJudgeOwnStop(t *testing.T) {
 func TestCodexJudgeReopenedThread(t *testing.T) {
 	env, _ := codexHome(t, rowsUpTo(t, "2026-11-28T12:40:47.308Z"))
 	h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:41:00Z"), Thread: "01a2222c-0810-74f1-b0b2-948e10a8d168"}, zone: time.UTC}
-	j := openCodex(env, Process{PID: 1, Host: h}).Judge(detector.KindUsage, time.Time{})
+	j := openCodex(env, Process{PID: 1, Host: h}).Judge(Seen{Kind: detector.KindUsage, Appeared: time.Time{}})
 	if !strings.Contains(j.Foreign, "older than this codex process") || j.Limit != nil {
 		t.Errorf("Judge = %+v, want a foreign stop (written before the process started)", j)
 	}
@@ -116,10 +116,10 @@ func TestCodexJudgeReopenedThread(t *testing.T) {
 func TestCodexJudgeNoRollout(t *testing.T) {
 	env := records.Env{CodexHome: t.TempDir()}
 	h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/nowhere", Started: utc("2026-11-28T12:40:36Z")}, zone: time.UTC}
-	if j := openCodex(env, Process{PID: 1, Host: h}).Judge(detector.KindUsage, time.Time{}); !strings.Contains(j.Foreign, "no rollout") {
+	if j := openCodex(env, Process{PID: 1, Host: h}).Judge(Seen{Kind: detector.KindUsage, Appeared: time.Time{}}); !strings.Contains(j.Foreign, "no rollout") {
 		t.Errorf("Judge = %+v, want a hold: no rollout since the process started", j)
 	}
-	if j := openCodex(env, Process{PID: 1}).Judge(detector.KindUsage, time.Time{}); j.Err == nil || !strings.Contains(j.Foreign, "zone") {
+	if j := openCodex(env, Process{PID: 1}).Judge(Seen{Kind: detector.KindUsage, Appeared: time.Time{}}); j.Err == nil || !strings.Contains(j.Foreign, "zone") {
 		t.Errorf("without the process table, Judge = %+v, want a hold naming the zone", j)
 	}
 }
@@ -131,7 +131,7 @@ func TestCodexJudgeZoneUnknown(t *testing.T) {
 	q := records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:40:36Z")}
 	for _, h := range []fakeHost{{env: env, q: q, zerr: errors.New("no daemon.pid")}, {env: env, q: q, noDaemon: true, zone: time.UTC}} {
 		s := openCodex(env, Process{PID: 1, Host: h})
-		j := s.Judge(detector.KindUsage, utc("2026-11-28T12:40:48Z"))
+		j := s.Judge(Seen{Kind: detector.KindUsage, Appeared: utc("2026-11-28T12:40:48Z")})
 		if j.Foreign != "" || j.Limit == nil || !j.Limit.Sure || s.Zone() != nil {
 			t.Errorf("no daemon %v: Judge = %+v (limit %+v), zone %v; want the rollout's reset, sure, no zone", h.noDaemon, j, j.Limit, s.Zone())
 		}
@@ -144,7 +144,7 @@ func TestCodexProofAndBefore(t *testing.T) {
 	env, path := codexHome(t, rowsUpTo(t, "2026-11-28T12:40:47.308Z"))
 	h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:40:36Z")}, zone: time.UTC}
 	s := openCodex(env, Process{PID: 1, Host: h})
-	s.Judge(detector.KindUsage, utc("2026-11-28T12:40:48Z"))
+	s.Judge(Seen{Kind: detector.KindUsage, Appeared: utc("2026-11-28T12:40:48Z")})
 	sent := utc("2026-11-28T12:41:30Z")
 	if got := s.Proof(sent, "continue"); got != records.Unproven {
 		t.Errorf("before the resume, Proof = %v, want Unproven", got)
@@ -180,7 +180,7 @@ func TestCodexJudgeReopenedFromPicker(t *testing.T) {
 	}
 	for _, thread := range []string{"01a2222c-0810-74f1-b0b2-948e10a8d168", ""} {
 		h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:42:03Z"), Thread: thread}, zone: time.UTC}
-		if j := openCodex(env, Process{PID: 1, Host: h}).Judge(detector.KindUsage, utc("2026-11-28T12:42:05Z")); j.Foreign == "" {
+		if j := openCodex(env, Process{PID: 1, Host: h}).Judge(Seen{Kind: detector.KindUsage, Appeared: utc("2026-11-28T12:42:05Z")}); j.Foreign == "" {
 			t.Errorf("reopened, argv thread %q: Judge = %+v (err %v), want the old stop held", thread, j, j.Err)
 		}
 	}

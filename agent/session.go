@@ -69,9 +69,8 @@ type Session interface {
 	Account() string
 	// Zone is the zone the agent prints a reset without a zone in; nil is the host's.
 	Zone() *time.Location
-	// Judge reads the records about the stop on screen, whose kind the screen reads as kind
-	// and which appeared at appeared (zero when unknown).
-	Judge(kind detector.Kind, appeared time.Time) Judgement
+	// Judge reads the records about the stop on screen.
+	Judge(s Seen) Judgement
 	// Before is checked before each key: changed is true when the process now runs another
 	// conversation than the stop's; note, when not "", says why nothing may be typed now.
 	Before() (changed bool, note string)
@@ -85,6 +84,14 @@ type Session interface {
 	Conversation() (id, dir string)
 	// Forget starts a new stop: the conversation is read again.
 	Forget()
+}
+
+// Seen is what the screen shows of a stop: its kind, when it appeared (zero when unknown),
+// and the prompt above it ("" when the screen does not show it whole).
+type Seen struct {
+	Kind     detector.Kind
+	Appeared time.Time
+	Prompt   string
 }
 
 // Judgement is what the records say of the stop on screen.

@@ -53,6 +53,11 @@ type codexPane struct {
 	thread            string         // the thread its argv names (codex resume ID)
 	// harm is set by a key Codex would take for a choice in its menu or a submit too early.
 	harm []string
+	// rollout is the thread's rollout (writeRollout); a submitted prompt is written there,
+	// then its turn's end: at the limit again when again is set, else done.
+	rollout string
+	again   bool
+	now     func() time.Time // the rig's clock
 }
 
 // typed: text reaches an empty composer in place of its placeholder.
@@ -75,6 +80,26 @@ func (c *codexPane) pressed(p *fakePane, key string) {
 		c.harm = append(c.harm, "a key in the menu: "+key)
 	case key == "Enter" && strings.Contains(p.screen, "continue"):
 		p.draw(c.resumed)
+		c.submitted(c.now(), "continue")
+	}
+}
+
+// submitted writes a submitted prompt and its turn's end into the rollout, as Codex's daemon
+// does (at the limit again, or done).
+func (c *codexPane) submitted(at time.Time, text string) {
+	stamp := func(d time.Duration) string { return at.Add(d).UTC().Format("2006-01-02T15:04:05.000Z") }
+	end := `{"timestamp":"%s","type":"event_msg","payload":{"type":"task_complete","turn_id":"y","last_agent_message":"ok"}}`
+	if c.again {
+		end = `{"timestamp":"%s","type":"event_msg","payload":{"type":"task_complete","turn_id":"y","last_agent_message":null,"error":{"message":"You’ve hit your usage limit.","codex_error_info":"usage_limit_exceeded"}}}`
+	}
+	rows := fmt.Sprintf(`{"timestamp":"%s","type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","content":[{"type":"text","text":%q}]}}}`+"\n"+end+"\n", stamp(0), text, stamp(100*time.Millisecond))
+	f, err := os.OpenFile(c.rollout, os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.WriteString(rows)
+		f.Close()
+	}
+	if err != nil {
+		c.harm = append(c.harm, "the rollout could not be written: "+err.Error())
 	}
 }
 
@@ -85,14 +110,14 @@ func (r *rig) addCodex(id string, pid int, zone *time.Location) *fakePane {
 	p.info.Command, p.info.Width, p.agent = "node", 80, agent.Codex
 	p.codex = &codexPane{afterEsc: codexScreen(r.t, "codex-stop-after-esc-80.txt"),
 		resumed: codexScreen(r.t, "codex-resumed-after-stop-80.txt"), zone: zone, home: r.t.TempDir()}
-	writeRollout(r.t, p.codex.home)
+	p.codex.rollout, p.codex.now = writeRollout(r.t, p.codex.home), r.clk.Now
 	return p
 }
 
 // writeRollout writes, in home, the rollout of a thread in /w whose turn stopped at the usage
 // limit at 13:03:08.5Z (the captures' stop), its primary window full, resetting at codexReset,
 // in the shape Codex 0.171.0 writes (records/testdata/codex).
-func writeRollout(t *testing.T, home string) {
+func writeRollout(t *testing.T, home string) string {
 	t.Helper()
 	dir := filepath.Join(home, "sessions", "2026", "11", "28")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -111,6 +136,7 @@ func writeRollout(t *testing.T, home string) {
 	if err := os.Chtimes(path, codexAppeared, codexAppeared); err != nil {
 		t.Fatal(err)
 	}
+	return path
 }
 
 // Codex implements the watcher's Codex questions of the process table: a TUI in /w, started
@@ -249,7 +275,7 @@ func TestUnitCodexSecondStopIsAgainNotALoop(t *testing.T) {
 	p := r.addCodex("%1", 100, newYork(t))
 	again := codexScreen(t, "codex-stop-second-80.txt")
 	again = strings.Replace(strings.Replace(again, "at 9:33 AM.", "at 10:10 AM.", 1), "next plus", "continue", 1)
-	p.codex.resumed = again
+	p.codex.resumed, p.codex.again = again, true
 	r.atTime(codexAppeared.Add(time.Second))
 	due := codexReset.Add(time.Minute)
 	for d := time.Duration(0); d < 2*time.Hour; d += 2 * time.Second {

@@ -179,7 +179,7 @@ func (w *Watcher) judge(ctx context.Context, p *pane) agent.Judgement {
 	if p.appeared.IsZero() {
 		seen = time.Time{}
 	}
-	j := s.Judge(p.kind, seen)
+	j := s.Judge(agent.Seen{Kind: p.kind, Appeared: seen, Prompt: p.prompt})
 	if j.Err != nil {
 		p.event(w.cfg.Log.Debug()).Err(j.Err).Msg("no records of the stop")
 	}
