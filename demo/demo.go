@@ -94,6 +94,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.hold <= 0 {
 		o.hold = 20 * time.Second
 	}
+	if t := o.Term; t != nil && o.Codex && t.Width < o.minWidth() && t.Width >= MinWidth && t.Height >= MinHeight {
+		fmt.Fprintf(o.Err, "cac-tmux demo: the Codex session's column needs a terminal %d wide (this one is %d): the view runs without it (--headless shows it)\n",
+			o.minWidth(), t.Width)
+		o.Codex = false
+	}
 	if t := o.Term; t != nil && (t.Width < o.minWidth() || t.Height < MinHeight) {
 		fmt.Fprintf(o.Err, "cac-tmux demo: the view needs a terminal of at least %dx%d (this one is %dx%d); showing the timeline instead\n",
 			o.minWidth(), MinHeight, t.Width, t.Height)
