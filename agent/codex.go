@@ -25,7 +25,7 @@ func CodexCLI() Agent {
 // (detector.Menu.Escape); nothing otherwise.
 func codexMenuKey(m detector.Menu) (key, does string) {
 	if !m.Escape {
-		return "", "Codex's \"Approaching rate limits\" menu is open without a stop as the latest thing above it; nothing will be pressed"
+		return "", "a Codex selection view that no key may answer is open (its rate-limit menu not over the latest stop, or the notice that replaces it after the reset); nothing is pressed until it closes"
 	}
 	return "Escape", "Esc, which closes Codex's \"Approaching rate limits\" menu"
 }

@@ -47,10 +47,13 @@ func DetectCodex(screen string, f Facts) Verdict {
 		v.Reason = "a turn is running below the stop (Working, esc to interrupt)"
 	default:
 		v.Limited = true
-		v.Menu.Escape = v.Menu.Open
+		v.Menu.Escape = v.Menu.Open && s.rateMenu
 		v.Reason = fmt.Sprintf("the last error cell (row %d) is a Codex usage-limit stop (%s) with nothing newer below it", last.row+1, v.Kind)
-		if v.Menu.Open {
+		switch {
+		case v.Menu.Escape:
 			v.Reason += "; the Approaching rate limits menu covers it (Esc closes it)"
+		case v.Menu.Open:
+			v.Reason += "; another of Codex's selection views covers it (no key answers it: it closes by itself or by hand)"
 		}
 	}
 	return v
@@ -65,10 +68,12 @@ type codexScreen struct {
 	styled bool
 	// end is the top of the live bottom (the composer or the open menu), len(rows) when none:
 	// the transcript is rows[:end].
-	end    int
-	input  Input
-	menu   Menu
-	exited bool
+	end   int
+	input Input
+	menu  Menu
+	// rateMenu: the menu is the "Approaching rate limits" one, which Esc may close.
+	rateMenu bool
+	exited   bool
 }
 
 // codexStop is an error cell with a usage-limit wording.

@@ -231,3 +231,17 @@ func TestCodexPromptAboveTheStop(t *testing.T) {
 		t.Errorf("wrapped prompt: Prompt = %q, message %q; want no prompt read", v.Prompt, v.Message)
 	}
 }
+
+// The notice Codex puts in place of its rate-limit menu after the reset ("You’re no longer
+// close to your usage limit. Dismissing in 5 seconds…", one row "› 1. Dismiss") hides the
+// composer: its row is no draft, and no key may answer it.
+func TestCodexNoticeAfterTheReset(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "codex-screens", "codex-stop-notice-no-longer-close-120.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := DetectCodex(string(b), Facts{Now: time.Now()})
+	if !v.Limited || !v.Menu.Open || v.Menu.Escape || v.Input.Visible || v.Input.Draft != "" {
+		t.Errorf("notice: limited %v, menu %+v, input %+v; want limited, a menu no key answers, no composer", v.Limited, v.Menu, v.Input)
+	}
+}

@@ -44,14 +44,22 @@ func (s *codexScreen) readComposer(top int) Input {
 }
 
 // findCodexMenu reads the last "Approaching rate limits" menu on screen into s.menu and
-// returns its title row, -1 when there is none (or it has no numbered rows).
+// returns its title row, -1 when there is none (or it has no numbered rows). Another of
+// Codex's selection views at the bottom (its footer "enter select · esc back": the notice
+// "You’re no longer close to your usage limit. Dismissing in 5 seconds…" that replaces the
+// menu at the first usage poll after the reset, seen with 0.171.0) is read as a menu too, one
+// that no key may answer (s.rateMenu false): it hides the composer, and its focused row is
+// no draft.
 func (s *codexScreen) findCodexMenu() int {
 	title := -1
 	for i := len(s.rows) - 1; i >= 0; i-- {
 		if s.rows[i].text == "  Approaching rate limits" {
-			title = i
+			title, s.rateMenu = i, true
 			break
 		}
+	}
+	if title < 0 {
+		title = s.selectionView()
 	}
 	if title < 0 {
 		return -1
@@ -74,4 +82,31 @@ func (s *codexScreen) findCodexMenu() int {
 	}
 	s.menu = m
 	return title
+}
+
+// selectionView is the first row of a selection view at the bottom of the screen, -1 when
+// there is none: its footer is the last row with text ("enter select · esc back"), its rows
+// the numbered ones just above, and its first row the highest of the block of rows with text,
+// each indented, that holds them.
+func (s *codexScreen) selectionView() int {
+	footer := len(s.rows) - 1
+	for footer >= 0 && s.rows[footer].blank() {
+		footer--
+	}
+	if footer < 0 || !strings.HasPrefix(strings.TrimSpace(s.rows[footer].text), "enter select") {
+		return -1
+	}
+	top, gap := -1, 0
+	for i := footer - 1; i >= 0 && gap < 3; i-- {
+		r := s.rows[i]
+		switch {
+		case r.blank():
+			gap++
+		case r.startsWith("  ") || codexMenuRow.MatchString(r.text):
+			top, gap = i, 0
+		default:
+			return top
+		}
+	}
+	return top
 }
