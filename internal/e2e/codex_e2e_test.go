@@ -1,0 +1,298 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cac-tmux/cac-tmux/tmuxctl/tmuxtest"
+)
+
+// The Codex cases: each runs its own mock of Codex's backend, tmux server, Codex and watcher,
+// so they run side by side (make e2e-codex: -parallel 5). A case stops Codex at a usage limit
+// that lifts about a minute later on the real clock and reads what reached the backend from
+// the mock's request log.
+
+// codexMessage is the watcher's --message, told apart from anything else in the mock's log.
+const codexMessage = "carry on from e2e"
+
+// codexLead is how far after the stop an exact reset lies (the rollout gives it to the second).
+const codexLead = 65 * time.Second
+
+// A stop resumed once after its reset, on the same model, through the npm launcher (the
+// pane's command is node) and the native binary run directly: the watcher closes the
+// "Approaching rate limits" menu with Esc alone (never a digit, never Enter there: the model
+// of the resumed request is the stopped one's, the footer still shows it, config.toml is
+// untouched), types its message after the reset, and it reaches the backend exactly once.
+func TestCodexStopResumed(t *testing.T) {
+	t.Parallel()
+	for _, how := range []struct {
+		name    string
+		native  bool
+		command string
+	}{{"npm launcher", false, "node"}, {"native binary", true, "codex"}} {
+		t.Run(how.name, func(t *testing.T) {
+			t.Parallel()
+			tl := needCodex(t)
+			m := startCodexMock(t, tl)
+			c := startCodex(t, tl, m, codexHow{native: how.native, tz: "Europe/Berlin"})
+			if got := strings.TrimSpace(c.srv.Tmux(t, "display-message", "-p", "-t", c.pane, "#{pane_current_command}")); got != how.command {
+				t.Fatalf("the pane's command is %q, want %q", got, how.command)
+			}
+			cfg := codexConfig(t, m)
+			w := startWatch(t, tl.cac, c, "--message", codexMessage)
+			reset := time.Now().Add(codexLead).Truncate(time.Second)
+			model := codexStopAt(t, m, c, reset, true)
+			w.waitLog(t, 30*time.Second, c.pane, "waiting")
+
+			codexResumed(t, m, c, w, reset, model)
+			if got := codexConfig(t, m); got != cfg {
+				t.Errorf("Codex's config.toml changed (a menu row was chosen):\n%s", got)
+			}
+		})
+	}
+}
+
+// A daemon started from another zone: the first Codex (which starts the app-server daemon)
+// runs in New York, the pane under test joins that daemon from Tokyo, the watcher runs in
+// Kolkata. The mock sends no rate-limit headers, so the rollout has no resets_at and the reset
+// is only the printed time, in the daemon's zone (New York). The resume reaches the backend
+// after the reset plus the margin, and within a few seconds of it.
+func TestCodexDaemonInAnotherZone(t *testing.T) {
+	t.Parallel()
+	tl := needCodex(t)
+	m := startCodexMock(t, tl)
+	ny := startCodex(t, tl, m, codexHow{native: true, tz: "America/New_York"})
+	daemon := codexDaemonPid(t, m)
+	c := startCodexBeside(t, tl, m, ny, "tokyo", codexHow{native: true, tz: "Asia/Tokyo"})
+	if got := codexDaemonPid(t, m); got != daemon {
+		t.Fatalf("the Tokyo Codex started a daemon of its own (pid %d), want it to join New York's (pid %d)", got, daemon)
+	}
+	w := startWatchEnv(t, tl.cac, c, []string{"TZ=Asia/Kolkata"}, "--message", codexMessage)
+	// Codex prints the reset to the minute: a whole minute makes the printed time the reset.
+	reset := time.Now().Add(time.Minute).Truncate(time.Minute).Add(time.Minute)
+	model := codexStopAt(t, m, c, reset, false)
+	printed := "try again at " + reset.In(zoneOf(t, "America/New_York")).Format("3:04 PM")
+	if screen := c.capture(t); !strings.Contains(screen, printed) {
+		t.Fatalf("the stop does not say %q (the reset in the daemon's zone):\n%s", printed, screen)
+	}
+	t.Logf("the stop says %q; Tokyo's is %s, the watcher's Kolkata %s", printed, reset.In(zoneOf(t, "Asia/Tokyo")).Format("15:04"), reset.In(zoneOf(t, "Asia/Kolkata")).Format("15:04"))
+	w.waitLog(t, 30*time.Second, c.pane, "waiting")
+
+	r := codexResumed(t, m, c, w, reset, model)
+	if late := r.at().Sub(reset); late < margin || late > margin+10*time.Second {
+		t.Errorf("the message reached the backend %s after the reset, want from the margin %s to %s after it", late, margin, margin+10*time.Second)
+	}
+}
+
+// A draft never touched: after the stop a person closes the menu (Esc) and types a draft
+// without Enter. The watcher holds the pane (@cac_state held) and sends no key: past the
+// reset plus the margin the draft is still in the composer and the backend saw nothing.
+func TestCodexDraftHeld(t *testing.T) {
+	t.Parallel()
+	const draft = "half written idea"
+	tl := needCodex(t)
+	m := startCodexMock(t, tl)
+	c := startCodex(t, tl, m, codexHow{tz: "Europe/Berlin"})
+	w := startWatch(t, tl.cac, c, "--message", codexMessage)
+	reset := time.Now().Add(codexLead).Truncate(time.Second)
+	codexStopAt(t, m, c, reset, true)
+	w.waitLog(t, 30*time.Second, c.pane, "waiting")
+	c.key(t, "Escape")
+	tmuxtest.WaitFor(t, 30*time.Second, "the menu closed and the composer empty", func() bool {
+		d, ok := composer(c.styled(t))
+		return ok && d == ""
+	})
+	c.typeDraft(t, draft)
+	stopped := len(m.requests(t))
+
+	held := w.waitLog(t, 30*time.Second, c.pane, "held")
+	t.Logf("held: %v", held["note"])
+	if got := c.paneOption(t, "@cac_state"); got != "held" {
+		t.Errorf("@cac_state = %q, want held", got)
+	}
+	until := reset.Add(margin + 20*time.Second)
+	t.Logf("held; waiting until %s (the reset plus the margin plus 20 s) for any request", until.Format(time.TimeOnly))
+	codexQuiet(t, m, c, stopped, time.Until(until))
+	if got := w.keys(t, c.pane); len(got) != 0 {
+		t.Errorf("the watcher sent %q to a pane with a draft", got)
+	}
+	if d, ok := composer(c.styled(t)); !ok || d != draft {
+		t.Errorf("the composer holds %q (shown %v), want the draft %q:\n%s", d, ok, draft, c.capture(t))
+	}
+	if got := c.paneOption(t, "@cac_state"); got != "held" {
+		t.Errorf("@cac_state = %q after the reset, want held", got)
+	}
+}
+
+// The menu never answered: the watcher leaves it open and the pane waiting (list --json and
+// @cac_state) until the due instant, presses no key before it, then closes it with Esc alone
+// and resumes.
+func TestCodexMenuOpenUntilDue(t *testing.T) {
+	t.Parallel()
+	tl := needCodex(t)
+	m := startCodexMock(t, tl)
+	c := startCodex(t, tl, m, codexHow{tz: "Europe/Berlin"})
+	w := startWatch(t, tl.cac, c, "--message", codexMessage)
+	reset := time.Now().Add(codexLead).Truncate(time.Second)
+	model := codexStopAt(t, m, c, reset, true)
+	w.waitLog(t, 30*time.Second, c.pane, "waiting")
+
+	row := listJSON(t, tl.cac, c)
+	if row["state"] != "waiting" || !sameInstant(row["reset"], reset) {
+		t.Errorf("list --json = %v, want waiting for the reset %s", row, reset.Format(time.RFC3339))
+	}
+	due, err := time.Parse(time.RFC3339, fmt.Sprint(row["due"]))
+	if err != nil || due.Before(reset) {
+		t.Fatalf("list --json's due %v is not an instant from the reset %s on: %v", row["due"], reset.Format(time.RFC3339), err)
+	}
+	t.Logf("list --json: waiting, due %s (reset %s, source %v)", due.Format(time.TimeOnly), reset.Format(time.TimeOnly), row["reset_source"])
+	for time.Now().Before(due.Add(-time.Second)) {
+		if got := c.paneOption(t, "@cac_state"); got != "waiting" {
+			t.Fatalf("@cac_state = %q before the due instant %s, want waiting", got, due.Format(time.TimeOnly))
+		}
+		if !strings.Contains(c.capture(t), codexMenu) {
+			t.Fatalf("the menu closed before the due instant %s:\n%s", due.Format(time.TimeOnly), c.capture(t))
+		}
+		if got := w.keys(t, c.pane); len(got) != 0 {
+			t.Fatalf("the watcher sent %q before the due instant %s", got, due.Format(time.TimeOnly))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+
+	codexResumed(t, m, c, w, reset, model)
+	esc := codexKeyLine(t, w, c.pane, "press ")
+	if at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(esc["time"])); err != nil || at.Before(due) {
+		t.Errorf("the watcher pressed %v at %v, want from the due instant %s on (%v)", esc["message"], esc["time"], due.Format(time.StampMilli), err)
+	}
+}
+
+// codexResumed waits for the watcher's message to reach the backend and checks it: after the
+// reset, answered ok, on the stopped prompt's model, exactly once and nothing else typed; the
+// reply on screen, the watcher logging resumed; its keys Esc for the menu, then the message
+// and Enter; the footer still showing the stopped model. It returns the request.
+func codexResumed(t *testing.T, m *codexMock, c *session, w *watch, reset time.Time, model string) codexRequest {
+	t.Helper()
+	r := waitCodexRequest(t, m, codexMessage, time.Until(reset)+2*time.Minute)
+	t.Logf("the message reached the backend %s after the reset", r.at().Sub(reset).Round(time.Millisecond))
+	if r.at().Before(reset) {
+		t.Errorf("the message reached the backend at %s, before the reset %s", r.at().Format(time.StampMilli), reset.Format(time.StampMilli))
+	}
+	if r.Answer != "ok" || r.Model != model {
+		t.Errorf("the message was answered %q on model %q, want ok on %q (the stopped prompt's)", r.Answer, r.Model, model)
+	}
+	c.waitText(t, time.Minute, codexReply)
+	w.waitLog(t, time.Minute, c.pane, "resumed")
+	codexQuiet(t, m, c, len(m.requests(t)), 10*time.Second)
+	if n := len(m.typed(t, codexMessage)); n != 1 {
+		t.Errorf("the message reached the backend %d times, want once", n)
+	}
+	for _, p := range m.prompts(t) {
+		if p.text() != codexMessage && p.text() != "do more" {
+			t.Errorf("the backend got %q (answer %s): no other text may be typed", p.text(), p.Answer)
+		}
+	}
+	keys := w.keys(t, c.pane)
+	if len(keys) != 2 || !strings.HasPrefix(keys[0], "press Esc") || keys[1] != fmt.Sprintf("type %q and Enter", codexMessage) {
+		t.Errorf("the watcher sent %q, want Esc for the menu, then %q and Enter", keys, codexMessage)
+	}
+	screen := c.capture(t)
+	if strings.Contains(screen, codexMenu) {
+		t.Errorf("the menu is still open:\n%s", screen)
+	}
+	if got := footerModel(screen, filepath.Join(m.dir, "w")); !strings.EqualFold(got, model) {
+		t.Errorf("the footer shows the model %q, want %q (a model switch):\n%s", got, model, screen)
+	}
+	return r
+}
+
+// waitCodexRequest waits for a prompt whose text is text.
+func waitCodexRequest(t *testing.T, m *codexMock, text string, d time.Duration) codexRequest {
+	t.Helper()
+	for end := deadline(d); ; time.Sleep(250 * time.Millisecond) {
+		if rs := m.typed(t, text); len(rs) > 0 {
+			return rs[0]
+		}
+		if time.Now().After(end) {
+			t.Fatalf("e2e: waited %s for %q to reach Codex's backend; it got %+v", tmuxtest.Scale(d), text, m.prompts(t))
+		}
+	}
+}
+
+// codexQuiet checks for d that no model request beyond the first n reaches the mock.
+// Waiting out the whole window is the point: it proves nothing was sent.
+func codexQuiet(t *testing.T, m *codexMock, c *session, n int, d time.Duration) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		if rs := m.requests(t); len(rs) > n {
+			t.Fatalf("e2e: Codex's backend got %+v after it should have stayed quiet; the screen:\n%s", rs[n:], c.capture(t))
+		}
+	}
+}
+
+// codexKeyLine returns the watcher's first log line about pane whose message starts with
+// prefix.
+func codexKeyLine(t *testing.T, w *watch, pane, prefix string) map[string]any {
+	t.Helper()
+	for _, l := range w.lines(t) {
+		if l["pane"] == pane && strings.HasPrefix(fmt.Sprint(l["message"]), prefix) {
+			return l
+		}
+	}
+	t.Fatalf("e2e: the watcher logged no %q… about %s", prefix, pane)
+	return nil
+}
+
+// footerModel is the model Codex's footer names ("GPT-6.2-Sol default · DIR · …"), "" when
+// no footer names the work directory dir.
+func footerModel(screen, dir string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, " · "+dir) {
+			if f := strings.Fields(l); len(f) > 0 {
+				return f[0]
+			}
+		}
+	}
+	return ""
+}
+
+// codexConfig returns Codex's config.toml (the menu's "never show again" row writes there).
+func codexConfig(t *testing.T, m *codexMock) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(m.home(), ".codex", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// codexDaemonPid returns the pid of the app-server daemon of m's CODEX_HOME, from its pid file.
+func codexDaemonPid(t *testing.T, m *codexMock) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(m.home(), ".codex", "app-server-daemon", "daemon.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Pid int `json:"pid"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil || f.Pid == 0 {
+		t.Fatalf("e2e: Codex's daemon.pid %q: %v", b, err)
+	}
+	return f.Pid
+}
+
+func zoneOf(t *testing.T, name string) *time.Location {
+	t.Helper()
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
