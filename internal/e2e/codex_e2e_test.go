@@ -51,7 +51,7 @@ func TestCodexStopResumed(t *testing.T) {
 			model := codexStopAt(t, m, c, reset, true)
 			w.waitLog(t, 30*time.Second, c.pane, "waiting")
 
-			codexResumed(t, m, c, w, reset, model)
+			codexResumed(t, m, c, w, reset, model, true)
 			if got := codexConfig(t, m); got != cfg {
 				t.Errorf("Codex's config.toml changed (a menu row was chosen):\n%s", got)
 			}
@@ -62,8 +62,8 @@ func TestCodexStopResumed(t *testing.T) {
 // A daemon started from another zone: the first Codex (which starts the app-server daemon)
 // runs in New York, the pane under test joins that daemon from Tokyo, the watcher runs in
 // Kolkata. The mock sends no rate-limit headers, so the rollout has no resets_at and the reset
-// is only the printed time, in the daemon's zone (New York). The resume reaches the backend
-// after the reset plus the margin, and within a few seconds of it.
+// is only the printed time, in the daemon's zone (New York); Codex opens no menu then. The
+// resume reaches the backend after the reset plus the margin, and within a few seconds of it.
 func TestCodexDaemonInAnotherZone(t *testing.T) {
 	t.Parallel()
 	tl := needCodex(t)
@@ -85,7 +85,7 @@ func TestCodexDaemonInAnotherZone(t *testing.T) {
 	t.Logf("the stop says %q; Tokyo's is %s, the watcher's Kolkata %s", printed, reset.In(zoneOf(t, "Asia/Tokyo")).Format("15:04"), reset.In(zoneOf(t, "Asia/Kolkata")).Format("15:04"))
 	w.waitLog(t, 30*time.Second, c.pane, "waiting")
 
-	r := codexResumed(t, m, c, w, reset, model)
+	r := codexResumed(t, m, c, w, reset, model, false)
 	if late := r.at().Sub(reset); late < margin || late > margin+10*time.Second {
 		t.Errorf("the message reached the backend %s after the reset, want from the margin %s to %s after it", late, margin, margin+10*time.Second)
 	}
@@ -166,7 +166,7 @@ func TestCodexMenuOpenUntilDue(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 
-	codexResumed(t, m, c, w, reset, model)
+	codexResumed(t, m, c, w, reset, model, true)
 	esc := codexKeyLine(t, w, c.pane, "press ")
 	if at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(esc["time"])); err != nil || at.Before(due) {
 		t.Errorf("the watcher pressed %v at %v, want from the due instant %s on (%v)", esc["message"], esc["time"], due.Format(time.StampMilli), err)
@@ -175,9 +175,9 @@ func TestCodexMenuOpenUntilDue(t *testing.T) {
 
 // codexResumed waits for the watcher's message to reach the backend and checks it: after the
 // reset, answered ok, on the stopped prompt's model, exactly once and nothing else typed; the
-// reply on screen, the watcher logging resumed; its keys Esc for the menu, then the message
-// and Enter; the footer still showing the stopped model. It returns the request.
-func codexResumed(t *testing.T, m *codexMock, c *session, w *watch, reset time.Time, model string) codexRequest {
+// reply on screen, the watcher logging resumed; its keys Esc for the menu (when menu), then
+// the message and Enter; the footer still showing the stopped model. It returns the request.
+func codexResumed(t *testing.T, m *codexMock, c *session, w *watch, reset time.Time, model string, menu bool) codexRequest {
 	t.Helper()
 	r := waitCodexRequest(t, m, codexMessage, time.Until(reset)+2*time.Minute)
 	t.Logf("the message reached the backend %s after the reset", r.at().Sub(reset).Round(time.Millisecond))
@@ -198,9 +198,12 @@ func codexResumed(t *testing.T, m *codexMock, c *session, w *watch, reset time.T
 			t.Errorf("the backend got %q (answer %s): no other text may be typed", p.text(), p.Answer)
 		}
 	}
-	keys := w.keys(t, c.pane)
-	if len(keys) != 2 || !strings.HasPrefix(keys[0], "press Esc") || keys[1] != fmt.Sprintf("type %q and Enter", codexMessage) {
-		t.Errorf("the watcher sent %q, want Esc for the menu, then %q and Enter", keys, codexMessage)
+	keys, want := w.keys(t, c.pane), fmt.Sprintf("type %q and Enter", codexMessage)
+	switch {
+	case menu && (len(keys) != 2 || !strings.HasPrefix(keys[0], "press Esc") || keys[1] != want):
+		t.Errorf("the watcher sent %q, want Esc for the menu, then %q", keys, want)
+	case !menu && (len(keys) != 1 || keys[0] != want):
+		t.Errorf("the watcher sent %q, want %q alone (no menu)", keys, want)
 	}
 	screen := c.capture(t)
 	if strings.Contains(screen, codexMenu) {
@@ -295,4 +298,23 @@ func zoneOf(t *testing.T, name string) *time.Location {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// composer on lines captured with capture-pane -e from Codex 0.171.0: the dim placeholder is
+// no draft, a typed draft is, and the menu's focused row is no composer.
+func TestCodexComposer(t *testing.T) {
+	const history = "\x1b[1;2m› \x1b[0m\x1b[38;5;255m\x1b[48;5;238mdo more\n"
+	for _, tc := range []struct {
+		name, screen, draft string
+		ok                  bool
+	}{
+		{"placeholder", history + "\x1b[1m›\x1b[0m\x1b[39m\x1b[49m \x1b[2mAsk Codex to do anything\n", "", true},
+		{"draft", history + "\x1b[1m›\x1b[0m\x1b[39m\x1b[49m half written idea\n", "half written idea", true},
+		{"menu", history + "  \x1b[1m" + codexMenu + "\n\x1b[1;7m› 1. Switch to gpt-6-luna   \x1b[0;7m\x1b[39m\x1b[49mFast\x1b[1m\n", "", false},
+		{"a coloured draft", "\x1b[1m›\x1b[0m \x1b[38;5;2mgreen\n", "green", true},
+	} {
+		if d, ok := composer(tc.screen); d != tc.draft || ok != tc.ok {
+			t.Errorf("%s: composer = %q, %v, want %q, %v", tc.name, d, ok, tc.draft, tc.ok)
+		}
+	}
 }
