@@ -232,11 +232,7 @@ func waitCodexRequest(t *testing.T, m *codexMock, text string, d time.Duration) 
 // Waiting out the whole window is the point: it proves nothing was sent.
 func codexQuiet(t *testing.T, m *codexMock, c *session, n int, d time.Duration) {
 	t.Helper()
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
-		if rs := m.requests(t); len(rs) > n {
-			t.Fatalf("e2e: Codex's backend got %+v after it should have stayed quiet; the screen:\n%s", rs[n:], c.capture(t))
-		}
-	}
+	stayQuiet(t, c, n, d, "Codex's backend", func() []codexRequest { return m.requests(t) })
 }
 
 // codexKeyLine returns the watcher's first log line about pane whose message starts with

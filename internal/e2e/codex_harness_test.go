@@ -93,12 +93,7 @@ var codexSetup = sync.OnceValue(func() codexTools {
 func needCodex(t *testing.T) codexTools {
 	t.Helper()
 	tl := codexSetup()
-	if tl.skip != "" {
-		t.Skip(tl.skip)
-	}
-	if tl.err != nil {
-		t.Fatal(tl.err)
-	}
+	ready(t, tl.skip, tl.err)
 	return tl
 }
 

@@ -114,13 +114,19 @@ var buildCac = sync.OnceValues(func() (string, error) {
 func need(t *testing.T) tools {
 	t.Helper()
 	tl := setup()
-	if tl.skip != "" {
-		t.Skip(tl.skip)
-	}
-	if tl.err != nil {
-		t.Fatal(tl.err)
-	}
+	ready(t, tl.skip, tl.err)
 	return tl
+}
+
+// ready skips t with skip, else fails it with err, when either is set.
+func ready(t *testing.T, skip string, err error) {
+	t.Helper()
+	if skip != "" {
+		t.Skip(skip)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func goTool() string {
