@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/notify"
 )
@@ -68,10 +69,11 @@ func AutoOf(ctx context.Context, dirs []string, cfg Config, next interface{ Send
 // switch takes seconds (the copy, the new Claude Code starting).
 const busyRetry = 2 * time.Second
 
-// Send passes e on, and queues the switch of a stopped pane.
+// Send passes e on, and queues the switch of a stopped Claude Code pane ("" is Claude Code:
+// events of a state file written before there was a second agent).
 func (a *Auto) Send(e notify.Event) {
 	a.Next.Send(e)
-	if e.Kind == notify.Stopped || e.Kind == notify.Again {
+	if (e.Kind == notify.Stopped || e.Kind == notify.Again) && (e.Agent == "" || e.Agent == agent.Claude) {
 		a.Queue(e.Pane)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/notify"
@@ -106,6 +107,7 @@ func TestAutoQueuesStops(t *testing.T) {
 	}
 	a.Send(notify.Event{Kind: notify.Again, Pane: "%3"})
 	a.Send(notify.Event{Kind: notify.Resumed, Pane: "%7"})
+	a.Send(notify.Event{Kind: notify.Stopped, Pane: "%8", Agent: agent.Codex}) // switch moves Claude Code only
 	var got []string
 	for range panes {
 		got = append(got, l.next(t))

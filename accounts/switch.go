@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
@@ -213,6 +214,10 @@ func (sw *switching) session(ctx context.Context) error {
 		return sw.failed(err)
 	case !ok:
 		return sw.refusal("pane %s does not run Claude Code", sw.Pane)
+	case found.Agent != agent.Claude:
+		// Codex keeps an account per CODEX_HOME, its threads in that home's rollouts: moving
+		// one is not built (docs/agents.md).
+		return sw.refusal("pane %s runs %s: switch moves Claude Code sessions only", sw.Pane, found.Agent.Title())
 	}
 	sw.found = found
 	start, ok := found.ProcStart()

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
@@ -122,7 +123,7 @@ func newSwitchWorld(t *testing.T) *switchWorld {
 	procDir = fake
 	t.Cleanup(func() { procDir = old })
 
-	finder := &fakeFinder{found: proc.Found{Identity: oldClaude},
+	finder := &fakeFinder{found: proc.Found{Identity: oldClaude, Agent: agent.Claude},
 		envs: map[proc.Identity]records.Env{oldClaude: {ConfigDir: w.a, Home: home}, newClaude: {ConfigDir: w.b, Home: home}}}
 	w.tmux = &fakeTmux{pane: tmuxctl.Pane{ID: "%1", PID: 100, Session: "main", WindowIndex: 1}, screen: limitedScreen, finder: finder}
 	accts, err := Expand([]string{"~/acct-a", "~/acct-b"}, home)
@@ -237,6 +238,8 @@ func TestSwitchRefusals(t *testing.T) {
 		{name: "a link planted in the target account", change: func(w *switchWorld) {
 			os.Symlink(w.dir, filepath.Join(w.b, "projects", project(w.work)))
 		}, want: "copy to ", asked: []string{"skip", "unskip"}},
+		{name: "a Codex pane", change: func(w *switchWorld) { w.tmux.finder.found.Agent = agent.Codex },
+			want: "pane %1 runs Codex: switch moves Claude Code sessions only"},
 		{name: "unknown account", to: "acct-c"},
 		{name: "the session's own account", to: "1"},
 	} {

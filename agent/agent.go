@@ -62,7 +62,11 @@ type Settings struct {
 	Message string
 }
 
-// For is the agent of that name as the engine sees it.
+// For is the agent of that name as the engine sees it; Claude Code for a name it does not
+// know (Parse reads every stored name strictly, so that is only the zero Name).
 func For(n Name) Agent {
+	if n == Codex {
+		return CodexCLI()
+	}
 	return ClaudeCode()
 }

@@ -9,6 +9,27 @@ import (
 	"github.com/cac-tmux/cac-tmux/records"
 )
 
+// CodexCLI is Codex CLI as the engine sees it (SPEC §11, docs/codex.md): detector.DetectCodex
+// reads its screen, captured with its escapes (its composer's placeholder is told from a draft
+// by its dim attribute alone); the one key its "Approaching rate limits" menu may get is Esc,
+// whose first row switches the user's model; an Enter within 120 ms of typed text is a paste's
+// newline to it (0.171.0), so the Enter waits EnterAfter; its records are the rollout of the
+// thread its TUI shows.
+func CodexCLI() Agent {
+	return Agent{Name: Codex, Detect: detector.DetectCodex, Styled: true, MenuKey: codexMenuKey,
+		MenuStuck:  "Codex's rate-limit menu did not close after Esc; nothing more is pressed",
+		EnterAfter: 500 * time.Millisecond, Open: openCodex}
+}
+
+// codexMenuKey is Esc while the menu covers the stop that is the latest thing on screen
+// (detector.Menu.Escape); nothing otherwise.
+func codexMenuKey(m detector.Menu) (key, does string) {
+	if !m.Escape {
+		return "", "Codex's \"Approaching rate limits\" menu is open without a stop as the latest thing above it; nothing will be pressed"
+	}
+	return "Escape", "Esc: closes Codex's \"Approaching rate limits\" menu"
+}
+
 // codexSession reads the rollout of the thread a Codex TUI shows (package records): the thread
 // is matched to the process soundly (records.Env.FindRollout: its working directory, start,
 // the thread its argv reopened, the stop's instant), or not at all. Resets Codex prints
@@ -25,8 +46,10 @@ type codexSession struct {
 }
 
 func openCodex(env records.Env, p Process) Session {
-	c := &codexSession{env: env, qerr: errors.New("agent: codex: the process table was not asked")}
+	c := &codexSession{env: env}
 	if p.Host == nil {
+		c.qerr = errors.New("agent: codex: the process table was not asked")
+		c.zerr = c.qerr
 		return c
 	}
 	c.q, c.noDaemon, c.qerr = p.Host.CodexQuery()

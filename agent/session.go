@@ -21,9 +21,8 @@ type Agent struct {
 	MenuKey func(m detector.Menu) (key, does string)
 	// MenuStuck is the note of a pane whose menu stayed open after its key.
 	MenuStuck string
-	// EnterAfter is the least time between the typed message and its Enter, beyond the look
-	// that shows the message in the input box (Codex reads an Enter soon after typed text as
-	// a newline of a paste).
+	// EnterAfter is how long the Enter waits after the look that showed the typed message
+	// in the input box (Codex reads an Enter soon after typed text as a paste's newline).
 	EnterAfter time.Duration
 	// Open opens the records of the session of one process of the agent, found in env.
 	Open func(env records.Env, p Process) Session

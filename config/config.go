@@ -48,6 +48,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/notify"
 	"github.com/cac-tmux/cac-tmux/scheduler"
 )
@@ -84,6 +85,8 @@ type Config struct {
 	Hosts    Hosts
 	Phone    Phone
 	Accounts Accounts
+	// Agents are [claude] and [codex]: each agent's settings, by agent (AgentSettings).
+	Agents map[agent.Name]agent.Settings
 }
 
 // Limits of the validation.
@@ -103,7 +106,7 @@ var logLevels = []string{"debug", "info", "warn", "error"}
 func acceptedLogLevels() []string { return append([]string(nil), logLevels...) }
 
 // Default returns the built-in settings: [watch] 1s, 60s, "continue", 3m, 5s, 0, 3, "info";
-// [policy] every kind resumed and no max_wait; [panes] every session. The interval, the
+// [policy] every kind and agent resumed and no max_wait; [panes] every session; every agent on. The interval, the
 // message, the log level, the policy and the panes are written here only (the command's flags
 // and the watcher take them from here); the schedule's are the scheduler's own
 // (scheduler.Default). Each call returns a Config of its own (Policy.Actions is a new map).
@@ -126,6 +129,7 @@ func Default() Config {
 		Hosts:    Hosts{Command: "cac-tmux", Timeout: 10 * time.Second, SSH: []string{"ssh"}},
 		Phone:    defaultPhone(),
 		Accounts: defaultAccounts(),
+		Agents:   defaultAgents(),
 	}
 }
 

@@ -42,9 +42,10 @@ func TestDefault(t *testing.T) {
 func TestKeys(t *testing.T) {
 	want := []string{"watch.interval", "watch.margin", "watch.exact_margin", "watch.message", "watch.native_grace",
 		"watch.stagger", "watch.max_per_reset", "watch.max_attempts", "watch.log_level",
-		"policy.session", "policy.5-hour", "policy.weekly", "policy.opus", "policy.sonnet", "policy.usage",
+		"policy.session", "policy.5-hour", "policy.weekly", "policy.opus", "policy.sonnet", "policy.model", "policy.usage",
 		"policy.extra-usage", "policy.usage-credits", "policy.spending-cap", "policy.team", "policy.legacy",
-		"policy.unknown", "policy.max_wait", "policy.untouched_after", "panes.include", "panes.exclude"}
+		"policy.unknown", "policy.claude", "policy.codex", "policy.max_wait", "policy.untouched_after",
+		"panes.include", "panes.exclude", "claude.enabled", "claude.message", "codex.enabled", "codex.message"}
 	want = append(want, "notify.command", "notify.command_events", "notify.url", "notify.url_events", "notify.token_file",
 		"notify.token_env", "notify.desktop", "notify.desktop_events", "notify.timeout", "notify.min_gap", "notify.max_per_hour",
 		"servers.all", "servers.sockets", "hosts.names", "hosts.command", "hosts.timeout", "hosts.ssh",
@@ -190,8 +191,8 @@ func TestParseErrors(t *testing.T) {
 		{"[watch]\nlog_level = \"verbose\"", `watch.log_level: must be one of debug, info, warn, error (cfg.toml line 2, got "verbose")`},
 		{"[watch]\nlog_level = \"INFO\"", `watch.log_level: must be one of debug, info, warn, error (cfg.toml line 2, got "INFO")`},
 		// tables
-		{"# c\n[wach]\n", `unknown table [wach] (did you mean [watch]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 2)`},
-		{"[watch.sub]", `unknown table [watch.sub]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"# c\n[wach]\n", `unknown table [wach] (did you mean [watch]?); the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 2)`},
+		{"[watch.sub]", `unknown table [watch.sub]; the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		{"[watch]\nmargin = \"2m\"\n[watch]\n", `watch must be one table: write [watch] once, with every setting under it (cfg.toml line 3)`},
 		{"[[watch]]", `watch must be one table: write [watch] once, with every setting under it (cfg.toml line 1)`},
 		{"[]", `invalid character at start of key: U+005D ']' (cfg.toml line 1)`},
@@ -205,8 +206,8 @@ func TestParseErrors(t *testing.T) {
 		{"[watch]\nwatch.margin = \"2m\"", `watch.watch.margin: unknown key; the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 2)`},
 		{"watch.colour = 1", `watch.colour: unknown key; the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 1)`},
 		{"margin = \"2m\"\n[watch]", `margin: is outside any table; put it under [watch] or write watch.margin (cfg.toml line 1)`},
-		{"colour = 1", `colour: unknown key outside any table; settings go under [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
-		{"wach.margin = \"2m\"", `unknown table wach in the key wach.margin (did you mean watch?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"colour = 1", `colour: unknown key outside any table; settings go under [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"wach.margin = \"2m\"", `unknown table wach in the key wach.margin (did you mean watch?); the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		{"[watch]\nmargin = \"2m\"\nmargin = \"3m\"", `watch.margin: duplicate key; keep one (cfg.toml line 3)`},
 		{"watch.margin = \"2m\"\nwatch.margin = \"3m\"", `watch.margin: duplicate key; keep one (cfg.toml line 2)`},
 		{"[watch]\nmargin \"2m\"", `expected '=' after key (cfg.toml line 2)`},
@@ -241,8 +242,8 @@ func TestParseErrors(t *testing.T) {
 		// an integer is not a duration, even 0; the document must be a table of tables
 		{"[watch]\nmargin = 0", `watch.margin: must be a duration like "90s" (cfg.toml line 2, got 0)`},
 		{"watch = 1", `watch must be one table: write [watch] once, with every setting under it (cfg.toml line 1)`},
-		{"[watch]\nmargin = \"1m\"\n[other]\nx = 1", `unknown table [other]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 3)`},
-		{"[watch.sub]\nx = 1", `unknown table [watch.sub]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"[watch]\nmargin = \"1m\"\n[other]\nx = 1", `unknown table [other]; the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 3)`},
+		{"[watch.sub]\nx = 1", `unknown table [watch.sub]; the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		{"[watch]\nmargin = \"" + strings.Repeat("x", 100) + "\"", `watch.margin: must be a duration like "90s" (cfg.toml line 2, got "` + strings.Repeat("x", 56) + `...)`},
 		// a long offending text is cut
 		{"[watch]\nmessage = " + strings.Repeat("x", 100), `watch.message: must be a string like "continue"; unexpected character U+0078 'x' at start of value (cfg.toml line 2, got ` + strings.Repeat("x", 57) + `...)`},

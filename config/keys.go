@@ -54,7 +54,8 @@ func checkTables(c *Config) []*Error {
 }
 
 // tables are the tables of the file, in file order.
-var tables = []*table{&watchTable, &policyTable, &panesTable, &notifyTable, &serversTable, &hostsTable, &phoneTable, &accountsTable}
+var tables = slices.Concat([]*table{&watchTable, &policyTable, &panesTable}, agentTables(),
+	[]*table{&notifyTable, &serversTable, &hostsTable, &phoneTable, &accountsTable})
 
 // setting is one key of a table, whatever the type of its value.
 type setting interface {

@@ -22,7 +22,7 @@ func TestParseEveryMistake(t *testing.T) {
 		`watch.marign: unknown key (did you mean margin?); the known keys of [watch] are interval, margin, exact_margin, message, native_grace, stagger, max_per_reset, max_attempts, log_level (cfg.toml line 4)`,
 		`watch.max_attempts: must be an integer like 3, without quotes (cfg.toml line 5, got "3")`,
 		`watch.interval: must be at least 100ms (cfg.toml line 6, got "50ms")`,
-		`unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 7)`,
+		`unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 7)`,
 		`policy.weekly: must be resume, notify or never (cfg.toml line 10, got "hold")`,
 		`panes.include: must be an array of patterns like ["work*", "notes"] (cfg.toml line 12, got "work*")`,
 		`notify.desktop: must be "auto", "on" or "off" (cfg.toml line 14, got "maybe")`,

@@ -38,7 +38,7 @@ var notifyTable = table{name: "notify", help: []string{
 	"still holds after the keys) and skipped. Each channel is optional; events per channel."},
 	keys: []setting{
 		notifyKey("command", `an array like ["/usr/local/bin/on-claude", "--flag"]`,
-			"a program run once per event with CAC_EVENT, CAC_PANE, CAC_TARGET, CAC_KIND, CAC_RESET, CAC_STATE, CAC_NOTE; never a shell string",
+			"a program run once per event with CAC_EVENT, CAC_PANE, CAC_TARGET, CAC_AGENT, CAC_KIND, CAC_RESET, CAC_STATE, CAC_NOTE; never a shell string",
 			listKind, func(s *notify.Settings) *[]string { return &s.Command }, notify.CheckCommand),
 		eventsKey("command_events", "the events the command gets", func(s *notify.Settings) *[]notify.EventKind { return &s.CommandEvents }),
 		notifyKey("url", `a URL like "https://ntfy.sh/my-topic"`, "an ntfy-compatible URL POSTed to once per event",

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/detector"
 )
 
@@ -88,7 +89,7 @@ func TestParseTables(t *testing.T) {
 }
 
 func TestParseTablesErrors(t *testing.T) {
-	policyKeys := "session, 5-hour, weekly, opus, sonnet, usage, extra-usage, usage-credits, spending-cap, team, legacy, unknown, max_wait, untouched_after"
+	policyKeys := "session, 5-hour, weekly, opus, sonnet, model, usage, extra-usage, usage-credits, spending-cap, team, legacy, unknown, claude, codex, max_wait, untouched_after"
 	for _, tc := range []struct{ data, want string }{
 		{"[policy]\nweekly = \"hold\"", `policy.weekly: must be resume, notify or never (cfg.toml line 2, got "hold")`},
 		{"[policy]\nweekly = \"Notify\"", `policy.weekly: must be resume, notify or never (cfg.toml line 2, got "Notify")`},
@@ -102,8 +103,8 @@ func TestParseTablesErrors(t *testing.T) {
 		{"[policy]\nmax_wait = \"-1h\"", `policy.max_wait: must not be negative (cfg.toml line 2, got "-1h")`},
 		{"[policy]\nmax_wait = 12", `policy.max_wait: must be a duration like "90s" (cfg.toml line 2, got 12)`},
 		{"[policy]\nmax_wait = \"12 hours\"", `policy.max_wait: must be a duration like "90s" (cfg.toml line 2, got "12 hours")`},
-		{"[polcy]\nweekly = \"notify\"", `unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
-		{"[policy.weekly]", `unknown table [policy.weekly]; the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"[polcy]\nweekly = \"notify\"", `unknown table [polcy] (did you mean [policy]?); the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"[policy.weekly]", `unknown table [policy.weekly]; the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		{"weekly = \"notify\"", `weekly: is outside any table; put it under [policy] or write policy.weekly (cfg.toml line 1)`},
 		{"policy = { weekly = \"hold\" }", `policy.weekly: must be resume, notify or never (cfg.toml line 1, got "hold")`},
 		{"policy = 1", `policy must be one table: write [policy] once, with every setting under it (cfg.toml line 1)`},
@@ -116,7 +117,7 @@ func TestParseTablesErrors(t *testing.T) {
 		{"[panes]\ninclude = [\"a[b-]\"]", `panes.include: "a[b-]" is not a valid pattern: see the pattern syntax: * any text, ? one character, [a-z] a class, \ quotes the next character (cfg.toml line 2, got ["a[b-]"])`},
 		{"[panes]\ninclude = [\"ok\", \"\"]", `panes.include: must not hold an empty pattern (it matches no session); remove it, or write "*" for every session (cfg.toml line 2, got ["ok", ""])`},
 		{"[panes]\nincluded = []", `panes.included: unknown key (did you mean include?); the known keys of [panes] are include, exclude (cfg.toml line 2)`},
-		{"[pane]", `unknown table [pane] (did you mean [panes]?); the known tables are [watch], [policy], [panes], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
+		{"[pane]", `unknown table [pane] (did you mean [panes]?); the known tables are [watch], [policy], [panes], [claude], [codex], [notify], [servers], [hosts], [phone], [accounts] (cfg.toml line 1)`},
 		// every mistake, by line whatever the table, and as written on one line
 		{"[panes]\ninclude = [\"ok\"]\n[policy]\nweekly = \"x\"\n[watch]\nmargin = \"soon\"", `policy.weekly: must be resume, notify or never (cfg.toml line 4, got "x")` + "\n" +
 			`watch.margin: must be a duration like "90s" (cfg.toml line 6, got "soon")`},
@@ -186,7 +187,7 @@ func TestPolicyFor(t *testing.T) {
 		{Policy{}, detector.KindWeekly, now.Add(100 * time.Hour), ActionResume, ""}, // zero policy: resume, no limit
 		{Default().Policy, detector.KindWeekly, now.Add(7 * 24 * time.Hour), ActionResume, ""},
 	} {
-		got, why := tc.p.For(tc.kind, tc.reset, now)
+		got, why := tc.p.For(agent.Claude, tc.kind, tc.reset, now)
 		if got != tc.want || why != tc.why {
 			t.Errorf("For(%q, %s) = %q, %q; want %q, %q", tc.kind, tc.reset.Sub(now), got, why, tc.want, tc.why)
 		}

@@ -12,7 +12,10 @@
 // server, else it prints the timeline. A judge follows the published pane state and the
 // simulators' logs: the cycle is complete when (a) and (b) got exactly the expected keys, (c)
 // continued without a key and (d) got none. Detaching, the end or an interrupt kills the
-// server and removes the temporary directory.
+// server and removes the temporary directory. With Options.Codex (cac-tmux demo sets it) a
+// simulated Codex CLI (package simcodex, through a link named "codex") stops at the same reset
+// with its rate-limit menu open; the judge wants the menu closed by Esc alone, then the
+// message and Enter.
 package demo
 
 import (
@@ -33,12 +36,18 @@ import (
 // SimCommand is the hidden command of cac-tmux that runs the simulated Claude Code.
 const SimCommand = "__simclaude"
 
+// SimCodexCommand is the hidden command of cac-tmux that runs the simulated Codex CLI.
+const SimCodexCommand = "__simcodex"
+
 // Minimum terminal size of the attached view: each simulated session needs 56 columns for the
 // auto-continue's footer and 12 rows for the options menu under the wrapped stop; the watcher's
 // table 11 rows; three pane borders and the status line.
 const (
 	MinWidth  = 2*56 + 1
 	MinHeight = 2*12 + 11 + 3 + 1
+	// codexWidth is the simulated Codex's column (Options.Codex): its rate-limit menu's label
+	// column is 44 wide, its descriptions need the rest.
+	codexWidth = 64
 )
 
 // Options are the settings of one demo.
@@ -50,12 +59,24 @@ type Options struct {
 	Out, Err io.Writer
 	// Term, when set, is the user's terminal: the demo attaches it to its server.
 	Term *Terminal
+	// Codex adds a simulated Codex CLI (package simcodex) in a column of its own: stopped at
+	// the same reset with its "Approaching rate limits" menu open, which the watcher must
+	// close with Esc alone before resuming.
+	Codex bool
 	// tmux is the tmux binary, "tmux" when empty.
 	tmux string
 	// hold is how long the attached view stays after the cycle ended (default 20s).
 	hold time.Duration
 	// clock is the one clock; nil is clock.Real.
 	clock clock.Clock
+}
+
+// minWidth is the least width of the attached view: MinWidth, and the Codex column with Codex.
+func (o Options) minWidth() int {
+	if o.Codex {
+		return MinWidth + 1 + codexWidth
+	}
+	return MinWidth
 }
 
 // Terminal is the user's terminal and its size.
@@ -73,9 +94,9 @@ func Run(ctx context.Context, o Options) error {
 	if o.hold <= 0 {
 		o.hold = 20 * time.Second
 	}
-	if t := o.Term; t != nil && (t.Width < MinWidth || t.Height < MinHeight) {
+	if t := o.Term; t != nil && (t.Width < o.minWidth() || t.Height < MinHeight) {
 		fmt.Fprintf(o.Err, "cac-tmux demo: the view needs a terminal of at least %dx%d (this one is %dx%d); showing the timeline instead\n",
-			MinWidth, MinHeight, t.Width, t.Height)
+			o.minWidth(), MinHeight, t.Width, t.Height)
 		o.Term = nil
 	}
 	w, err := setUp(ctx, o)
@@ -97,6 +118,7 @@ type world struct {
 	dir    string // the temporary directory: socket, link, logs, state, lock
 	tmux   *tmuxctl.Client
 	plan   plan
+	all    []session // the simulated sessions: the Claude Code ones, then Codex's with Options.Codex
 	judge  *judge
 	panes  map[string]string // session key by pane id; the watcher's is ""
 	logs   map[string]*tail  // the simulators' logs by session key

@@ -73,8 +73,12 @@ type judge struct {
 
 func newJudge(p plan, sessions []session) *judge {
 	j := &judge{plan: p}
-	j.events = append(j.events, event{At: p.start, Text: fmt.Sprintf("%d simulated Claude Code sessions stop at a limit that resets at %s (they print %q); the watcher runs with --margin %s --interval %s",
-		len(sessions), p.reset.Format(time.TimeOnly), printed(p.reset), margin, interval)})
+	who := fmt.Sprintf("%d simulated Claude Code sessions", len(sessions))
+	if slices.ContainsFunc(sessions, func(s session) bool { return s.role == roleCodex }) {
+		who = fmt.Sprintf("%d simulated Claude Code sessions and a simulated Codex", len(sessions)-1)
+	}
+	j.events = append(j.events, event{At: p.start, Text: fmt.Sprintf("%s stop at a limit that resets at %s (they print %q); the watcher runs with --margin %s --interval %s",
+		who, p.reset.Format(time.TimeOnly), printed(p.reset), margin, interval)})
 	for _, s := range sessions {
 		j.tracks = append(j.tracks, &track{session: s, watched: map[string]bool{}})
 	}
@@ -141,8 +145,12 @@ func (j *judge) Step(now time.Time) []event {
 		return j.fail(now, "", fmt.Errorf("the watcher is gone: %s", j.watcher))
 	case j.done():
 		j.complete = true
+		summary := "2 sessions resumed, 1 continued by itself, 1 draft left alone"
+		if j.track(codexSession.key) != nil {
+			summary += ", Codex resumed after Esc closed its menu"
+		}
 		j.events = append(j.events, event{At: now, Key: j.track(keyDraft).key, Text: "untouched after the reset: the draft is still in the box, no key received"},
-			event{At: now, Text: "cycle complete in " + since(now.Sub(j.plan.start)) + ": 2 sessions resumed, 1 continued by itself, 1 draft left alone"})
+			event{At: now, Text: "cycle complete in " + since(now.Sub(j.plan.start)) + ": " + summary})
 	case now.After(j.plan.deadline()):
 		return j.fail(now, "", j.late())
 	}
@@ -216,12 +224,20 @@ var bad = map[string]string{
 	"limited-again":    "a prompt went out before the reset and hit the limit again",
 	"menu-escaped":     "the menu got an Escape",
 	"native-cancelled": "a key cancelled Claude Code's own auto-continue",
+	"model-switched":   "a key in Codex's rate-limit menu switched the user's model",
+	"menu-kept":        "a key other than Esc answered Codex's rate-limit menu",
+	"menu-never-show":  "a key in Codex's rate-limit menu hid its reminders for good",
+	"interrupted":      "Esc interrupted Codex's running turn",
 }
+
+// allowed are the simulator states that are harm for Claude Code but a role's own step: Esc
+// is the one key that may close Codex's rate-limit menu.
+var allowed = map[role]string{roleCodex: "menu-escaped"}
 
 // harm says what went wrong in a session, nil when nothing did.
 func (t *track) harm() error {
 	for _, s := range t.sim {
-		if why, ok := bad[s]; ok {
+		if why, ok := bad[s]; ok && allowed[t.role] != s {
 			return fmt.Errorf("%s (simulator state %s)", why, s)
 		}
 	}
@@ -243,6 +259,7 @@ func (t *track) harm() error {
 var expectedReads = map[role][]string{
 	rolePlain: {message, "\r"},
 	roleMenu:  {strconv.Itoa(menuStopRow), message, "\r"},
+	roleCodex: {"\x1b", message, "\r"},
 }
 
 // quoteAll shows reads as Go strings: "continue", "\r"; "nothing" when there are none.
@@ -276,6 +293,10 @@ var milestones = map[role][]milestone{
 		{"continued by itself", func(t *track) bool { return t.simSaw("native-fired") },
 			func(*track) string { return "Claude Code continued by itself after the reset (no key received)" }},
 		confirmed},
+	roleCodex: {seenWaiting("Codex's rate-limit menu is open over the stop; Esc alone may close it"),
+		{"its menu closed by Esc", func(t *track) bool { return t.simSaw("menu-escaped") },
+			func(*track) string { return `the menu closed by Esc: received "\x1b", the composer empty` }},
+		resumed, confirmed},
 	roleDraft: {{"held by the watcher", func(t *track) bool { return t.watched["held"] },
 		func(t *track) string { return "held: " + t.note }}},
 }

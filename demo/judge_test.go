@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,5 +187,60 @@ func TestEventFormat(t *testing.T) {
 		if got := tc.e.Format(start, label); got != tc.want {
 			t.Errorf("Format = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// newCodexScript is newScript with the simulated Codex (Options.Codex).
+func newCodexScript(t *testing.T) *script {
+	s := newScript(t)
+	s.j = newJudge(s.p, append(append([]session(nil), sessions...), codexSession))
+	return s
+}
+
+// TestJudgeCodex: with Codex, the cycle is complete once its menu was closed by Esc alone and
+// it resumed with the message and Enter; a digit or Enter in its menu, or Esc in Claude
+// Code's menu, is a failure.
+func TestJudgeCodex(t *testing.T) {
+	s := newCodexScript(t).cycle()
+	s.sim("e", "stop").watched("e", "waiting").step(11 * time.Second)
+	s.read("e", "\x1b").sim("e", "menu-escaped").step(12 * time.Second)
+	s.read("e", "continue", "\r").sim("e", "resumed").watched("e", "verifying").step(13 * time.Second)
+	s.watched("e", "").sim("c", "native-fired").step(15*time.Second).watched("c", "").step(16 * time.Second)
+	if !s.j.Complete() || s.j.Err() != nil {
+		t.Fatalf("complete %v, err %v; want complete\n%s", s.j.Complete(), s.j.Err(), strings.Join(s.told, "\n"))
+	}
+	for _, want := range []string{
+		"(e) codex: seen: Codex's rate-limit menu is open over the stop; Esc alone may close it; resume due 22:43:05",
+		`(e) codex: the menu closed by Esc: received "\x1b", the composer empty`,
+		`(e) codex: resumed: received "continue", "\r" (message, then Enter)`,
+		"(e) codex: the watcher sees it running again",
+		"demo: cycle complete in 1m46s: 2 sessions resumed, 1 continued by itself, 1 draft left alone, Codex resumed after Esc closed its menu",
+	} {
+		if !slices.Contains(s.told, want) {
+			t.Errorf("the timeline has no %q:\n%s", want, strings.Join(s.told, "\n"))
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		do   func(s *script)
+		want string
+	}{
+		{"a digit in Codex's menu", func(s *script) { s.read("e", "1").sim("e", "model-switched", "harm").step(6 * time.Second) },
+			"(e) codex: a key in Codex's rate-limit menu switched the user's model (simulator state model-switched)"},
+		{"Enter in Codex's menu", func(s *script) { s.read("e", "\r").step(6 * time.Second) },
+			`(e) codex: received "\r", expected "\x1b", "continue", "\r"`},
+		{"Esc in Claude Code's menu", func(s *script) { s.read("b", "\x1b").sim("b", "menu-escaped").step(6 * time.Second) },
+			"(b) menu: the menu got an Escape (simulator state menu-escaped)"},
+		{"Codex not resumed", func(s *script) {
+			s.watched("e", "waiting").step(s.p.deadline().Sub(s.p.reset) + time.Second)
+		}, "(e) codex: not its menu closed by Esc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newCodexScript(t).seen()
+			tc.do(s)
+			if err := s.j.Err(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v; want an error containing %q", err, tc.want)
+			}
+		})
 	}
 }

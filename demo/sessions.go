@@ -13,6 +13,9 @@ const (
 	roleMenu   role = "menu"   // the options menu open, Stop not first: its Stop row, then resumed
 	roleNative role = "native" // Claude Code's own auto-continue armed: left alone, fires by itself
 	roleDraft  role = "draft"  // a stop with a draft in the input box: held, never typed into
+	// roleCodex is the simulated Codex CLI (Options.Codex): its rate-limit menu closed by Esc
+	// alone, then resumed with the message, a pause and Enter.
+	roleCodex role = "codex"
 )
 
 // The demo's settings of the watcher and of the simulated sessions.
@@ -51,6 +54,9 @@ var sessions = []session{
 	{keyDraft, roleDraft, "(d) draft", "(d) draft in the input box"},
 }
 
+// codexSession is the simulated Codex CLI's session, with Options.Codex only.
+var codexSession = session{"e", roleCodex, "(e) codex", "(e) Codex: rate-limit menu over the stop"}
+
 // plan is the timing of one demo.
 type plan struct {
 	start time.Time // when the demo started
@@ -71,6 +77,9 @@ func (p plan) deadline() time.Time { return p.fire.Add(slack) }
 
 // args is the simulator's command line for a session, logging to log.
 func (s session) args(p plan, log string) []string {
+	if s.role == roleCodex { // package simcodex: its records under the pane's CODEX_HOME
+		return []string{"--log", log, "--reset", p.reset.Format(time.RFC3339), "--records"}
+	}
 	args := []string{"--log", log, "--name", "simulated", "--reset", p.reset.Format(time.RFC3339)}
 	switch s.role {
 	case rolePlain:
@@ -87,7 +96,7 @@ func (s session) args(p plan, log string) []string {
 
 // label names a session in the timeline.
 func label(key string) string {
-	for _, s := range sessions {
+	for _, s := range append(sessions, codexSession) {
 		if s.key == key {
 			return s.label
 		}

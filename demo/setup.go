@@ -58,22 +58,28 @@ func setUp(ctx context.Context, o Options) (*world, error) {
 	}
 	w := &world{o: o, dir: dir, panes: map[string]string{}, logs: map[string]*tail{}, titles: map[string]string{},
 		tmux: &tmuxctl.Client{SocketPath: filepath.Join(dir, "s"), Bin: o.tmux}}
-	for _, sub := range []string{"state", "run", "config", "claude-config"} {
+	for _, sub := range []string{"state", "run", "config", "claude-config", "codex-home"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
 			return w, fmt.Errorf("demo: temporary directory %s: %w", sub, err)
 		}
 	}
 	claude := filepath.Join(dir, "claude")
-	if err := linkOrCopy(o.Exe, claude); err != nil {
-		return w, err
+	for _, link := range []string{claude, filepath.Join(dir, "codex")} {
+		if err := linkOrCopy(o.Exe, link); err != nil {
+			return w, err
+		}
 	}
 	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte(tmuxConf), 0o600); err != nil {
 		return w, fmt.Errorf("demo: write %s: %w", conf, err)
 	}
 	w.plan = newPlan(o.clock.Now())
-	w.judge = newJudge(w.plan, sessions)
-	for _, s := range sessions {
+	w.all = sessions
+	if o.Codex {
+		w.all = append(append([]session(nil), sessions...), codexSession)
+	}
+	w.judge = newJudge(w.plan, w.all)
+	for _, s := range w.all {
 		w.logs[s.key] = &tail{path: w.logPath(s.key)}
 	}
 	if err := w.start(ctx, conf, claude); err != nil {
@@ -107,11 +113,14 @@ func linkOrCopy(from, to string) error {
 	return nil
 }
 
-// start starts the server with the sessions in a grid, (a) (b) over (c) (d), and the watcher
-// in a full-width pane under them, which is the active one (keys typed go to it, not to a
-// session).
+// start starts the server with the sessions in a grid, (a) (b) over (c) (d), Codex's (e) in a
+// column on their right with Options.Codex, and the watcher in a full-width pane under them,
+// which is the active one (keys typed go to it, not to a session).
 func (w *world) start(ctx context.Context, conf, claude string) error {
 	width, height := headlessWidth, headlessHeight
+	if w.o.Codex {
+		width += 1 + codexWidth
+	}
 	if t := w.o.Term; t != nil {
 		width, height = t.Width, t.Height-1 // the status line
 	}
@@ -134,7 +143,16 @@ func (w *world) start(ctx context.Context, conf, claude string) error {
 		}
 		ids = append(ids, id)
 	}
-	for i, s := range sessions {
+	if w.o.Codex {
+		codex := append([]string{"-e", "CODEX_HOME=" + filepath.Join(w.dir, "codex-home"), filepath.Join(w.dir, "codex"), SimCodexCommand},
+			codexSession.args(w.plan, w.logPath(codexSession.key))...)
+		id, err := w.pane(ctx, []string{"split-window", "-h", "-f", "-l", strconv.Itoa(codexWidth), "-t", a}, codex)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	for i, s := range w.all {
 		w.panes[ids[i]], w.titles[s.key] = s.key, ids[i]
 	}
 	watch, err := w.pane(ctx, []string{"split-window", "-v", "-f", "-l", strconv.Itoa(watcherRows(height)), "-t", a}, w.watcherCommand())
@@ -142,7 +160,7 @@ func (w *world) start(ctx context.Context, conf, claude string) error {
 		return err
 	}
 	w.panes[watch] = ""
-	for _, s := range sessions {
+	for _, s := range w.all {
 		if _, err := w.tmux.Run(ctx, "select-pane", "-t", w.titles[s.key], "-T", s.title); err != nil {
 			return err
 		}

@@ -63,3 +63,24 @@ func BenchmarkDetect1MB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDetectCodex measures DetectCodex on real Codex captures with their escapes (a stop
+// at 80 columns, the menu over a stop, a busy turn) and on 1 MB: repeated red stops, and one
+// row.
+func BenchmarkDetectCodex(b *testing.B) {
+	stop := readCodexScreen(b, "codex-stop-second-80.txt")
+	for _, tc := range []struct{ name, screen string }{
+		{"stop", stop},
+		{"menu", readCodexScreen(b, "codex-stop-menu-first-80.txt")},
+		{"busy", readCodexScreen(b, "codex-busy-after-stop-80.txt")},
+		{"1MB-stops", strings.Repeat(stop, 1<<20/len(stop)+1)[:1<<20]},
+		{"1MB-row", "\x1b[38;5;1m■ " + strings.Repeat("You’ve hit your usage limit. ", 1<<20/31)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.screen)))
+			for b.Loop() {
+				DetectCodex(tc.screen, benchFacts)
+			}
+		})
+	}
+}

@@ -133,9 +133,12 @@ func Explain(w io.Writer, v Verdict, now time.Time) {
 			}
 			fmt.Fprintf(w, "           %s %d. %s\n", mark, r.Digit, r.Label)
 		}
-		if v.Menu.StopDigit != 0 {
+		switch {
+		case v.Menu.StopDigit != 0:
 			fmt.Fprintf(w, "           Stop row: %d (the only key to press)\n", v.Menu.StopDigit)
-		} else {
+		case v.Menu.Escape:
+			fmt.Fprintf(w, "           Esc closes it (the only key to press; a row or Enter switches the model)\n")
+		default:
 			fmt.Fprintf(w, "           Stop row: none readable: press nothing, report the pane\n")
 		}
 	default:
@@ -149,7 +152,7 @@ func Explain(w io.Writer, v Verdict, now time.Time) {
 	default:
 		fmt.Fprintf(w, "input:     draft %q (hold: never overwrite it)\n", v.Input.Draft)
 	}
-	fmt.Fprintf(w, "busy:      %s   resumed after the stop: %s   claude exited: %s\n", yes[v.Busy], yes[v.Resumed], yes[v.Exited])
+	fmt.Fprintf(w, "busy:      %s   resumed after the stop: %s   exited: %s\n", yes[v.Busy], yes[v.Resumed], yes[v.Exited])
 }
 
 // nativeText says what Claude Code's own auto-continue does, for Explain.

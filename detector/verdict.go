@@ -21,21 +21,25 @@ type Facts struct {
 	// Time-only resets are resolved as the next occurrence after this instant.
 	Appeared time.Time
 	// Zone is the time zone of the host that runs claude, used for messages that print no
-	// zone (1.0.88–2.0.50) and for the printed zone "Etc/Unknown". Nil means UTC.
+	// zone (1.0.88–2.0.50) and for the printed zone "Etc/Unknown". Nil means UTC. For
+	// DetectCodex it is the zone of Codex's app-server daemon, which formats the reset.
 	Zone *time.Location
 }
 
 // Kind names which limit stopped the session.
 type Kind string
 
-// The kinds of limit Claude Code reports.
+// The kinds of limit Claude Code and Codex CLI report.
 const (
-	KindNone         Kind = ""
-	KindSession      Kind = "session"
-	KindFiveHour     Kind = "5-hour"
-	KindWeekly       Kind = "weekly"
-	KindOpus         Kind = "opus"
-	KindSonnet       Kind = "sonnet"
+	KindNone     Kind = ""
+	KindSession  Kind = "session"
+	KindFiveHour Kind = "5-hour"
+	KindWeekly   Kind = "weekly"
+	KindOpus     Kind = "opus"
+	KindSonnet   Kind = "sonnet"
+	// KindModel is a limit of one model that another model may not have (Codex CLI: "You’ve
+	// hit your usage limit for <model>. Switch to another model now, …").
+	KindModel        Kind = "model"
 	KindUsage        Kind = "usage"
 	KindExtraUsage   Kind = "extra-usage"
 	KindUsageCredits Kind = "usage-credits"
@@ -46,7 +50,7 @@ const (
 )
 
 // kinds are the known kinds.
-var kinds = []Kind{KindNone, KindSession, KindFiveHour, KindWeekly, KindOpus, KindSonnet, KindUsage,
+var kinds = []Kind{KindNone, KindSession, KindFiveHour, KindWeekly, KindOpus, KindSonnet, KindModel, KindUsage,
 	KindExtraUsage, KindUsageCredits, KindSpendingCap, KindTeam, KindLegacy, KindUnknown}
 
 // Kinds returns the kinds a stop can have, KindNone left out, in the order above. The slice is
@@ -93,6 +97,9 @@ const (
 	SourceEpoch Source = "epoch" // legacy "…|<unix seconds>"
 	SourceClock Source = "clock" // a wall-clock time only: "resets 4:30pm"
 	SourceDate  Source = "date"  // a date and a time: "resets Nov 23, 11pm"
+	// SourceRelative: a duration after the message appeared (older Codex CLI builds: "Try
+	// again in 4 days 20 hours 9 minutes."), to the minute.
+	SourceRelative Source = "relative"
 )
 
 // anchorKind says which instant a time-only reset was resolved against.
@@ -146,6 +153,11 @@ type Menu struct {
 	// 0 when there is none or the rows could not be read as 1..N. It is the only key the
 	// watcher may press.
 	StopDigit int
+	// Escape is true when Esc may be pressed: Codex CLI's "Approaching rate limits" menu is
+	// open and the usage-limit stop it covers is the latest thing above it. Esc closes the
+	// menu and is the only key the watcher may press there (Enter or a digit switches the
+	// user's model). Never set for Claude Code's menu.
+	Escape bool
 }
 
 // Input is Claude Code's input box.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/proc"
@@ -37,7 +38,10 @@ type Pane struct {
 	// Claude is true when the pane runs Claude Code; How says how it was identified.
 	Claude bool   `json:"claude"`
 	How    string `json:"how,omitempty"`
-	// Supervised is true for a Claude Code pane the configuration does not leave out.
+	// Agent is the agent that runs in the pane, "" when none is taken to run there.
+	Agent agent.Name `json:"agent,omitempty"`
+	// Supervised is true for a pane of an agent the configuration does not leave out (its
+	// session selected by [panes], its agent enabled).
 	Supervised bool `json:"supervised"`
 	// LooksLike is true for a pane whose command or title suggests Claude Code; when it is not
 	// taken for it, Why says why (a problem, with Fix).
@@ -112,7 +116,7 @@ func Run(ctx context.Context, e Env) Report {
 	r.add(server)
 	cfg, cfgCheck := checkConfig(ctx, e)
 	if server.OK {
-		panes, check := checkPanes(ctx, e, cfg.Panes)
+		panes, check := checkPanes(ctx, e, cfg)
 		r.Panes = append(r.Panes, panes...)
 		r.add(check)
 		r.add(checkRecords(ctx, e, r.Panes))
@@ -169,9 +173,9 @@ func (p Pane) line() string {
 	var s string
 	switch {
 	case p.Claude && p.Supervised:
-		s = head + "Claude Code, supervised; " + p.How
+		s = head + p.Agent.Title() + ", supervised; " + p.How
 	case p.Claude:
-		s = head + "Claude Code, not supervised: " + p.Note + "; " + p.How
+		s = head + p.Agent.Title() + ", not supervised: " + p.Note + "; " + p.How
 	case p.Beneath != 0 && p.Note != "":
 		s = head + "Claude Code out of this pane's reach: " + p.Why + "; " + p.Note
 	case p.Beneath != 0:

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/proc"
@@ -73,8 +74,8 @@ func TestClassify(t *testing.T) {
 		want Pane
 		err  bool
 	}{
-		{pane("%1", 100, "work", "claude", "✳ Claude Code"), f, Pane{Pane: "%1", Target: "work:1.0", Command: "claude", Claude: true, How: claude.How, Supervised: true, LooksLike: true, id: claude.Identity}, false},
-		{pane("%2", 100, "scratch", "claude", ""), f, Pane{Pane: "%2", Target: "scratch:1.0", Command: "claude", Claude: true, How: claude.How,
+		{pane("%1", 100, "work", "claude", "✳ Claude Code"), f, Pane{Pane: "%1", Target: "work:1.0", Command: "claude", Claude: true, Agent: agent.Claude, How: claude.How, Supervised: true, LooksLike: true, id: claude.Identity}, false},
+		{pane("%2", 100, "scratch", "claude", ""), f, Pane{Pane: "%2", Target: "scratch:1.0", Command: "claude", Claude: true, Agent: agent.Claude, How: claude.How,
 			Note: `session "scratch" matches panes.exclude "scratch"`, LooksLike: true, id: claude.Identity}, false},
 		{pane("%3", 101, "work", "claude", ""), f, Pane{Pane: "%3", Target: "work:1.0", Command: "claude", LooksLike: true, Why: f.why[101][0] + "; b; c; and 2 more", Problem: true, Fix: lookAlikeFix}, false},
 		{pane("%4", 102, "work", "bash", "host"), f, Pane{Pane: "%4", Target: "work:1.0", Command: "bash", Why: f.why[102][0]}, false},
@@ -84,9 +85,9 @@ func TestClassify(t *testing.T) {
 			Pane{Pane: "%7", Target: "work:1.0", Command: "2.1.329", LooksLike: true, Why: "not explained: proc: explain pane pid 102: /proc not usable", Problem: true, Fix: lookAlikeFix}, false},
 		// the process table cannot tell: command and title decide, as in the watcher
 		{pane("%8", 105, "work", "claude", ""), &fakeFinder{err: errors.New("ps: failed")},
-			Pane{Pane: "%8", Target: "work:1.0", Command: "claude", Claude: true, How: "by command and title only (the process table cannot be read)", Supervised: true, LooksLike: true}, true},
+			Pane{Pane: "%8", Target: "work:1.0", Command: "claude", Claude: true, Agent: agent.Claude, How: "by command and title only (the process table cannot be read)", Supervised: true, LooksLike: true}, true},
 	} {
-		got, err := classify(context.Background(), tc.f, watchedNone, tc.tp, sel)
+		got, err := classify(context.Background(), tc.f, watchedNone, tc.tp, config.Config{Panes: sel})
 		if got != tc.want || (err != nil) != tc.err {
 			t.Errorf("classify(%s) = %+v, %v\nwant %+v", tc.tp.ID, got, err, tc.want)
 		}
@@ -96,6 +97,21 @@ func TestClassify(t *testing.T) {
 // TestClassifyBeneath: a pane whose foreground runs Claude Code out of its reach is not
 // Claude Code to doctor either, but says where it runs, as a problem with its fix: under
 // script, run it directly; in another tmux server, start a watcher there, unless one runs.
+// A Claude Code pane whose agent the configuration turns off is not supervised, and says so.
+func TestClassifyAgentOff(t *testing.T) {
+	claude := proc.Found{Identity: proc.Identity{PID: 200, Start: "ticks:1"}, How: "H"}
+	f := &fakeFinder{found: map[int]proc.Found{100: claude}}
+	cfg := config.Default()
+	cfg.Agents = map[agent.Name]agent.Settings{agent.Claude: {Off: true}}
+	got, err := classify(context.Background(), f, watchedNone, tmuxctl.Pane{ID: "%1", PID: 100, Session: "work", Command: "claude"}, cfg)
+	if err != nil || !got.Claude || got.Agent != agent.Claude || got.Supervised || got.Note != "claude.enabled is false" {
+		t.Errorf("classify with claude.enabled false = %+v, %v; want a Claude Code pane not supervised, saying why", got, err)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(got.line()), "%1 work:0.0 (claude): Claude Code, not supervised: claude.enabled is false; H") {
+		t.Errorf("line = %q", got.line())
+	}
+}
+
 func TestClassifyBeneath(t *testing.T) {
 	script := proc.Beneath{Claude: proc.Found{Identity: proc.Identity{PID: 301}}, Via: 200, ViaComm: "script", Terminal: "/dev/pts/9"}
 	nested := proc.Beneath{Claude: proc.Found{Identity: proc.Identity{PID: 61}}, Via: 210, ViaComm: "tmux", Socket: "/tmp/inner/s"}
@@ -120,7 +136,7 @@ func TestClassifyBeneath(t *testing.T) {
 		{tp("%3", 110, "tmux"), watched, Pane{Pane: "%3", Target: "work:1.0", Command: "tmux", Beneath: 61, OtherServer: "/tmp/inner/s", Why: nested.String(),
 			Note: "a watcher (pid 4242) supervises that server"}},
 	} {
-		got, err := classify(context.Background(), f, tc.watched, tc.tp, config.Panes{})
+		got, err := classify(context.Background(), f, tc.watched, tc.tp, config.Config{})
 		if got != tc.want || err != nil {
 			t.Errorf("classify(%s) = %+v, %v\nwant %+v", tc.tp.ID, got, err, tc.want)
 		}
@@ -297,7 +313,8 @@ func TestWrite(t *testing.T) {
 		{Name: "panes", Detail: "1 Claude Code pane of 3, 0 supervised; 1 looks like Claude Code but is not taken for it", Fix: "see the fix under each pane"},
 		{Name: "watcher", Detail: "no watcher", Fix: "start one"},
 	}, Panes: []Pane{
-		{Pane: "%1", Target: "w:1.0", Command: "claude", Claude: true, How: "H", Note: "excluded", Records: "R"},
+		{Pane: "%1", Target: "w:1.0", Command: "claude", Claude: true, Agent: agent.Claude, How: "H", Note: "excluded", Records: "R"},
+		{Pane: "%6", Target: "w:6.0", Command: "node", Claude: true, Agent: agent.Codex, Supervised: true, How: "C"},
 		{Pane: "%2", Target: "w:2.0", Command: "claude", LooksLike: true, Why: "W", Problem: true, Fix: "F"},
 		{Pane: "%3", Target: "w:3.0", Command: "bash", Why: "B"},
 		{Pane: "%4", Target: "w:4.0", Command: "script", Beneath: 301, Why: "U", Problem: true, Fix: "D"},
@@ -312,6 +329,7 @@ PROBLEM panes: 1 Claude Code pane of 3, 0 supervised; 1 looks like Claude Code b
           fix: see the fix under each pane
           %1 w:1.0 (claude): Claude Code, not supervised: excluded; H
             records: R
+          %6 w:6.0 (node): Codex, supervised; C
           %2 w:2.0 (claude): looks like Claude Code but is not taken for it: W
             fix: F
           %3 w:3.0 (bash): not Claude Code: B

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/proc"
@@ -23,8 +25,8 @@ const lookAlikeFix = "if it is Claude Code, run cac-tmux as the user who runs it
 	"directory) or node/bun running @anthropic-ai/claude-code; a wrapper script must keep claude in " +
 	"the foreground (exec claude)"
 
-// checkPanes says what each pane of the server is.
-func checkPanes(ctx context.Context, e Env, sel config.Panes) ([]Pane, Check) {
+// checkPanes says what each pane of the server is under the configuration cfg.
+func checkPanes(ctx context.Context, e Env, cfg config.Config) ([]Pane, Check) {
 	list, err := e.Tmux.ListPanes(ctx, tmuxctl.Search{})
 	if err != nil {
 		return nil, Check{Name: "panes", Detail: "the panes cannot be listed: " + err.Error(), Fix: "run doctor again; if it fails again, run it with the tmux server's user"}
@@ -33,7 +35,7 @@ func checkPanes(ctx context.Context, e Env, sel config.Panes) ([]Pane, Check) {
 	var procErr error
 	claude, supervised, lookAlikes, beneath := 0, 0, 0, 0
 	for _, tp := range list {
-		p, err := classify(ctx, e.Finder, watchedIn(e), tp, sel)
+		p, err := classify(ctx, e.Finder, watchedIn(e), tp, cfg)
 		if err != nil && procErr == nil {
 			procErr = err
 		}
@@ -90,8 +92,9 @@ func watchedIn(e Env) func(socket string) (int, bool) {
 
 // classify says what one pane is. An error means the process table could not tell: the
 // pane is then judged by its command and title, as the watcher does. watched says whether a
-// watcher supervises another server (by its socket), and its pid.
-func classify(ctx context.Context, f Finder, watched func(string) (int, bool), tp tmuxctl.Pane, sel config.Panes) (Pane, error) {
+// watcher supervises another server (by its socket), and its pid. A pane is supervised when
+// cfg's [panes] selects its session and its agent is enabled.
+func classify(ctx context.Context, f Finder, watched func(string) (int, bool), tp tmuxctl.Pane, cfg config.Config) (Pane, error) {
 	p := Pane{Pane: tp.ID, Target: tp.Target(), Command: tp.Command, LooksLike: looksLikeClaude(tp)}
 	found, ok, err := f.Find(ctx, tp.PID)
 	if err != nil {
@@ -99,10 +102,11 @@ func classify(ctx context.Context, f Finder, watched func(string) (int, bool), t
 		found = proc.Found{How: "by command and title only (the process table cannot be read)"}
 	}
 	if ok {
-		p.Claude, p.How, p.id = true, found.How, found.Identity
-		var why string
-		p.Supervised, why = sel.Match(tp.Session)
-		p.Note = why
+		p.Claude, p.Agent, p.How, p.id = true, cmp.Or(found.Agent, agent.Claude), found.How, found.Identity
+		p.Supervised, p.Note = cfg.Panes.Match(tp.Session)
+		if p.Supervised && cfg.AgentSettings()[p.Agent].Off {
+			p.Supervised, p.Note = false, string(p.Agent)+".enabled is false"
+		}
 		return p, err
 	}
 	d, xerr := f.Diagnose(ctx, tp.PID)

@@ -18,6 +18,9 @@ type Pane struct {
 	Pane string `json:"pane"`
 	// Target is session:window.pane, the pane's place as a person finds it.
 	Target string `json:"target"`
+	// Agent is the agent that runs in the pane: "claude" (Claude Code) or "codex" (Codex
+	// CLI). An older cac-tmux omits it: its panes are Claude Code's.
+	Agent string `json:"agent"`
 	// State is the state a watcher published; with no watcher running, the last one published
 	// (nobody keeps it current), or "stopped": a stop list itself saw on a pane nothing was
 	// published for.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cac-tmux/cac-tmux/agent"
 )
 
 // EventKind is what happened to a supervised pane.
@@ -62,6 +64,8 @@ type Event struct {
 	Pane string
 	// Target is the pane as session:window.pane, "main:1.0".
 	Target string
+	// Agent is the agent that runs in the pane; "" is Claude Code.
+	Agent agent.Name
 	// Limit is the kind of limit as `cac-tmux list --json` prints it ("session", "weekly",
 	// "opus", ...; see detector.Kind), "" when none.
 	Limit string
@@ -118,14 +122,14 @@ var presentations = map[EventKind]presentation{
 	Skipped: {"wait skipped", 2, "fast_forward", false},
 }
 
-// titleOf is the one-line summary of e: "cac-tmux: main:1.0 stopped at its limit (weekly)".
-// It never starts with "-" (it is an argument of notify-send and osascript).
+// titleOf is the one-line summary of e: "cac-tmux: Codex in main:1.0 stopped at its limit
+// (weekly)". It never starts with "-" (it is an argument of notify-send and osascript).
 func titleOf(e Event) string {
 	who := e.Target
 	if who == "" {
 		who = e.Pane
 	}
-	t := "cac-tmux: " + oneLine(who) + " " + presentations[e.Kind].verb
+	t := "cac-tmux: " + agentTitle(e.Agent) + " in " + oneLine(who) + " " + presentations[e.Kind].verb
 	if e.Limit != "" {
 		t += " (" + oneLine(e.Limit) + ")"
 	}
@@ -135,7 +139,7 @@ func titleOf(e Event) string {
 // bodyOf is the text of e's notification: what happened, the reset when known, the note.
 func bodyOf(e Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Claude Code in pane %s", oneLine(e.Pane))
+	fmt.Fprintf(&b, "%s in pane %s", agentTitle(e.Agent), oneLine(e.Pane))
 	if e.Target != "" {
 		fmt.Fprintf(&b, " (%s)", oneLine(e.Target))
 	}
@@ -151,6 +155,19 @@ func bodyOf(e Event) string {
 		b.WriteString("\n" + e.Note)
 	}
 	return b.String()
+}
+
+// agentName is the agent of an event as its hook's CAC_AGENT gives it: "claude" for "".
+func agentName(n agent.Name) string {
+	if n == "" {
+		return string(agent.Claude)
+	}
+	return string(n)
+}
+
+// agentTitle is the agent of an event for people: "Codex", "Claude Code" for "".
+func agentTitle(n agent.Name) string {
+	return oneLine(agent.Name(agentName(n)).Title())
 }
 
 // oneLine replaces the control characters of s (newlines among them) by spaces.

@@ -56,16 +56,18 @@ func (e *hookError) Error() string { return "run the hook: " + e.err.Error() }
 func (e *hookError) Unwrap() error { return e.err }
 
 // hookEnv is the hook's environment: the watcher's, less any CAC_* variable of its own, plus
-// the event's (CAC_RESET and CAC_AT in RFC 3339, CAC_RESET "" when the reset is unknown). NUL, which no environment can hold, is dropped from the values.
+// the event's (CAC_RESET and CAC_AT in RFC 3339, CAC_RESET "" when the reset is unknown;
+// CAC_AGENT the agent's name, claude or codex). NUL, which no environment can hold, is
+// dropped from the values.
 func hookEnv(environ []string, e Event) []string {
-	env := make([]string, 0, len(environ)+8)
+	env := make([]string, 0, len(environ)+9)
 	for _, kv := range environ {
 		if !strings.HasPrefix(kv, "CAC_") {
 			env = append(env, kv)
 		}
 	}
 	for _, kv := range [][2]string{
-		{"CAC_EVENT", string(e.Kind)}, {"CAC_PANE", e.Pane}, {"CAC_TARGET", e.Target},
+		{"CAC_EVENT", string(e.Kind)}, {"CAC_PANE", e.Pane}, {"CAC_TARGET", e.Target}, {"CAC_AGENT", agentName(e.Agent)},
 		{"CAC_KIND", e.Limit}, {"CAC_RESET", rfc3339(e.Reset)}, {"CAC_STATE", e.State}, {"CAC_NOTE", e.Note},
 		{"CAC_AT", rfc3339(e.At)},
 	} {

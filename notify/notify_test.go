@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/notify"
 )
 
@@ -26,7 +27,7 @@ func TestHookGetsTheEventInItsEnvironment(t *testing.T) {
 	r := newRig(t, settings(func(s *notify.Settings) { s.Command = []string{recorder, out, "ok", "--flag", "two words"} }))
 
 	r.send(t, stop)
-	resumed := notify.Event{Kind: notify.Resumed, Pane: "%3", Target: "main:1.0", Limit: "weekly", State: "running",
+	resumed := notify.Event{Kind: notify.Resumed, Pane: "%3", Target: "main:1.0", Agent: agent.Codex, Limit: "weekly", State: "running",
 		At: time.Date(2026, 11, 20, 22, 5, 0, 0, time.FixedZone("CET", 3600))}
 	r.send(t, resumed)
 	rs := waitRecords(t, out, 2)
@@ -34,13 +35,13 @@ func TestHookGetsTheEventInItsEnvironment(t *testing.T) {
 	if want := []string{out, "ok", "--flag", "two words"}; !slices.Equal(rs[0].Args, want) {
 		t.Errorf("argv %q, want %q", rs[0].Args, want)
 	}
-	wantEnv := map[string]string{"CAC_EVENT": "stopped", "CAC_PANE": "%3", "CAC_TARGET": "main:1.0", "CAC_KIND": "weekly",
+	wantEnv := map[string]string{"CAC_EVENT": "stopped", "CAC_PANE": "%3", "CAC_TARGET": "main:1.0", "CAC_AGENT": "claude", "CAC_KIND": "weekly",
 		"CAC_RESET": "2026-11-24T01:10:00+01:00", "CAC_STATE": "waiting", "CAC_NOTE": "resets Nov 24 1:10am",
 		"CAC_AT": "2026-11-20T22:00:00Z"} // At left zero: the clock's now
 	if !mapsEqual(rs[0].Env, wantEnv) {
 		t.Errorf("stopped: env %q, want %q", rs[0].Env, wantEnv)
 	}
-	wantEnv = map[string]string{"CAC_EVENT": "resumed", "CAC_PANE": "%3", "CAC_TARGET": "main:1.0", "CAC_KIND": "weekly",
+	wantEnv = map[string]string{"CAC_EVENT": "resumed", "CAC_PANE": "%3", "CAC_TARGET": "main:1.0", "CAC_AGENT": "codex", "CAC_KIND": "weekly",
 		"CAC_RESET": "", "CAC_STATE": "running", "CAC_NOTE": "", "CAC_AT": "2026-11-20T22:05:00+01:00"}
 	if !mapsEqual(rs[1].Env, wantEnv) {
 		t.Errorf("resumed (reset unknown): env %q, want %q", rs[1].Env, wantEnv)
@@ -432,5 +433,28 @@ func TestSendChecksTheEvent(t *testing.T) {
 	d.send(t, stop)
 	if err := d.n.Close(context.Background()); err != nil || d.logs.String() != "" {
 		t.Errorf("the defaults: Close %v, logs %q; want nothing at all", err, d.logs)
+	}
+}
+
+// A notification names the pane's agent, in its title and its body: Codex for a Codex pane,
+// Claude Code for a Claude Code pane and for an event that names none.
+func TestTitleAndBodyNameTheAgent(t *testing.T) {
+	for _, tc := range []struct {
+		agent agent.Name
+		title string
+		body  string
+	}{
+		{agent.Codex, "cac-tmux: Codex in main:1.0 stopped at its limit (weekly)", "Codex in pane %3 (main:1.0) stopped at its limit."},
+		{agent.Claude, "cac-tmux: Claude Code in main:1.0 stopped at its limit (weekly)", "Claude Code in pane %3 (main:1.0) stopped at its limit."},
+		{"", "cac-tmux: Claude Code in main:1.0 stopped at its limit (weekly)", "Claude Code in pane %3 (main:1.0) stopped at its limit."},
+	} {
+		e := stop
+		e.Agent = tc.agent
+		if got := notify.Title(e); got != tc.title {
+			t.Errorf("Title(agent %q) = %q, want %q", tc.agent, got, tc.title)
+		}
+		if got := notify.Body(e); !strings.HasPrefix(got, tc.body) {
+			t.Errorf("Body(agent %q) = %q, want it to start %q", tc.agent, got, tc.body)
+		}
 	}
 }

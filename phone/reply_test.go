@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/notify"
 )
 
@@ -164,5 +165,17 @@ func TestReplyFormSessionGone(t *testing.T) {
 	u, _ := url.Parse(b.URL)
 	if _, err := r.signer.Check(u.Query().Get("token"), target{ServerID: r.links.serverID(), Pane: "%3", Action: reply}); err != nil {
 		t.Errorf("the form of a gone session used its token: %v", err)
+	}
+}
+
+// TestReplyNamesTheAgent: the form names the session's agent: Codex for a Codex session.
+func TestReplyNamesTheAgent(t *testing.T) {
+	r := newRig(t, nil)
+	r.actor.place.Agent = agent.Codex
+	status, page := get(t, r.button(t, notify.Resumed, "Reply").URL)
+	for _, want := range []string{"<title>Reply to Codex in main:1.0</title>", "<h1>Reply to Codex</h1>", "Typed into this Codex session"} {
+		if status != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("GET: %d, no %q in\n%s", status, want, page)
+		}
 	}
 }

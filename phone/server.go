@@ -187,7 +187,7 @@ func (h *Handler) showReply(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	err = h.form.Execute(w, replyPage{Server: t.ServerID, Pane: t.Pane, Token: token, Max: h.c.PromptMax,
-		Target: place.Target, Project: projectOf(place.Dir)})
+		Target: place.Target, Project: projectOf(place.Dir), Agent: place.Agent.Title()})
 	if err != nil {
 		h.c.Log.Warn().Err(err).Str("pane", t.Pane).Msg("phone: the reply form was not written whole")
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/internal/syncbuf"
 	"github.com/cac-tmux/cac-tmux/notify"
@@ -126,7 +127,7 @@ type rig struct {
 func newRig(t *testing.T, edit func(c *Config)) *rig {
 	t.Helper()
 	r := &rig{clk: clocktest.New(start), logs: &logBuf{}, actor: &fakeActor{outcome: watcher.Outcome{Done: true, Message: "resumed main:1.0"},
-		place: watcher.Place{Target: "main:1.0", Dir: "/home/u/src/cac-tmux"}}}
+		place: watcher.Place{Target: "main:1.0", Dir: "/home/u/src/cac-tmux", Agent: agent.Claude}}}
 	r.signer = NewSigner(r.clk.Now)
 	c := Config{Signer: r.signer, Actor: r.actor, Log: zerolog.New(r.logs).Level(zerolog.DebugLevel), Clock: r.clk,
 		Screen: true, Prompts: true, PromptMax: 20,

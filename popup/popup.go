@@ -267,13 +267,13 @@ func (m Model) refilter(at string) Model {
 }
 
 // matches says whether the filter keeps row r: each of its words is in r's pane id, target,
-// state, kind or note (as they are shown), whatever the case.
+// agent, state, kind or note (as they are shown), whatever the case.
 func matches(r watcher.Row, filter string) bool {
 	words := strings.Fields(strings.ToLower(filter))
 	if len(words) == 0 {
 		return true
 	}
-	fields := []string{r.Pane, r.Target, string(r.State), r.Kind, r.Note}
+	fields := []string{r.Pane, r.Target, string(r.Agent), string(r.State), r.Kind, r.Note}
 	for i, f := range fields {
 		fields[i] = strings.ToLower(table.Printable(f))
 	}
@@ -503,7 +503,7 @@ func (m Model) title() string {
 			paused++
 		}
 	}
-	t := fmt.Sprintf("Claude Code sessions · %s, %d paused", printable.Count(len(m.snap.Rows), "pane"), paused)
+	t := fmt.Sprintf("%s sessions · %s, %d paused", table.AnyAgent(), printable.Count(len(m.snap.Rows), "pane"), paused)
 	if m.snap.Watcher != "" {
 		t += " · " + m.snap.Watcher
 	}
@@ -528,7 +528,7 @@ func (m Model) filterLine(w int) string {
 // filter changes.
 func (m Model) rows(now time.Time, w, room int) []string {
 	if len(m.snap.Rows) == 0 {
-		return []string{m.styles.dim.Render("no Claude Code pane on this server")}
+		return []string{m.styles.dim.Render("no " + table.AnyAgent() + " pane on this server")}
 	}
 	if len(m.shown) == 0 {
 		return []string{m.styles.dim.Render(table.Cut("no pane matches /"+m.filter, w))}

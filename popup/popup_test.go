@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -670,5 +671,23 @@ func TestNoColour(t *testing.T) {
 		if s := newStyles(false, lipgloss.NewRenderer(io.Discard)).stateStyle(st); s.GetForeground() != (lipgloss.NoColor{}) || s.GetFaint() {
 			t.Errorf("the %s style without colour is not plain", st)
 		}
+	}
+}
+
+// Panes of two agents: the popup's table has the AGENT column, and the filter finds a pane
+// by its agent.
+func TestAgentShownAndFiltered(t *testing.T) {
+	snap := snapshot(3)
+	snap.Rows[2].Agent = agent.Codex
+	snap.Rows[0].Agent, snap.Rows[1].Agent = agent.Claude, agent.Claude
+	m, _ := newModel(Config{Load: func(context.Context) (Snapshot, error) { return snap, nil }, clock: clocktest.New(t0)}, snap, 100, 15)
+	if v := m.View(); !strings.Contains(v, "AGENT") || !strings.Contains(v, "codex") || !strings.Contains(v, "Claude Code or Codex sessions · 3 panes") {
+		t.Errorf("view of two agents:\n%s\nwant an AGENT column and the title", v)
+	}
+	if got := matches(snap.Rows[2], "codex"); !got {
+		t.Errorf("filter codex: the Codex pane is not kept")
+	}
+	if got := matches(snap.Rows[0], "codex"); got {
+		t.Errorf("filter codex: a Claude Code pane is kept")
 	}
 }

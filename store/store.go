@@ -35,6 +35,9 @@ type Pane struct {
 	// by a new tmux server never inherits a wait.
 	PID   int    `json:"pid"`
 	Start string `json:"start"`
+	// Agent names the agent of the process (agent.Name); "" in a record written before there
+	// was a second agent, which agent.Parse reads as claude.
+	Agent string `json:"agent,omitzero"`
 
 	State string `json:"state"`
 	Note  string `json:"note,omitzero"`

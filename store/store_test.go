@@ -21,7 +21,7 @@ func sample() map[string]Pane {
 		return t
 	}
 	return map[string]Pane{
-		"%3": {PID: 4242, Start: "ticks:991", State: "waiting", Stop: "You've hit your session limit · resets 7:30pm (Asia/Nicosia)",
+		"%3": {PID: 4242, Start: "ticks:991", Agent: "codex", State: "waiting", Stop: "You've hit your session limit · resets 7:30pm (Asia/Nicosia)",
 			Appeared: at("2026-11-20T14:02:03+02:00"), Stopped: at("2026-11-20T14:02:03+02:00"), Kind: "session",
 			Reset: at("2026-11-20T19:30:00+02:00"), ResetHow: "next 7:30pm after the message", ResetZone: "Asia/Nicosia",
 			Due: at("2026-11-20T19:31:00+02:00")},

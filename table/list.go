@@ -121,7 +121,7 @@ func (l Listing) WriteTable(out, errw io.Writer, width int, now time.Time) {
 	}
 	rows := Merge(byServer)
 	if len(rows) == 0 {
-		fmt.Fprintln(errw, "cac-tmux: no paused Claude Code pane")
+		fmt.Fprintln(errw, "cac-tmux: no paused "+AnyAgent()+" pane")
 		return
 	}
 	for _, line := range Format(Cells(rows, now), width) {

@@ -47,12 +47,12 @@ func (s *Live) Draw(rows []watcher.Row) {
 		server = "every tmux server"
 	}
 	lines := []string{
-		Cut(fmt.Sprintf("cac-tmux watch · %s · %s, %d paused · every %s · Ctrl-C quits", server, printable.Count(len(rows), "Claude pane"), paused, s.Interval), width),
+		Cut(fmt.Sprintf("cac-tmux watch · %s · %s, %d paused · every %s · Ctrl-C quits", server, printable.Count(len(rows), "pane"), paused, s.Interval), width),
 		"",
 	}
 	body := Format(Cells(rows, s.Now()), width)
 	if len(rows) == 0 {
-		body = []string{"no Claude Code pane on this server yet"}
+		body = []string{"no " + AnyAgent() + " pane on this server yet"}
 	}
 	room := max(height-len(lines)-4, 2) // leave room for a few events
 	if len(body) > room {

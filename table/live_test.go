@@ -30,7 +30,7 @@ func TestLiveFitsTheTerminal(t *testing.T) {
 		t.Errorf("%d lines on a terminal of 12:\n%s", len(lines), out.String())
 	}
 	text := out.String()
-	for _, want := range []string{"server -L work · 30 Claude panes, 0 paused", "more (cac-tmux list)", "event 4"} {
+	for _, want := range []string{"server -L work · 30 panes, 0 paused", "more (cac-tmux list)", "event 4"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
 		}
@@ -58,7 +58,7 @@ func TestLiveEveryServer(t *testing.T) {
 	if !strings.HasPrefix(text, "\x1b[?25l\x1b[H\x1b[2J") || !strings.HasSuffix(text, "\x1b[?25h\r\n") {
 		t.Errorf("the terminal is not cleared first, or the cursor not shown at the end: %q", text)
 	}
-	if !strings.Contains(text, "cac-tmux watch · every tmux server · 0 Claude panes") || strings.Contains(text, "-L work") {
+	if !strings.Contains(text, "cac-tmux watch · every tmux server · 0 panes") || strings.Contains(text, "-L work") {
 		t.Errorf("the header does not name every server: %q", text)
 	}
 }

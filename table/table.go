@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/printable"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -17,7 +18,9 @@ import (
 // columns are the columns of `watch` and `list`, in order; the note is last and gives way
 // first when the terminal is narrow, then the columns from the right, so the countdown (IN)
 // outlasts the reset's zone name. ACCOUNT is shown only when the rows span more than one
-// account (Claude Code config directory), before the note.
+// account (Claude Code config directory), before the note; AGENT only when a row is not
+// Claude Code's (so a table of Claude Code panes alone reads as it always did), after the
+// state.
 var columns = []string{"PANE", "TARGET", "STATE", "IN", "RESET", "KIND", "NOTE"}
 
 // Merge joins the rows of several tmux servers, by the servers' names, into one list:
@@ -58,6 +61,10 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 	if many {
 		head = slices.Insert(slices.Clone(columns), len(columns)-1, "ACCOUNT")
 	}
+	agents := slices.ContainsFunc(rows, func(r watcher.Row) bool { return agentOf(r) != agent.Claude })
+	if agents {
+		head = slices.Insert(slices.Clone(head), 3, "AGENT")
+	}
 	named := slices.ContainsFunc(rows, func(r watcher.Row) bool { return r.Server != "" })
 	if named {
 		head = append([]string{"SERVER"}, head...)
@@ -66,6 +73,9 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 	cells = append(cells, head)
 	for _, r := range rows {
 		row := []string{r.Pane, r.Target, string(r.State), in(r, now), resetText(r.Reset, r.Source == watcher.SourceTranscript, now), r.Kind}
+		if agents {
+			row = slices.Insert(row, 3, string(agentOf(r)))
+		}
 		if named {
 			row = append([]string{Printable(r.Server)}, row...)
 		}
@@ -75,6 +85,25 @@ func Cells(rows []watcher.Row, now time.Time) [][]string {
 		cells = append(cells, append(row, r.Note))
 	}
 	return cells
+}
+
+// agentOf is the agent of r; a row that names none (written before there was a second
+// agent) is Claude Code's.
+func agentOf(r watcher.Row) agent.Name {
+	if r.Agent == "" {
+		return agent.Claude
+	}
+	return r.Agent
+}
+
+// AnyAgent names every agent for people, as a pane of any of them: "Claude Code or Codex".
+func AnyAgent() string {
+	names := agent.Names()
+	titles := make([]string, len(names))
+	for i, n := range names {
+		titles[i] = n.Title()
+	}
+	return strings.Join(titles, " or ")
 }
 
 // in is the countdown a row shows: to its due instant when the watcher will act, to the reset

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -152,5 +153,32 @@ func TestMergeServers(t *testing.T) {
 	cells := Cells(got, now)
 	if cells[0][0] != "SERVER" || cells[1][0] != "default" || cells[2][1] != "%1" {
 		t.Errorf("Cells = %q, want SERVER first", cells[:3])
+	}
+}
+
+// Panes of two agents: an AGENT column after the state; panes of Claude Code alone (or rows
+// that name no agent) keep the table they always had. At 80 columns the note gives way
+// first.
+func TestCellsAgent(t *testing.T) {
+	now := time.Date(2026, 11, 20, 19, 0, 0, 0, time.UTC)
+	reset := time.Date(2026, 11, 20, 19, 30, 0, 0, time.UTC)
+	rows := []watcher.Row{
+		{Pane: "%1", Target: "work:0.0", Agent: agent.Codex, State: watcher.Waiting, Kind: "usage", Reset: reset, Zone: "UTC", Due: reset.Add(time.Minute)},
+		{Pane: "%2", Target: "notes:1.0", Agent: agent.Claude, State: watcher.Held, Kind: "weekly", Reset: reset.Add(72 * time.Hour), Zone: "UTC",
+			Note: "a draft is in the input box; it is left alone"},
+		{Pane: "%3", Target: "old:0.0", State: watcher.Running},
+	}
+	want := []string{
+		"PANE  TARGET     STATE    AGENT   IN      RESET             KIND    NOTE",
+		"%1    work:0.0   waiting  codex   31m00s  19:30 UTC         usage",
+		"%2    notes:1.0  held     claude          Nov 23 19:30 UTC  weekly  a draft is …",
+		"%3    old:0.0    running  claude          -",
+	}
+	if got := Format(Cells(rows, now), 80); !slices.Equal(got, want) {
+		t.Errorf("Format(width 80) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	rows[0].Agent = agent.Claude
+	if got := Format(Cells(rows, now), 0); strings.Contains(got[0], "AGENT") || strings.Contains(got[1], "claude") {
+		t.Errorf("Claude Code alone: %q, want no AGENT column", got)
 	}
 }

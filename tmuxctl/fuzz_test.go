@@ -38,7 +38,7 @@ func paneValues(id int) values {
 		"window_index": strconv.Itoa(id / 3), "pane_index": strconv.Itoa(id % 3), "pane_width": "80", "pane_height": "24",
 		"pane_dead": "0", "pane_in_mode": "0", "pane_input_off": "0", "pane_synchronized": "0", "pane_pipe": "0",
 		"window_activity": "1795219800", "%MATCH%": "-1", "session_name": "main", "pane_current_command": "bash",
-		"@cac_state": "", "@cac_reset": "", "@cac_due": "", "@cac_kind": "", "@cac_zone": "", "@cac_note": "", "@cac_source": "", "@cac_account": "", "@cac_request": "", "@cac_ignore": "", "@cac_message": "", "@cac_pipe": "",
+		"@cac_state": "", "@cac_reset": "", "@cac_due": "", "@cac_kind": "", "@cac_zone": "", "@cac_note": "", "@cac_source": "", "@cac_account": "", "@cac_agent": "", "@cac_request": "", "@cac_ignore": "", "@cac_message": "", "@cac_pipe": "",
 		"pane_title": "✳ Claude Code",
 	}
 }
@@ -283,7 +283,7 @@ func FuzzParsePanesRow(f *testing.F) {
 			"pane_in_mode": "0", "pane_input_off": "1", "pane_synchronized": "0", "pane_pipe": "1",
 			"window_activity": strconv.FormatInt(act, 10), "%MATCH%": strconv.Itoa(match),
 			"session_name": session, "pane_current_command": command,
-			"@cac_state": state, "@cac_reset": "", "@cac_due": "", "@cac_kind": "session", "@cac_zone": "", "@cac_note": note, "@cac_source": "", "@cac_account": "",
+			"@cac_state": state, "@cac_reset": "", "@cac_due": "", "@cac_kind": "session", "@cac_zone": "", "@cac_note": note, "@cac_source": "", "@cac_account": "", "@cac_agent": "",
 			"@cac_request": "", "@cac_ignore": "", "@cac_message": "", "@cac_pipe": "42:" + note, "pane_title": title,
 		}
 		row, err := v.row()

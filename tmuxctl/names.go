@@ -13,10 +13,11 @@ const (
 	noteOption    = "@cac_note"    // why held, why failed
 	sourceOption  = "@cac_source"  // where the reset comes from: screen or transcript
 	accountOption = "@cac_account" // the claude process's config directory
+	agentOption   = "@cac_agent"   // the agent that runs in the pane: claude or codex
 )
 
 // OptionNames are the tmux names of Options' fields, in field order.
-var OptionNames = []string{stateOption, resetOption, dueOption, kindOption, zoneOption, noteOption, sourceOption, accountOption}
+var OptionNames = []string{stateOption, resetOption, dueOption, kindOption, zoneOption, noteOption, sourceOption, accountOption, agentOption}
 
 // RequestOption is the pane option through which a command hands an action to the running
 // watcher (Client.Request); ReplyOption is where the watcher answers it. requestsOption is the

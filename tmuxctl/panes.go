@@ -55,9 +55,10 @@ type Pane struct {
 // Pane options).
 // Reset and Due are RFC3339 instants; Zone is the IANA zone the reset was printed in.
 // Source says where Reset comes from ("screen" or "transcript"); Account is the claude
-// process's config directory, which stands for its account.
+// process's config directory, which stands for its account; Agent names the agent that runs
+// in the pane (agent.Name: claude, codex).
 type Options struct {
-	State, Reset, Due, Kind, Zone, Note, Source, Account string
+	State, Reset, Due, Kind, Zone, Note, Source, Account, Agent string
 }
 
 // Values returns the options in OptionNames order.
@@ -198,7 +199,7 @@ func optionFields() []paneField {
 
 // field is the option of OptionNames[i].
 func (o *Options) field(i int) *string {
-	return []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note, &o.Source, &o.Account}[i]
+	return []*string{&o.State, &o.Reset, &o.Due, &o.Kind, &o.Zone, &o.Note, &o.Source, &o.Account, &o.Agent}[i]
 }
 
 // paneFormat returns the list-panes format for a search.

@@ -37,9 +37,9 @@ func start(t *testing.T, control bool, width, height int, command ...string) *tm
 
 func row(fields ...string) string { return strings.Join(fields, "\x1f") }
 
-// opts are the eight @cac_* option fields of a listing row, its @cac_request, @cac_ignore and
+// opts are the nine @cac_* option fields of a listing row, its @cac_request, @cac_ignore and
 // @cac_message, unset.
-var opts = []string{"", "", "", "", "", "", "", "", "", "", ""}
+var opts = []string{"", "", "", "", "", "", "", "", "", "", "", ""}
 
 // plainRow is a listing row of pane id with the given pid, session and title.
 func plainRow(id, pid, window, session, title string) string {
@@ -49,7 +49,7 @@ func plainRow(id, pid, window, session, title string) string {
 
 func TestParsePanes(t *testing.T) {
 	base := []string{"%3", "4242", "@1", "0", "1", "120", "40", "0", "1", "0", "1", "1", "1795219800", "2", "main", "claude",
-		"waiting", "2026-11-20T19:30:00+02:00", "2026-11-20T19:31:00+02:00", "session", "Asia/Nicosia", "a note", "transcript", "/home/u/.claude", "resume 42", "on", "go on", "4242:/run/x.pipe"}
+		"waiting", "2026-11-20T19:30:00+02:00", "2026-11-20T19:31:00+02:00", "session", "Asia/Nicosia", "a note", "transcript", "/home/u/.claude", "codex", "resume 42", "on", "go on", "4242:/run/x.pipe"}
 	for _, tc := range []struct {
 		name  string
 		title string
@@ -71,7 +71,7 @@ func TestParsePanes(t *testing.T) {
 				Session: "main", Command: "claude", Title: tc.title, Request: "resume 42", Ignore: "on", Message: "go on",
 				Pipe: true, PipeMark: "/run/x.pipe", PipePID: 4242,
 				Options: tmuxctl.Options{State: "waiting", Reset: "2026-11-20T19:30:00+02:00", Due: "2026-11-20T19:31:00+02:00",
-					Kind: "session", Zone: "Asia/Nicosia", Note: "a note", Source: "transcript", Account: "/home/u/.claude"}}}
+					Kind: "session", Zone: "Asia/Nicosia", Note: "a note", Source: "transcript", Account: "/home/u/.claude", Agent: "codex"}}}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("ParsePanes(%q) = %+v, want %+v", out, got, want)
 			}

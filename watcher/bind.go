@@ -62,6 +62,8 @@ type Place struct {
 	Target string
 	// Dir is the directory Claude Code runs in, from its registry entry; "" when unknown.
 	Dir string
+	// Agent is the agent that runs the session.
+	Agent agent.Name
 }
 
 // Bound says why pane id does not run the session binding names now ("" when it does), and
@@ -85,5 +87,5 @@ func Bound(ctx context.Context, t Tmux, f Finder, id, binding string) (Place, st
 	if !binds(binding, found.Identity, session) {
 		return Place{}, "pane " + id + " now runs another Claude Code session than the one this was asked for (the process or its conversation changed)", nil
 	}
-	return Place{Target: info.Target(), Dir: dir}, "", nil
+	return Place{Target: info.Target(), Dir: dir, Agent: found.Agent}, "", nil
 }

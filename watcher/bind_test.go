@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -79,7 +80,7 @@ func TestBoundPlace(t *testing.T) {
 	r, p, _ := idleInConversation(t)
 	ctx := context.Background()
 	place, why, err := watcher.Bound(ctx, r.tmux, r.tmux, "%1", watcher.BindingOf(p.claude, "conv-a"))
-	if err != nil || why != "" || place.Target != "s:0.0" || place.Dir != p.cwd() {
+	if err != nil || why != "" || place.Target != "s:0.0" || place.Dir != p.cwd() || place.Agent != agent.Claude {
 		t.Errorf("Bound = %+v, %q, %v; want s:0.0 in %s", place, why, err, p.cwd())
 	}
 	for _, binding := range []string{"", watcher.BindingOf(p.claude, "conv-b"), watcher.BindingOf(proc.Identity{PID: 7, Start: "ticks:7"}, "")} {

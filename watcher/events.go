@@ -55,7 +55,7 @@ func (w *Watcher) tell(p *pane) {
 	if kind == "" || w.cfg.Notify == nil || w.cfg.DryRun || kind == notify.Held && p.silent {
 		return
 	}
-	e := notify.Event{Kind: kind, Pane: p.info.ID, Target: p.info.Target(), Limit: string(limit), State: string(p.state), Note: p.note, At: w.now(),
+	e := notify.Event{Kind: kind, Pane: p.info.ID, Target: p.info.Target(), Agent: p.agent, Limit: string(limit), State: string(p.state), Note: p.note, At: w.now(),
 		Binding: p.binding()}
 	if p.reset.Known {
 		e.Reset = p.reset.At

@@ -2,9 +2,11 @@ package watcher_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/hosts"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
@@ -18,9 +20,9 @@ func TestListedRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := []watcher.Row{
-		{Pane: "%3", Target: "main:1.0", State: "waiting", Kind: "session", Reset: time.Date(2026, 5, 1, 15, 0, 0, 0, tokyo),
+		{Pane: "%3", Target: "main:1.0", Agent: agent.Claude, State: "waiting", Kind: "session", Reset: time.Date(2026, 5, 1, 15, 0, 0, 0, tokyo),
 			Zone: "Asia/Tokyo", Source: "transcript", Account: "/home/u/.claude", Due: time.Date(2026, 5, 1, 6, 1, 0, 0, time.UTC), Note: "n"},
-		{Pane: "%4", Target: "main:2.0", State: "running"},
+		{Pane: "%4", Target: "main:2.0", Agent: agent.Codex, State: "running"},
 	}
 	for _, r := range rows {
 		data, err := json.Marshal(r.Listed(true))
@@ -42,5 +44,30 @@ func TestListedRoundTrip(t *testing.T) {
 		if got != r {
 			t.Errorf("%s: RowFromListed(Listed) = %+v, want %+v", r.Pane, got, r)
 		}
+	}
+}
+
+// The agent of a listed pane: "agent" in list --json; a row of an older cac-tmux, which has
+// none, is Claude Code's, and an agent this version does not know keeps its name.
+func TestListedAgent(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want agent.Name
+	}{
+		{`{"pane":"%1","target":"a:0.0","state":"waiting"}`, agent.Claude},
+		{`{"pane":"%1","target":"a:0.0","state":"waiting","agent":"codex"}`, agent.Codex},
+		{`{"pane":"%1","target":"a:0.0","state":"waiting","agent":"gemini"}`, "gemini"},
+	} {
+		var p hosts.Pane
+		if err := json.Unmarshal([]byte(tc.json), &p); err != nil {
+			t.Fatal(err)
+		}
+		if got := watcher.RowFromListed(p).Agent; got != tc.want {
+			t.Errorf("RowFromListed(%s).Agent = %q, want %q", tc.json, got, tc.want)
+		}
+	}
+	data, err := json.Marshal(watcher.Row{Pane: "%1", Agent: agent.Codex}.Listed(false))
+	if err != nil || !strings.Contains(string(data), `"agent":"codex"`) {
+		t.Errorf("Listed = %s, %v; want \"agent\":\"codex\"", data, err)
 	}
 }

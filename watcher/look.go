@@ -173,6 +173,7 @@ func (w *Watcher) look(ctx context.Context, p *pane, now time.Time) error {
 		if p.looks == 1 {
 			appeared = time.Time{}
 		}
+		w.recordsOf(ctx, p) // they say the zone of a reset printed without one (zone)
 		v = w.detect(p, screen, now, appeared)
 		p.newStop(v, appeared, now)
 	}

@@ -399,7 +399,7 @@ func (p *pane) options() tmuxctl.Options {
 	if !p.state.Paused() {
 		return tmuxctl.Options{}
 	}
-	o := tmuxctl.Options{State: string(p.state), Kind: string(p.kind), Note: oneLine(p.note), Account: p.account()}
+	o := tmuxctl.Options{State: string(p.state), Kind: string(p.kind), Note: oneLine(p.note), Account: p.account(), Agent: string(p.agent)}
 	if p.reset.Known {
 		o.Reset, o.Zone, o.Source = p.reset.At.Format(time.RFC3339), p.reset.Zone, string(p.source)
 	}
@@ -416,7 +416,7 @@ func (p *pane) record() (r store.Pane, ok bool) {
 	if !p.state.Paused() || p.unknown || p.stop == "" {
 		return r, false
 	}
-	r = store.Pane{PID: p.PID, Start: p.Start, State: string(p.state), Note: p.note, Stop: p.stop,
+	r = store.Pane{PID: p.PID, Start: p.Start, Agent: string(p.agent), State: string(p.state), Note: p.note, Stop: p.stop,
 		Appeared: p.appeared, Stopped: p.stopped, Kind: string(p.kind), Due: p.due, RetryAt: p.retryAt,
 		Attempts: p.attempts, Sent: p.sent, Typed: p.typed, PressEnter: p.pressEnter, Above: p.pre, Sticky: p.sticky,
 		Person: p.person}
@@ -429,8 +429,16 @@ func (p *pane) record() (r store.Pane, ok bool) {
 // restore takes up the stop a previous watcher handled in this session. The next look
 // classifies it afresh (a draft typed meanwhile is held); what a look cannot see again is
 // kept: when the stop appeared, its reset, the attempts and keys sent, a hold that sticks. A
-// record with an unknown state or kind (another version wrote it) is not taken up.
+// record with an unknown state, kind or agent (another version wrote it), or of another agent
+// than the one that runs, is not taken up.
 func (p *pane) restore(r store.Pane) error {
+	who, err := agent.Parse(r.Agent)
+	if err != nil {
+		return err
+	}
+	if who != p.agent {
+		return fmt.Errorf("watcher: restore %s: the record is of %s, the pane runs %s", p.info.ID, who.Title(), p.agent.Title())
+	}
 	state, err := parseState(r.State)
 	if err != nil {
 		return err

@@ -394,3 +394,30 @@ func TestPersistUnknownStateIsNotTakenUp(t *testing.T) {
 	}
 	r.wantKeys(p)
 }
+
+// The state file names each record's agent: a record written for a Claude Code pane says
+// claude; one without an agent (written before there was a second) is taken up as Claude
+// Code's; one of another agent, or of an agent this version does not know, is not.
+func TestPersistAgent(t *testing.T) {
+	st := &memStore{}
+	r := newRig(t, withStore(st))
+	r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	if rec := st.recs["%1"]; rec.Agent != "claude" {
+		t.Errorf("record = %+v, want agent claude", rec)
+	}
+	for _, tc := range []struct {
+		agent string
+		taken bool
+	}{{"", true}, {"claude", true}, {"codex", false}, {"gemini", false}} {
+		var logs bytes.Buffer
+		rec := store.Pane{PID: 100, Start: "ticks:100", Agent: tc.agent, State: "held", Note: "by hand", Stop: "x", Kind: "session", Sticky: true}
+		st := &memStore{recs: map[string]store.Pane{"%1": rec}}
+		r := newRig(t, func(c *watcher.Config) { c.Store, c.Log = st, zerolog.New(&logs) })
+		r.tmux.add("%1", 100, stopped("7:30pm", ""))
+		r.at(0)
+		if taken := strings.Contains(logs.String(), "taken up from the state file") && !strings.Contains(logs.String(), "not taken up"); taken != tc.taken {
+			t.Errorf("a record of agent %q: taken up %v, want %v:\n%s", tc.agent, taken, tc.taken, logs.String())
+		}
+	}
+}

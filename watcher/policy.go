@@ -39,12 +39,17 @@ func (w *Watcher) leave(ctx context.Context, info tmuxctl.Pane, why string) erro
 }
 
 // message is what is typed into the pane: its @cac_message when set and valid
-// (config.CheckMessage), else the configured message. A pane whose @cac_message breaks the
-// rule is told once in the log, and gets the configured one.
+// (config.CheckMessage), else its agent's message ([codex] message), else the configured
+// message. A pane whose @cac_message breaks the rule is told once in the log, and gets the
+// agent's or the configured one.
 func (w *Watcher) message(p *pane) string {
+	configured := w.cfg.Message
+	if m := w.cfg.Agents[p.agent].Message; m != "" {
+		configured = m
+	}
 	m := p.info.Message
 	if m == "" {
-		return w.cfg.Message
+		return configured
 	}
 	if why := config.CheckMessage(m); why != "" {
 		if p.badMessage != m {
@@ -52,7 +57,7 @@ func (w *Watcher) message(p *pane) string {
 			p.event(w.cfg.Log.Warn()).Str("fix", "tmux set -p -t "+p.info.ID+" @cac_message 'continue'").
 				Msg("the pane option @cac_message " + why + "; the configured message is typed instead")
 		}
-		return w.cfg.Message
+		return configured
 	}
 	return m
 }
@@ -62,7 +67,7 @@ func (w *Watcher) message(p *pane) string {
 // note; "never" holds it without telling.
 func (p *pane) byPolicy() (held bool, note string) {
 	if !p.policy.decided {
-		a, why := p.pol.For(p.kind, p.reset.At, p.stopped)
+		a, why := p.pol.For(p.agent, p.kind, p.reset.At, p.stopped)
 		p.policy = decision{decided: true, action: a, why: why}
 	}
 	if p.policy.action == config.ActionResume || p.policy.action == "" || p.manual {

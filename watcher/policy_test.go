@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -99,4 +100,46 @@ func TestUnitWhichPanesAndWhatMessage(t *testing.T) {
 	}
 	r.at(2 * time.Hour)
 	r.wantKeys(a, "continue", "Enter")
+}
+
+// [claude] message is typed into a Claude Code pane in place of watch.message, [codex]
+// message is not (the pane is not Codex's), a pane's @cac_message still wins, and a bad
+// @cac_message falls back to the agent's message; policy.claude holds every Claude Code stop,
+// whatever its kind. Each event names the pane's agent.
+func TestUnitAgentMessageAndPolicy(t *testing.T) {
+	var got events
+	r := newRig(t, func(c *watcher.Config) {
+		c.Agents = map[agent.Name]agent.Settings{agent.Claude: {Message: "go on, claude"}, agent.Codex: {Message: "go on, codex"}}
+		c.Notify = &got
+	})
+	a := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	b := r.tmux.add("%2", 101, stopped("7:30pm", ""))
+	b.info.Message = "please go on"
+	c := r.tmux.add("%3", 102, stopped("7:30pm", ""))
+	c.info.Message = "/compact"
+	r.at(0)
+	r.at(31 * time.Minute)
+	r.at(32 * time.Minute)
+	r.wantKeys(a, "go on, claude", "Enter")
+	r.wantKeys(b, "please go on", "Enter")
+	r.wantKeys(c, "go on, claude", "Enter")
+	if len(got) == 0 {
+		t.Fatal("no event told")
+	}
+	for _, e := range got {
+		if e.Agent != agent.Claude {
+			t.Errorf("event %s of %s names agent %q, want claude", e.Kind, e.Pane, e.Agent)
+		}
+	}
+
+	pol := config.Default().Policy
+	pol.Agents[agent.Claude] = config.ActionNever
+	r = newRig(t, func(c *watcher.Config) { c.Policy = pol })
+	p := r.tmux.add("%1", 100, stopped("7:30pm", ""))
+	r.at(0)
+	r.at(31 * time.Minute)
+	r.wantKeys(p)
+	if row := r.row("%1"); row.State != watcher.Held || !strings.Contains(row.Note, `policy.claude is "never"`) {
+		t.Errorf("row = %+v, want held by policy.claude", row)
+	}
 }

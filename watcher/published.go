@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/proc"
@@ -48,9 +49,15 @@ func ListRows(ctx context.Context, c *tmuxctl.Client, f Finder, all, watching bo
 		}
 		if r.State == Running {
 			look := !watching && (p.Match > 0 || p.Width < narrow)
-			claude := (all || look) && isClaude(ctx, f, p)
+			a, claude := agent.Name(""), false
+			if all || look {
+				a, claude = agentIn(ctx, f, p)
+			}
+			if claude {
+				r.Agent = a // nothing published: the process tells
+			}
 			if look && claude {
-				r = stoppedHere(ctx, c, p, r, now)
+				r = stoppedHere(ctx, c, p, agent.For(a), r, now)
 			}
 			if all && !claude && proc.RemoteShell(p.Command) && proc.Hint("", p.Title) {
 				r.State, r.Note = Remote, remoteNote(p.Command)
@@ -74,30 +81,34 @@ func remoteNote(command string) string {
 // stoppedHere looks at the screen of Claude pane p, which has no published state, while no
 // watcher runs: a stop at a limit makes its row r unwatched, with the reset and kind the
 // screen prints (read as a watcher starting now would). It only captures the pane.
-func stoppedHere(ctx context.Context, c *tmuxctl.Client, p tmuxctl.Pane, r Row, now time.Time) Row {
-	screen, err := c.Capture(ctx, p.ID)
+func stoppedHere(ctx context.Context, c *tmuxctl.Client, p tmuxctl.Pane, a agent.Agent, r Row, now time.Time) Row {
+	capture := c.Capture
+	if a.Styled {
+		capture = c.CaptureStyled
+	}
+	screen, err := capture(ctx, p.ID)
 	if err != nil {
 		return r
 	}
-	v := detector.Detect(screen, detector.Facts{Now: now, Zone: time.Local})
+	v := a.Detect(screen, detector.Facts{Now: now, Zone: time.Local})
 	if !v.Limited {
 		return r
 	}
-	r.State, r.Kind = unwatched, string(v.Kind)
+	r.State, r.Kind, r.Agent = unwatched, string(v.Kind), a.Name
 	if v.Reset.Known {
 		r.Reset, r.Zone, r.Source = v.Reset.At, v.Reset.Zone, SourceScreen
 	}
 	return r
 }
 
-// isClaude says whether a pane runs Claude Code: by its process, or by its command and title
-// where the process table cannot be read.
-func isClaude(ctx context.Context, f Finder, p tmuxctl.Pane) bool {
-	_, ok, err := f.Find(ctx, p.PID)
+// agentIn says which agent a pane runs: by its process, or by its command and title (Claude
+// Code) where the process table cannot be read.
+func agentIn(ctx context.Context, f Finder, p tmuxctl.Pane) (agent.Name, bool) {
+	found, ok, err := f.Find(ctx, p.PID)
 	if err != nil {
-		return proc.Hint(p.Command, p.Title)
+		return agent.Claude, proc.Hint(p.Command, p.Title)
 	}
-	return ok
+	return found.Agent, ok
 }
 
 // Shown are rows (ListRows) as the table of list and the popup show them. While no watcher

@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/store"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -115,5 +117,24 @@ func TestStatusOf(t *testing.T) {
 	}
 	if got := watcher.StatusOf(c, envIn(dir), nil); got != (watcher.Status{}) {
 		t.Errorf("StatusOf(nothing paused) = %+v, want nothing, and not asked whether a watcher runs", got)
+	}
+}
+
+// @cac_agent is read back strictly: unset is Claude Code (a pane published before there was
+// a second agent, or a running one), a known name is its agent, anything else an error.
+func TestRowOfAgent(t *testing.T) {
+	for _, tc := range []struct {
+		agent string
+		want  agent.Name
+		ok    bool
+	}{{"", agent.Claude, true}, {"claude", agent.Claude, true}, {"codex", agent.Codex, true}, {"Codex", "", false}, {"gemini", "", false}} {
+		info := tmuxctl.Pane{ID: "%1", Options: tmuxctl.Options{State: "waiting", Kind: "session", Agent: tc.agent}}
+		r, err := watcher.RowOf(info)
+		if r.Agent != tc.want || (err == nil) != tc.ok {
+			t.Errorf("RowOf(@cac_agent %q) = %q, %v; want %q, ok %v", tc.agent, r.Agent, err, tc.want, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "@cac_agent") {
+			t.Errorf("RowOf(@cac_agent %q): %v, want the option named", tc.agent, err)
+		}
 	}
 }

@@ -136,6 +136,19 @@ func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict
 	return v, p.source, p.account()
 }
 
+// PaneAgent is the agent running in pane id now, Claude Code when none can be told.
+func PaneAgent(ctx context.Context, t Tmux, f Finder, id string) agent.Name {
+	info, err := t.PaneInfo(ctx, id)
+	if err != nil {
+		return agent.Claude
+	}
+	found, ok, err := f.Find(ctx, info.PID)
+	if err != nil || !ok {
+		return agent.Claude
+	}
+	return found.Agent
+}
+
 // consult reads the pane's records about the stop on screen: whose stop it is (judge), and,
 // when it is the process's own, its exact reset (refine).
 func (w *Watcher) consult(ctx context.Context, p *pane) {

@@ -245,7 +245,6 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 	if err := w.tmux.SendLiteral(ctx, id, msg); err != nil {
 		return err
 	}
-	typed := w.now()
 	// Text and Enter in one call read as a paste (Claude Code 2.x, Codex): Enter goes alone.
 	inBox := func(v detector.Verdict) shown {
 		switch draft := strings.TrimSpace(v.Input.Draft); {
@@ -259,10 +258,11 @@ func (w *Watcher) typeAndEnter(ctx context.Context, p *pane, v detector.Verdict)
 	if ok, err := w.awaitShown(ctx, p, "before Enter", inBox); !ok {
 		return err
 	}
-	if rest := typed.Add(p.program().EnterAfter).Sub(w.now()); rest > 0 {
-		// Too soon after the text for this agent (agent.Agent.EnterAfter): the Enter waits,
-		// then goes out after another look through every gate.
-		if err := w.cfg.Clock.Sleep(ctx, rest); err != nil {
+	if after := p.program().EnterAfter; after > 0 {
+		// The agent reads an Enter soon after the text it drew as part of a paste
+		// (agent.Agent.EnterAfter): the Enter waits that long after the look that showed the
+		// text, then goes out after another look through every gate.
+		if err := w.cfg.Clock.Sleep(ctx, after); err != nil {
 			return err
 		}
 		if ok, err := w.awaitShown(ctx, p, "before Enter", inBox); !ok {

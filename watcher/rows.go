@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )
@@ -16,8 +17,10 @@ type Row struct {
 	Server string
 	Pane   string // "%12"
 	Target string // session:window.pane
-	State  State
-	Kind   string
+	// Agent is the agent that runs in the pane.
+	Agent agent.Name
+	State State
+	Kind  string
 	// Reset is the instant the limit lifts, in the zone it was printed in; zero when unknown.
 	Reset time.Time
 	Zone  string // the IANA zone of Reset as printed or assumed
@@ -35,7 +38,7 @@ type Row struct {
 func (w *Watcher) Rows() []Row {
 	rows := make([]Row, 0, len(w.panes))
 	for _, p := range w.panes {
-		r := Row{Pane: p.info.ID, Target: p.info.Target(), State: p.state, Kind: string(p.kind), Due: p.dueAt(), Note: p.note, Account: p.account()}
+		r := Row{Pane: p.info.ID, Target: p.info.Target(), Agent: p.agent, State: p.state, Kind: string(p.kind), Due: p.dueAt(), Note: p.note, Account: p.account()}
 		if p.state.Paused() && p.reset.Known {
 			r.Reset, r.Zone, r.Source = p.reset.At, p.reset.Zone, p.source
 		}
@@ -49,11 +52,17 @@ func (w *Watcher) Rows() []Row {
 }
 
 // rowOf reads a row from the pane options a watcher published; a pane without them is
-// running. It is how `list` works without a watcher. An unknown state or kind (another
-// version published it, or someone set the option by hand) is an error.
+// running (and its agent Claude Code, which an unset @cac_agent is). It is how `list` works
+// without a watcher. An unknown state, kind or agent (another version published it, or
+// someone set the option by hand) is an error.
 func rowOf(info tmuxctl.Pane) (Row, error) {
 	o := info.Options
 	r := Row{Pane: info.ID, Target: info.Target(), State: Running, Kind: o.Kind, Zone: o.Zone, Note: o.Note, Account: o.Account}
+	who, err := agent.Parse(o.Agent)
+	if err != nil {
+		return Row{}, fmt.Errorf("watcher: pane %s: @cac_agent: %w", info.ID, err)
+	}
+	r.Agent = who
 	if o.State != "" {
 		st, err := parseState(o.State)
 		if err != nil {

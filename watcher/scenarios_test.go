@@ -62,7 +62,7 @@ func TestPlainStopResumedOnceAfterReset(t *testing.T) {
 	}
 	got := wd.options(f.pane)
 	want := tmuxctl.Options{State: "waiting", Reset: wd.reset.Format(time.RFC3339), Due: wd.reset.Add(testSchedule.Margin).Format(time.RFC3339), Kind: "session", Zone: "UTC",
-		Source: "screen", Account: wd.s.ClaudeDir} // the fake keeps no records: the reset is the screen's
+		Source: "screen", Account: wd.s.ClaudeDir, Agent: "claude"} // the fake keeps no records: the reset is the screen's
 	if got != want {
 		t.Errorf("pane options while waiting = %+v, want %+v", got, want)
 	}

@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
-// TestConfigFromEveryKey changes each key of [watch], [policy] and [panes] from its default
+// TestConfigFromEveryKey changes each key of [watch], [policy], [panes] and the agents' tables
+// ([claude], [codex]) from its default
 // (as its tmux option, through config.Resolve) and finds the new value where the watcher reads
 // it. A key added to one of these tables fails here until it reaches the watcher, or is said
 // to be another's.
@@ -38,12 +40,21 @@ func TestConfigFromEveryKey(t *testing.T) {
 	for _, k := range detector.Kinds() {
 		cases["policy."+string(k)] = arrival{"never", func(c watcher.Config) any { return c.Policy.Actions[k] }, config.ActionNever}
 	}
+	for _, n := range agent.Names() {
+		cases["policy."+string(n)] = arrival{"never", func(c watcher.Config) any { return c.Policy.Agents[n] }, config.ActionNever}
+		cases[string(n)+".enabled"] = arrival{"false", func(c watcher.Config) any { return c.Agents[n].Off }, true}
+		cases[string(n)+".message"] = arrival{"go on", func(c watcher.Config) any { return c.Agents[n].Message }, "go on"}
+	}
+	agents := map[string]bool{}
+	for _, n := range agent.Names() {
+		agents[string(n)] = true
+	}
 	others := map[string]string{"watch.log_level": "the command's logger"}
 
 	def := watcher.ConfigFrom(config.Default())
 	for _, key := range config.Keys() {
 		table, _, _ := strings.Cut(key, ".")
-		if table != "watch" && table != "policy" && table != "panes" || others[key] != "" {
+		if table != "watch" && table != "policy" && table != "panes" && !agents[table] || others[key] != "" {
 			continue
 		}
 		a, ok := cases[key]
@@ -69,7 +80,10 @@ func TestConfigFromDefaults(t *testing.T) {
 	if !reflect.DeepEqual(got.Policy, config.Default().Policy) || !reflect.DeepEqual(got.Panes, config.Panes{}) {
 		t.Errorf("ConfigFrom(Default()) policy %+v, panes %+v; want the defaults", got.Policy, got.Panes)
 	}
-	got.Policy = config.Policy{}
+	if !reflect.DeepEqual(got.Agents, config.Default().AgentSettings()) {
+		t.Errorf("ConfigFrom(Default()) agents %+v, want every agent at its default", got.Agents)
+	}
+	got.Policy, got.Agents = config.Policy{}, nil
 	if !reflect.DeepEqual(got, watcher.Defaults) {
 		t.Errorf("ConfigFrom(Default()) = %+v\nwant Defaults %+v", got, watcher.Defaults)
 	}

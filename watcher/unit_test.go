@@ -2,6 +2,7 @@ package watcher_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/internal/clocktest"
 	"github.com/cac-tmux/cac-tmux/proc"
@@ -54,6 +56,10 @@ type fakePane struct {
 	// forked: the process table shows tmux's fork, which has not yet run claude
 	// (proc.Found.Starting).
 	forked bool
+	// agent is the agent in the pane, Claude Code when zero; a Codex pane's screens and keys
+	// are codex_test.go's (codexPane).
+	agent agent.Name
+	codex *codexPane
 }
 
 // fakeTmux is a tmux server whose panes a test edits between ticks.
@@ -188,6 +194,8 @@ func (f *fakeTmux) SendLiteral(_ context.Context, id, text string) error {
 		}
 		p.keys = append(p.keys, text)
 		switch {
+		case p.codex != nil:
+			p.codex.typed(p, text)
 		case p.vim == "normal" && text == "i":
 			p.vim = "insert"
 		case p.lag > 0:
@@ -228,7 +236,10 @@ func (f *fakeTmux) SendKey(_ context.Context, id, key string) error {
 			f.onKey(id, key)
 		}
 		p.keys = append(p.keys, key)
-		if key == "Enter" {
+		switch {
+		case p.codex != nil:
+			p.codex.pressed(p, key)
+		case key == "Enter":
 			p.edit(func(string) string { return "" }) // submitted
 		}
 	}
@@ -242,7 +253,7 @@ func (f *fakeTmux) SetPaneOptions(_ context.Context, id string, names, values []
 	}
 	o := &p.info.Options
 	at := map[string]*string{"@cac_state": &o.State, "@cac_reset": &o.Reset, "@cac_due": &o.Due, "@cac_kind": &o.Kind,
-		"@cac_zone": &o.Zone, "@cac_note": &o.Note, "@cac_source": &o.Source, "@cac_account": &o.Account, tmuxctl.RequestOption: &p.info.Request, tmuxctl.ReplyOption: &p.reply}
+		"@cac_zone": &o.Zone, "@cac_note": &o.Note, "@cac_source": &o.Source, "@cac_account": &o.Account, "@cac_agent": &o.Agent, tmuxctl.RequestOption: &p.info.Request, tmuxctl.ReplyOption: &p.reply}
 	for i, n := range names {
 		*at[n] = values[i]
 	}
@@ -360,7 +371,7 @@ func (f *fakeTmux) Find(_ context.Context, panePID int) (proc.Found, bool, error
 			return proc.Found{Starting: true}, false, nil
 		}
 		if p.info.PID == panePID && p.claude.PID != 0 {
-			return proc.Found{Identity: p.claude, How: "fake"}, true, nil
+			return proc.Found{Identity: p.claude, How: "fake", Agent: cmp.Or(p.agent, agent.Claude)}, true, nil
 		}
 	}
 	return proc.Found{}, false, nil

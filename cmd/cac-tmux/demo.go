@@ -10,6 +10,7 @@ import (
 
 	"github.com/cac-tmux/cac-tmux/demo"
 	"github.com/cac-tmux/cac-tmux/demo/simclaude"
+	"github.com/cac-tmux/cac-tmux/demo/simcodex"
 )
 
 func newDemo(std *deps) *cobra.Command {
@@ -34,7 +35,7 @@ made.`,
 			if err != nil {
 				return fmt.Errorf("demo: find the cac-tmux binary: %w", err)
 			}
-			o := demo.Options{Exe: exe, Out: std.out, Err: std.err}
+			o := demo.Options{Exe: exe, Codex: true, Out: std.out, Err: std.err}
 			in, inFile := std.in.(*os.File)
 			out, outFile := std.out.(*os.File)
 			if !headless && std.inTTY && std.outTTY && inFile && outFile {
@@ -50,13 +51,18 @@ made.`,
 	return c
 }
 
-// newSimClaude is the hidden command that runs the simulated Claude Code in the demo's panes,
-// through a link named "claude" (package demo).
-func newSimClaude() *cobra.Command {
+// newSims are the hidden commands that run the simulated Claude Code and Codex CLI.
+func newSims() []*cobra.Command {
+	return []*cobra.Command{newSim(demo.SimCommand, simclaude.Run), newSim(demo.SimCodexCommand, simcodex.Run)}
+}
+
+// newSim is a hidden command that runs a simulated agent in the demo's panes, through a link
+// named after the agent's executable (package demo): run is simclaude.Run or simcodex.Run.
+func newSim(use string, run func(args []string) error) *cobra.Command {
 	return &cobra.Command{
-		Use:                demo.SimCommand,
+		Use:                use,
 		Hidden:             true,
 		DisableFlagParsing: true,
-		RunE:               func(_ *cobra.Command, args []string) error { return simclaude.Run(args) },
+		RunE:               func(_ *cobra.Command, args []string) error { return run(args) },
 	}
 }

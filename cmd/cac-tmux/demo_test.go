@@ -50,6 +50,9 @@ func TestDemoHeadless(t *testing.T) {
 		"(c) native  Claude Code continued by itself after the reset (no key received)",
 		"(d) draft   held: a draft is in the input box",
 		"(d) draft   untouched after the reset",
+		"(e) codex   seen: Codex's rate-limit menu is open over the stop; Esc alone may close it",
+		`(e) codex   the menu closed by Esc: received "\x1b"`,
+		`(e) codex   resumed: received "continue", "\r"`,
 		"demo        cycle complete in ",
 	} {
 		if !strings.Contains(out.String(), want) {

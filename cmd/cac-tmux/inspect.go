@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 	"github.com/cac-tmux/cac-tmux/watcher"
@@ -24,6 +25,8 @@ type inspectOptions struct {
 	json            bool
 	file            string // "-" for stdin
 	pane            string // a live pane instead of a file
+	agentText       string
+	agent           agent.Name // whose screen it is: --agent, or the agent in --pane
 	tmux            *tmuxctl.Client
 }
 
@@ -33,7 +36,8 @@ func newInspect(std *deps) *cobra.Command {
 		Use:     "inspect [FILE|-]",
 		Example: "       cac-tmux inspect --pane %N [-L NAME|-S PATH] [flags]",
 		Short:   "classify one screen capture and explain the decision",
-		Long: `Classify one Claude Code screen (plain text or a capture with escapes) and explain the decision.
+		Long: `Classify one Claude Code or Codex CLI screen (plain text or a capture with escapes) and explain the decision.
+A Codex screen needs its escapes (tmux capture-pane -p -J -e): its composer's placeholder is told from a draft by them.
 Exit 0 limited, 1 not limited, 2 error.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.finish(args, std.inTTY); err != nil {
@@ -44,7 +48,8 @@ Exit 0 limited, 1 not limited, 2 error.`,
 	}
 	fs := c.Flags()
 	fs.StringVar(&o.nowText, "now", "", "capture instant, RFC3339 (e.g. 2026-11-20T23:00:00+01:00); the message is taken to have appeared then. Default: now, appearance unknown")
-	fs.StringVar(&o.tzText, "tz", "", "IANA zone of the host that ran claude, for messages that print none (default: this machine's zone)")
+	fs.StringVar(&o.tzText, "tz", "", "IANA zone of the host that ran claude (of Codex's app-server daemon), for messages that print none (default: this machine's zone)")
+	fs.StringVar(&o.agentText, "agent", "claude", "whose screen a FILE is: claude or codex (--pane: the agent running there)")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object")
 	fs.StringVar(&o.pane, "pane", "", "inspect a live pane (%N or session:window.pane) instead of a file")
 	o.tmux = socketFlags(fs)
@@ -74,6 +79,11 @@ func (o *inspectOptions) finish(args []string, inTTY bool) error {
 		}
 		o.now = t
 	}
+	a, err := agent.Parse(o.agentText)
+	if err != nil || o.agentText == "" {
+		return usageErrorf("inspect: --agent: must be claude or codex (got %q)", o.agentText)
+	}
+	o.agent = a
 	o.zone = time.Local
 	if o.tzText != "" {
 		l, err := time.LoadLocation(o.tzText)
@@ -89,7 +99,7 @@ func (o *inspectOptions) finish(args []string, inTTY bool) error {
 // notLimited when it is not, and an *exitError with code 2 for anything that went wrong (1
 // would read as "not limited").
 func runInspect(ctx context.Context, o *inspectOptions, std *deps) error {
-	raw, err := inspectInput(ctx, o, std.in)
+	raw, err := inspectInput(ctx, o, std.in, std.finder)
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("inspect: %w", err)}
 	}
@@ -97,7 +107,11 @@ func runInspect(ctx context.Context, o *inspectOptions, std *deps) error {
 	if o.now.IsZero() {
 		facts.Now = std.clock.Now()
 	}
-	v := detector.Detect(detector.CleanScreen(raw), facts)
+	a := agent.For(o.agent)
+	if !a.Styled {
+		raw = detector.CleanScreen(raw)
+	}
+	v := a.Detect(raw, facts)
 	source, account := watcher.SourceScreen, ""
 	if o.pane != "" { // refined with the claude process's records, as the watcher does
 		v, source, account = watcher.Refine(ctx, o.tmux, std.finder, o.pane, v)
@@ -113,8 +127,9 @@ func runInspect(ctx context.Context, o *inspectOptions, std *deps) error {
 	return nil
 }
 
-// inspectInput reads the screen: the live pane, the file or stdin.
-func inspectInput(ctx context.Context, o *inspectOptions, stdin io.Reader) (string, error) {
+// inspectInput reads the screen: the live pane (captured as its agent's screen reads), the
+// file or stdin.
+func inspectInput(ctx context.Context, o *inspectOptions, stdin io.Reader, finder watcher.Finder) (string, error) {
 	if o.pane == "" {
 		return readScreen(o.file, stdin)
 	}
@@ -122,8 +137,12 @@ func inspectInput(ctx context.Context, o *inspectOptions, stdin io.Reader) (stri
 	if err != nil {
 		return "", err
 	}
-	o.pane = id
-	raw, err := o.tmux.Capture(ctx, o.pane)
+	o.pane, o.agent = id, watcher.PaneAgent(ctx, o.tmux, finder, id)
+	capture := o.tmux.Capture
+	if agent.For(o.agent).Styled {
+		capture = o.tmux.CaptureStyled
+	}
+	raw, err := capture(ctx, o.pane)
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoServer):
 		err = fmt.Errorf("%w; is tmux running there? select the server with -L NAME or -S PATH", err)

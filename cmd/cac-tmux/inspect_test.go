@@ -219,6 +219,7 @@ func TestInspectUsageErrors(t *testing.T) {
 		{"bad --now", []string{"--now", "2026-11-20 23:00", screen}, true, []string{"--now", "RFC3339", `"2026-11-20 23:00"`}},
 		{"--now without zone", []string{"--now", "2026-11-20T23:00:00", screen}, true, []string{"--now", "RFC3339"}},
 		{"bad --tz", []string{"--tz", "Mars/Olympus", screen}, true, []string{"--tz", `"Mars/Olympus"`, "IANA"}},
+		{"bad --agent", []string{"--agent", "gemini", screen}, true, []string{"--agent", "claude or codex", `"gemini"`}},
 		{"unknown flag", []string{"--bogus", screen}, true, []string{"unknown flag", "--bogus"}},
 		{"no FILE on a terminal", nil, true, []string{"no input", "FILE"}},
 	}
@@ -237,6 +238,19 @@ func TestInspectUsageErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInspectCodex: a Codex screen (captured with its escapes) is read as Codex's with
+// --agent codex: its stop, its reset in the daemon's zone (--tz) and Esc as its menu's key.
+func TestInspectCodex(t *testing.T) {
+	screen := filepath.Join("..", "..", "detector", "testdata", "codex-screens", "codex-stop-menu-first-80.txt")
+	code, out, errOut := inspect("", true, "--agent", "codex", "--tz", "America/New_York", "--now", "2026-11-28T13:03:10Z", screen)
+	if code != 0 || !strings.Contains(out, "limited:   yes") || !strings.Contains(out, "10:10 EST (America/New_York)") || !strings.Contains(out, "Esc closes it") {
+		t.Errorf("inspect --agent codex: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := inspect("", true, "--tz", "America/New_York", screen); code != 1 {
+		t.Errorf("the same screen read as Claude Code's: exit %d, want 1 (not limited)\n%s", code, out)
 	}
 }
 

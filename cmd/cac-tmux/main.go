@@ -154,7 +154,8 @@ func newRoot(streams stdio) *cobra.Command {
 		return usageErrorf("%s%v (see %s --help)", prefix(c), err, c.CommandPath())
 	})
 	root.AddCommand(newDemo(std), newWatch(std), newList(std), newPopup(std), newStatus(std),
-		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newAction(std, watcher.Unskip), newInspect(std), newVersion(std), newSimClaude())
+		newAction(std, watcher.ResumeNow), newAction(std, watcher.Skip), newAction(std, watcher.Unskip), newInspect(std), newVersion(std))
+	root.AddCommand(newSims()...)
 	root.AddCommand(newConfig(std.stdio), newDoctor(std))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

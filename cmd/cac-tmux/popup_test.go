@@ -51,7 +51,7 @@ func (a *attached) popupEnv(t *testing.T, env string) string {
 	a.inner.Tmux(t, "bind-key", "C", "display-popup", "-w", "100%", "-h", "100%", "-E", env+bins.cac+" popup -S "+a.inner.Socket)
 	a.key(t, "C-b")
 	a.key(t, "C")
-	return a.screen(t, "Claude Code sessions")
+	return a.screen(t, "Claude Code or Codex sessions")
 }
 
 // screen waits until the client's screen shows text and returns it.
@@ -151,7 +151,7 @@ func TestPopupResumeAndSkip(t *testing.T) {
 	a.key(t, "q")
 	tmuxtest.WaitFor(t, 10*time.Second, "the popup closed", func() bool {
 		s, _ := a.outer.Client.Capture(t.Context(), "main")
-		return !strings.Contains(s, "Claude Code sessions")
+		return !strings.Contains(s, "Claude Code or Codex sessions")
 	})
 }
 
@@ -198,7 +198,7 @@ func TestPopupFilter(t *testing.T) {
 	// Closed: its process gone, and its border with it (the screen empties a moment before).
 	tmuxtest.WaitFor(t, 10*time.Second, "the popup closed", func() bool {
 		s, _ := a.outer.Client.Capture(t.Context(), "main")
-		return !strings.Contains(s, "Claude Code sessions") && !strings.Contains(s, "┌")
+		return !strings.Contains(s, "Claude Code or Codex sessions") && !strings.Contains(s, "┌")
 	})
 	a.popupEnv(t, "NO_COLOR=1 ")
 	a.screen(t, heldAt+"  held")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cac-tmux/cac-tmux/accounts"
+	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/clock"
 	"github.com/cac-tmux/cac-tmux/config"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
@@ -83,11 +84,11 @@ func runSwitch(ctx context.Context, tmux *tmuxctl.Client, target, to string, std
 }
 
 // switchConfig is what a switch on the server of tmux needs, with the settings c: the
-// command's and the watcher's ([accounts] auto) alike. The session goes on with the resume
-// message on its new account.
+// command's and the watcher's ([accounts] auto) alike. The session goes on with Claude Code's
+// resume message on its new account.
 func switchConfig(tmux *tmuxctl.Client, accts []accounts.Account, c config.Config, notices io.Writer) accounts.Config {
 	return accounts.Config{Tmux: tmux, Finder: newFinder(), Ask: askSwitch(tmux, watcher.Skip), Clock: clock.Real, Getenv: os.Getenv,
-		Notices: notices, Accounts: accts, MaxPerDay: c.Accounts.MaxPerDay, Message: c.Watch.Message}
+		Notices: notices, Accounts: accts, MaxPerDay: c.Accounts.MaxPerDay, Message: c.MessageOf(agent.Claude)}
 }
 
 // autoSwitch is servers.Watch's AutoSwitch with the settings c: accounts.AutoOf on the

@@ -3,24 +3,14 @@ package simclaude
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/term"
-
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/demo/simterm"
 )
-
-// chunk is one read of the terminal.
-type chunk struct {
-	at time.Time
-	b  []byte
-}
 
 // timers are the session's own events: the spinner, the native auto-continue firing, the
 // limit hit by an idle session, the exit; a nil channel never fires.
@@ -49,39 +39,19 @@ func (f *fake) timers() timers {
 	return t
 }
 
-// readInput sends every read of stdin to the channel, and closes it when the input ends.
-func readInput(input chan<- chunk) {
-	buf := make([]byte, 4096)
-	for {
-		n, err := os.Stdin.Read(buf)
-		if n > 0 {
-			input <- chunk{clock.Real.Now(), append([]byte(nil), buf[:n]...)}
-		}
-		if err != nil {
-			close(input)
-			return
-		}
-	}
-}
-
 // session runs the session on the terminal until its input ends, SIGTERM or SIGHUP, or the
 // exit timer.
 func (f *fake) session() error {
-	restore, err := makeRaw(0)
+	tty, err := simterm.Open()
 	if err != nil {
 		return err
 	}
 	defer func() {
 		io.WriteString(f.out, "\x1b[?25h\r\n") // the shell's prompt goes below the last screen
-		restore()
+		tty.Close()
 		f.rec.close()
 	}()
 	f.resize()
-	input := make(chan chunk)
-	go readInput(input)
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	t := f.timers()
 	var redraw <-chan time.Time
 	f.setState(f.scenario)
@@ -93,19 +63,19 @@ func (f *fake) session() error {
 	f.draw()
 	for {
 		select {
-		case c, ok := <-input:
+		case c, ok := <-tty.Input:
 			if !ok {
 				return nil
 			}
-			fmt.Fprintf(f.log, "%s\t%s\n", c.at.Format(time.RFC3339Nano), strconv.Quote(string(c.b)))
-			f.handle(c.b)
+			simterm.Logged(f.log, c)
+			f.handle(c.Bytes)
 			t.turnBegan(f)
 			if f.drawDelay > 0 { // draw what the input changed a moment later
 				redraw = after(f.drawDelay)
 				continue
 			}
 		case <-redraw:
-		case s := <-sigs:
+		case s := <-tty.Signals:
 			if s != syscall.SIGWINCH {
 				return nil
 			}
@@ -359,21 +329,5 @@ func (f *fake) draw() {
 
 // resize reads the terminal's size (120x40 when stdout is no terminal).
 func (f *fake) resize() {
-	if w, h, err := term.GetSize(1); err == nil && w > 0 && h > 0 {
-		f.width, f.height = w, h
-	}
-}
-
-// makeRaw puts the terminal on fd in raw mode like cfmakeraw(3) (golang.org/x/term): no echo,
-// no line editing, no signals from keys, no output processing, a byte at a time. It returns
-// the function that restores the old mode (a no-op when fd is no terminal).
-func makeRaw(fd int) (func(), error) {
-	if !term.IsTerminal(fd) {
-		return func() {}, nil
-	}
-	old, err := term.MakeRaw(fd)
-	if err != nil {
-		return nil, fmt.Errorf("simclaude: raw mode: %w", err)
-	}
-	return func() { term.Restore(fd, old) }, nil
+	f.width, f.height = simterm.Size(f.width, f.height)
 }

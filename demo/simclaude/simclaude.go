@@ -85,6 +85,7 @@ import (
 	_ "time/tzdata" // --zone loads any IANA name
 
 	"github.com/cac-tmux/cac-tmux/clock"
+	"github.com/cac-tmux/cac-tmux/demo/simterm"
 )
 
 // scenarios are the values of --scenario.
@@ -246,14 +247,11 @@ func (f *fake) configure(fl flags) error {
 
 // instant parses the RFC3339 value of a flag, def when it is empty.
 func instant(flag, s string, def time.Time) (time.Time, error) {
-	if s == "" {
-		return def, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := simterm.Instant(flag, s, def)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("simclaude: %s: %w", flag, err)
+		err = fmt.Errorf("simclaude: %w", err)
 	}
-	return t, nil
+	return t, err
 }
 
 // zoned returns t in the zone it is printed in and that zone's name: --zone, else the zone
