@@ -132,8 +132,10 @@ func TestCodexDraftHeld(t *testing.T) {
 }
 
 // The menu never answered: the watcher leaves it open and the pane waiting (list --json and
-// @cac_state) until the due instant, presses no key before it, then closes it with Esc alone
-// and resumes.
+// @cac_state) until the due instant and presses no key before it; the menu stays open until
+// the reset (then Codex 0.171.0 replaces it by itself, at its first usage poll after the
+// reset, with a notice that dismisses itself 5 s later). From the due instant on, the watcher
+// presses Esc at most and resumes.
 func TestCodexMenuOpenUntilDue(t *testing.T) {
 	t.Parallel()
 	tl := needCodex(t)
@@ -157,8 +159,8 @@ func TestCodexMenuOpenUntilDue(t *testing.T) {
 		if got := c.paneOption(t, "@cac_state"); got != "waiting" {
 			t.Fatalf("@cac_state = %q before the due instant %s, want waiting", got, due.Format(time.TimeOnly))
 		}
-		if !strings.Contains(c.capture(t), codexMenu) {
-			t.Fatalf("the menu closed before the due instant %s:\n%s", due.Format(time.TimeOnly), c.capture(t))
+		if screen := c.capture(t); time.Now().Before(reset) && !strings.Contains(screen, codexMenu) {
+			t.Fatalf("the menu closed before the reset %s:\n%s", reset.Format(time.TimeOnly), screen)
 		}
 		if got := w.keys(t, c.pane); len(got) != 0 {
 			t.Fatalf("the watcher sent %q before the due instant %s", got, due.Format(time.TimeOnly))
@@ -167,9 +169,14 @@ func TestCodexMenuOpenUntilDue(t *testing.T) {
 	}
 
 	codexResumed(t, m, c, w, reset, model, true)
-	esc := codexKeyLine(t, w, c.pane, "press ")
-	if at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(esc["time"])); err != nil || at.Before(due) {
-		t.Errorf("the watcher pressed %v at %v, want from the due instant %s on (%v)", esc["message"], esc["time"], due.Format(time.StampMilli), err)
+	for _, l := range w.lines(t) {
+		msg := fmt.Sprint(l["message"])
+		if l["pane"] != c.pane || !strings.HasPrefix(msg, "press ") && !strings.HasPrefix(msg, "type ") {
+			continue
+		}
+		if at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(l["time"])); err != nil || at.Before(due) {
+			t.Errorf("the watcher sent %q at %v, want from the due instant %s on (%v)", msg, l["time"], due.Format(time.StampMilli), err)
+		}
 	}
 }
 
@@ -198,12 +205,14 @@ func codexResumed(t *testing.T, m *codexMock, c *session, w *watch, reset time.T
 			t.Errorf("the backend got %q (answer %s): no other text may be typed", p.text(), p.Answer)
 		}
 	}
+	// At most one Esc before the message: Codex 0.171.0 replaces the menu by itself at its
+	// first usage poll after the reset (within ~5 s) with a notice that dismisses itself 5 s
+	// later, so whether the menu is still there at the due instant is a race.
 	keys, want := w.keys(t, c.pane), fmt.Sprintf("type %q and Enter", codexMessage)
-	switch {
-	case menu && (len(keys) != 2 || !strings.HasPrefix(keys[0], "press Esc") || keys[1] != want):
-		t.Errorf("the watcher sent %q, want Esc for the menu, then %q", keys, want)
-	case !menu && (len(keys) != 1 || keys[0] != want):
-		t.Errorf("the watcher sent %q, want %q alone (no menu)", keys, want)
+	t.Logf("the watcher's keys: %q", keys)
+	esc := len(keys) == 2 && strings.HasPrefix(keys[0], "press Esc")
+	if len(keys) == 0 || keys[len(keys)-1] != want || len(keys) > 1 && !(menu && esc) {
+		t.Errorf("the watcher sent %q, want %q after at most one Esc (only when the menu was open)", keys, want)
 	}
 	screen := c.capture(t)
 	if strings.Contains(screen, codexMenu) {
@@ -233,19 +242,6 @@ func waitCodexRequest(t *testing.T, m *codexMock, text string, d time.Duration) 
 func codexQuiet(t *testing.T, m *codexMock, c *session, n int, d time.Duration) {
 	t.Helper()
 	stayQuiet(t, c, n, d, "Codex's backend", func() []codexRequest { return m.requests(t) })
-}
-
-// codexKeyLine returns the watcher's first log line about pane whose message starts with
-// prefix.
-func codexKeyLine(t *testing.T, w *watch, pane, prefix string) map[string]any {
-	t.Helper()
-	for _, l := range w.lines(t) {
-		if l["pane"] == pane && strings.HasPrefix(fmt.Sprint(l["message"]), prefix) {
-			return l
-		}
-	}
-	t.Fatalf("e2e: the watcher logged no %q… about %s", prefix, pane)
-	return nil
 }
 
 // footerModel is the model Codex's footer names ("GPT-6.2-Sol default · DIR · …"), "" when
