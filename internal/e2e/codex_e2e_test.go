@@ -26,10 +26,13 @@ const codexMessage = "carry on from e2e"
 const codexLead = 65 * time.Second
 
 // A stop resumed once after its reset, on the same model, through the npm launcher (the
-// pane's command is node) and the native binary run directly: the watcher closes the
-// "Approaching rate limits" menu with Esc alone (never a digit, never Enter there: the model
-// of the resumed request is the stopped one's, the footer still shows it, config.toml is
-// untouched), types its message after the reset, and it reaches the backend exactly once.
+// pane's command is node) and the native binary run directly. At its first usage poll after
+// the reset Codex 0.171.0 replaces the "Approaching rate limits" menu by itself with "You're
+// no longer close to your usage limit. Dismissing in 5 seconds…" over a "› 1. Dismiss" row,
+// which is no draft. The watcher presses no key in a menu but Esc (never a digit, never
+// Enter: the model of the resumed request is the stopped one's, the footer still shows it,
+// config.toml is untouched), types its message after the reset, and it reaches the backend
+// exactly once.
 func TestCodexStopResumed(t *testing.T) {
 	t.Parallel()
 	for _, how := range []struct {
@@ -132,10 +135,10 @@ func TestCodexDraftHeld(t *testing.T) {
 }
 
 // The menu never answered: the watcher leaves it open and the pane waiting (list --json and
-// @cac_state) until the due instant and presses no key before it; the menu stays open until
-// the reset (then Codex 0.171.0 replaces it by itself, at its first usage poll after the
-// reset, with a notice that dismisses itself 5 s later). From the due instant on, the watcher
-// presses Esc at most and resumes.
+// @cac_state) until the due instant and presses no key before it, then closes it with Esc
+// alone and resumes. Codex 0.171.0 replaces the menu by itself once its usage poll (every
+// ~5 s) sees the limit lifted; here the mock's usage endpoint fails from the stop on (a poll
+// that has not seen the reset yet), so the menu is still open at the due instant.
 func TestCodexMenuOpenUntilDue(t *testing.T) {
 	t.Parallel()
 	tl := needCodex(t)
@@ -144,6 +147,7 @@ func TestCodexMenuOpenUntilDue(t *testing.T) {
 	w := startWatch(t, tl.cac, c, "--message", codexMessage)
 	reset := time.Now().Add(codexLead).Truncate(time.Second)
 	model := codexStopAt(t, m, c, reset, true)
+	m.set(t, map[string]any{"usage_status": 503})
 	w.waitLog(t, 30*time.Second, c.pane, "waiting")
 
 	row := listJSON(t, tl.cac, c)
@@ -159,8 +163,8 @@ func TestCodexMenuOpenUntilDue(t *testing.T) {
 		if got := c.paneOption(t, "@cac_state"); got != "waiting" {
 			t.Fatalf("@cac_state = %q before the due instant %s, want waiting", got, due.Format(time.TimeOnly))
 		}
-		if screen := c.capture(t); time.Now().Before(reset) && !strings.Contains(screen, codexMenu) {
-			t.Fatalf("the menu closed before the reset %s:\n%s", reset.Format(time.TimeOnly), screen)
+		if screen := c.capture(t); !strings.Contains(screen, codexMenu) {
+			t.Fatalf("the menu closed before the due instant %s:\n%s", due.Format(time.TimeOnly), screen)
 		}
 		if got := w.keys(t, c.pane); len(got) != 0 {
 			t.Fatalf("the watcher sent %q before the due instant %s", got, due.Format(time.TimeOnly))
@@ -169,6 +173,9 @@ func TestCodexMenuOpenUntilDue(t *testing.T) {
 	}
 
 	codexResumed(t, m, c, w, reset, model, true)
+	if keys := w.keys(t, c.pane); len(keys) != 2 || !strings.HasPrefix(keys[0], "press Esc") {
+		t.Errorf("the watcher sent %q, want Esc for the menu open at the due instant, then the message", keys)
+	}
 	for _, l := range w.lines(t) {
 		msg := fmt.Sprint(l["message"])
 		if l["pane"] != c.pane || !strings.HasPrefix(msg, "press ") && !strings.HasPrefix(msg, "type ") {
