@@ -193,7 +193,7 @@ func TestCodexMenuOpenUntilDue(t *testing.T) {
 // the message and Enter; the footer still showing the stopped model. It returns the request.
 func codexResumed(t *testing.T, m *codexMock, c *session, w *watch, reset time.Time, model string, menu bool) codexRequest {
 	t.Helper()
-	r := waitCodexRequest(t, m, codexMessage, time.Until(reset)+2*time.Minute)
+	r := waitCodexRequest(t, m, c, w, codexMessage, time.Until(reset)+2*time.Minute)
 	t.Logf("the message reached the backend %s after the reset", r.at().Sub(reset).Round(time.Millisecond))
 	if r.at().Before(reset) {
 		t.Errorf("the message reached the backend at %s, before the reset %s", r.at().Format(time.StampMilli), reset.Format(time.StampMilli))
@@ -208,8 +208,8 @@ func codexResumed(t *testing.T, m *codexMock, c *session, w *watch, reset time.T
 		t.Errorf("the message reached the backend %d times, want once", n)
 	}
 	for _, p := range m.prompts(t) {
-		if p.text() != codexMessage && p.text() != "do more" {
-			t.Errorf("the backend got %q (answer %s): no other text may be typed", p.text(), p.Answer)
+		if p.Text != codexMessage && p.Text != "do more" {
+			t.Errorf("the backend got %q (answer %s): no other text may be typed", p.Text, p.Answer)
 		}
 	}
 	// At most one Esc before the message: Codex 0.171.0 replaces the menu by itself at its
@@ -231,12 +231,18 @@ func codexResumed(t *testing.T, m *codexMock, c *session, w *watch, reset time.T
 	return r
 }
 
-// waitCodexRequest waits for a prompt whose text is text.
-func waitCodexRequest(t *testing.T, m *codexMock, text string, d time.Duration) codexRequest {
+// waitCodexRequest waits for a prompt whose text is text; it fails at once when the watcher
+// gives c's pane up (held or failed).
+func waitCodexRequest(t *testing.T, m *codexMock, c *session, w *watch, text string, d time.Duration) codexRequest {
 	t.Helper()
 	for end := deadline(d); ; time.Sleep(250 * time.Millisecond) {
 		if rs := m.typed(t, text); len(rs) > 0 {
 			return rs[0]
+		}
+		for _, l := range w.lines(t) {
+			if l["pane"] == c.pane && (l["message"] == "held" || l["message"] == "failed") {
+				t.Fatalf("e2e: the watcher %s the pane (%v) at %v; the screen now:\n%s", l["message"], l["note"], l["time"], c.capture(t))
+			}
 		}
 		if time.Now().After(end) {
 			t.Fatalf("e2e: waited %s for %q to reach Codex's backend; it got %+v", tmuxtest.Scale(d), text, m.prompts(t))

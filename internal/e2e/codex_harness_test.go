@@ -194,25 +194,17 @@ func (m *codexMock) limit(t *testing.T, reset time.Time, headers bool) {
 // codexRequest is one model request in the mock's log (a response.create frame over the
 // WebSocket, or a POST …/responses).
 type codexRequest struct {
-	Seq    int     `json:"seq"`
-	UnixMS int64   `json:"unix_ms"`
-	Method string  `json:"method"`
-	Path   string  `json:"path"`
-	WSType string  `json:"ws_type"`
-	Model  string  `json:"model"`
-	Text   *string `json:"last_user_text"`
-	Answer string  `json:"answer"`
+	Seq    int    `json:"seq"`
+	UnixMS int64  `json:"unix_ms"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	WSType string `json:"ws_type"`
+	Model  string `json:"model"`
+	Text   string `json:"last_user_text"` // "" when null (a prewarm)
+	Answer string `json:"answer"`
 }
 
 func (r codexRequest) at() time.Time { return time.UnixMilli(r.UnixMS) }
-
-// text is the request's last user text, "" without one (a prewarm).
-func (r codexRequest) text() string {
-	if r.Text == nil {
-		return ""
-	}
-	return *r.Text
-}
 
 // titlePrompt starts the request Codex 0.171.0 makes of its own to name a new thread (its
 // text quotes the user's first prompt after "User prompt:").
@@ -244,7 +236,7 @@ func (m *codexMock) requests(t *testing.T) []codexRequest {
 func (m *codexMock) prompts(t *testing.T) []codexRequest {
 	var out []codexRequest
 	for _, r := range m.requests(t) {
-		if r.text() != "" && !strings.HasPrefix(r.text(), titlePrompt) {
+		if r.Text != "" && !strings.HasPrefix(r.Text, titlePrompt) {
 			out = append(out, r)
 		}
 	}
@@ -255,7 +247,7 @@ func (m *codexMock) prompts(t *testing.T) []codexRequest {
 func (m *codexMock) typed(t *testing.T, text string) []codexRequest {
 	var out []codexRequest
 	for _, r := range m.prompts(t) {
-		if r.text() == text {
+		if r.Text == text {
 			out = append(out, r)
 		}
 	}
@@ -319,7 +311,7 @@ func codexReady(t *testing.T, c *session, m *codexMock, n int) {
 	})
 	tmuxtest.WaitFor(t, 30*time.Second, "Codex's prewarm (a model request without text)", func() bool {
 		rs := m.requests(t)
-		return len(rs) > n && slices.ContainsFunc(rs[n:], func(r codexRequest) bool { return r.text() == "" })
+		return len(rs) > n && slices.ContainsFunc(rs[n:], func(r codexRequest) bool { return r.Text == "" })
 	})
 }
 
