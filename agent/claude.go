@@ -79,7 +79,7 @@ func (c *claudeSession) rows() ([]records.Row, records.Entry, error) {
 // registry entry whose session has no transcript is no stop of its own either: claude -c
 // first names a fresh session, and the old one only later (over a second on a loaded
 // machine), the old stop already on screen (Claude Code 2.1.332).
-func (c *claudeSession) Judge(kind detector.Kind, _ time.Time) Judgement {
+func (c *claudeSession) Judge(seen Seen) Judgement {
 	rows, en, err := c.rows()
 	switch {
 	case errors.Is(err, errNoEntry):
@@ -90,8 +90,8 @@ func (c *claudeSession) Judge(kind detector.Kind, _ time.Time) Judgement {
 		return Judgement{Err: err}
 	}
 	j := Judgement{Foreign: claudeForeign(records.StopOf(rows, en.Started()))}
-	if row, found := records.LatestLimit(rows); found && j.Foreign == "" {
-		j.Limit = &Limit{At: row.At, ResetsAt: row.ResetsAt, Kind: claudeKind(row.RateLimitType, kind), Type: row.RateLimitType,
+	if row, found := records.LatestLimit(rows); found { // the watcher refines only its own stop
+		j.Limit = &Limit{At: row.At, ResetsAt: row.ResetsAt, Kind: claudeKind(row.RateLimitType, seen.Kind), Type: row.RateLimitType,
 			Records: "Claude Code's transcript", Field: "resetsAt", Source: "transcript"}
 	}
 	return j

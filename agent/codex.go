@@ -18,7 +18,7 @@ import (
 func CodexCLI() Agent {
 	return Agent{Name: Codex, Detect: detector.DetectCodex, Styled: true, MenuKey: codexMenuKey,
 		MenuStuck:  "Codex's rate-limit menu did not close after Esc; nothing more is pressed",
-		EnterAfter: 500 * time.Millisecond, Open: openCodex}
+		EnterAfter: 500 * time.Millisecond, Open: openCodex, Unzoned: true}
 }
 
 // codexMenuKey is Esc while the menu covers the stop that is the latest thing on screen
@@ -27,7 +27,7 @@ func codexMenuKey(m detector.Menu) (key, does string) {
 	if !m.Escape {
 		return "", "Codex's \"Approaching rate limits\" menu is open without a stop as the latest thing above it; nothing will be pressed"
 	}
-	return "Escape", "Esc: closes Codex's \"Approaching rate limits\" menu"
+	return "Escape", "Esc, which closes Codex's \"Approaching rate limits\" menu"
 }
 
 // codexSession reads the rollout of the thread a Codex TUI shows (package records): the thread
@@ -45,6 +45,8 @@ type codexSession struct {
 	path, thread string
 }
 
+// openCodex opens the records of a Codex TUI. env, what Finder.Env read, is replaced by what
+// the Host reads of the TUI (the same process: its CODEX_HOME and HOME).
 func openCodex(env records.Env, p Process) Session {
 	c := &codexSession{env: env}
 	if p.Host == nil {
@@ -52,9 +54,16 @@ func openCodex(env records.Env, p Process) Session {
 		c.zerr = c.qerr
 		return c
 	}
-	c.q, c.noDaemon, c.qerr = p.Host.CodexQuery()
-	if !c.noDaemon {
-		c.zone, c.zerr = p.Host.DaemonZone(env.CodexDir())
+	tui, err := p.Host.Codex()
+	switch {
+	case err != nil:
+		c.qerr, c.zerr = err, err
+	case tui.NoDaemon:
+		c.env, c.q = tui.Env, tui.Query
+		c.zerr = errors.New("it runs its app-server embedded (--no-daemon), which prints in the TUI's zone, not read")
+	default:
+		c.env, c.q = tui.Env, tui.Query
+		c.zone, c.zerr = p.Host.DaemonZone(c.env.CodexDir())
 	}
 	return c
 }
@@ -66,15 +75,15 @@ func (c *codexSession) VimMode() (bool, error) {
 }
 func (c *codexSession) Forget() { c.path, c.thread = "", "" }
 
-// rows reads the rollout of the stop's thread, matching it first when it is not known yet;
-// appeared is when the stop appeared on screen (zero when unknown).
-func (c *codexSession) rows(appeared time.Time) ([]records.CodexRow, error) {
+// rows reads the rollout of the stop's thread, matching it first when it is not known yet,
+// with what the screen shows of the stop (when it appeared, the prompt above it).
+func (c *codexSession) rows(seen Seen) ([]records.CodexRow, error) {
 	if c.qerr != nil {
 		return nil, c.qerr
 	}
 	if c.path == "" {
 		q := c.q
-		q.Stop = appeared
+		q.Stop, q.Prompt = seen.Appeared, seen.Prompt
 		r, err := c.env.FindRollout(q)
 		if err != nil {
 			return nil, err
@@ -88,14 +97,21 @@ func (c *codexSession) rows(appeared time.Time) ([]records.CodexRow, error) {
 // turn written after the process started (records.CodexStopOf); the exact reset is that
 // turn's rate limits' resets_at. Without the rollout, a reset printed without a zone can be
 // read only in the daemon's zone: when that cannot be told either, nothing is typed.
-func (c *codexSession) Judge(kind detector.Kind, appeared time.Time) Judgement {
-	rows, err := c.rows(appeared)
-	if err != nil {
+func (c *codexSession) Judge(seen Seen) Judgement {
+	rows, err := c.rows(seen)
+	switch {
+	case c.qerr == nil && errors.Is(err, records.ErrNoRecord):
+		// Codex's daemon writes every stop into the thread's rollout within a second: none
+		// written since the process started is a thread reopened (codex resume --last, the
+		// picker) redrawing its old stop, or a stop not written yet (judged again at the
+		// next look).
+		return Judgement{Err: err, Foreign: "no rollout of this codex process's directory records a stop since the process started: the stop on screen is older (a thread reopened?) or not written yet; nothing will be typed"}
+	case err != nil:
 		return Judgement{Err: err, Foreign: c.zoneUnknown()}
 	}
 	j := Judgement{Foreign: codexForeign(records.CodexStopOf(rows, c.q.Started))}
 	if st, ok := records.LatestCodexStop(rows); ok && j.Foreign == "" && !st.Reset.IsZero() {
-		j.Limit = &Limit{At: st.At, ResetsAt: st.Reset, Kind: kind, Type: st.Window,
+		j.Limit = &Limit{At: st.At, ResetsAt: st.Reset, Kind: seen.Kind, Type: st.Window, Sure: c.zerr != nil,
 			Records: "Codex's rollout", Field: "resets_at", Source: "rollout"}
 	}
 	if j.Limit == nil && j.Foreign == "" {
@@ -110,7 +126,7 @@ func (c *codexSession) zoneUnknown() string {
 	if c.zerr == nil {
 		return ""
 	}
-	return fmt.Sprintf("Codex prints the reset in its app-server daemon's zone, which cannot be told (%v), and no rollout gives the exact reset; nothing will be typed", c.zerr)
+	return fmt.Sprintf("Codex prints the reset in its app-server's zone, which cannot be told (%v), and no rollout gives the exact reset; nothing will be typed", c.zerr)
 }
 
 // codexForeign is the note of a stop that Codex's rollout says is not the process's own.
@@ -161,10 +177,8 @@ func (c *codexSession) Proof(since time.Time, typed string) records.Outcome {
 	return records.CodexProof(rows, since, typed)
 }
 
-// Conversation is the matched thread and its working directory.
-func (c *codexSession) Conversation() (id, dir string) {
-	if c.thread == "" {
-		return "", ""
-	}
-	return c.thread, c.q.Cwd
-}
+// Conversation is the TUI's working directory, and no id: a Codex session is bound by its
+// process alone (a link's action is refused for another process), since its thread is matched
+// only for a stop on screen; another thread in the process is a new session before each key
+// (Before).
+func (c *codexSession) Conversation() (id, dir string) { return "", c.q.Cwd }

@@ -62,13 +62,17 @@ func rowsUpTo(t *testing.T, at string) int {
 }
 
 type fakeHost struct {
-	q    records.CodexQuery
-	zone *time.Location
-	zerr error
+	env      records.Env
+	q        records.CodexQuery
+	noDaemon bool
+	zone     *time.Location
+	zerr     error
 }
 
-func (h fakeHost) CodexQuery() (records.CodexQuery, bool, error) { return h.q, false, nil }
-func (h fakeHost) DaemonZone(string) (*time.Location, error)     { return h.zone, h.zerr }
+func (h fakeHost) Codex() (CodexProcess, error) {
+	return CodexProcess{Env: h.env, Query: h.q, NoDaemon: h.noDaemon}, nil
+}
+func (h fakeHost) DaemonZone(string) (*time.Location, error) { return h.zone, h.zerr }
 
 func utc(s string) time.Time {
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -83,45 +87,54 @@ func utc(s string) time.Time {
 func TestCodexJudgeOwnStop(t *testing.T) {
 	env, _ := codexHome(t, rowsUpTo(t, "2026-11-28T12:40:47.308Z"))
 	ny, _ := time.LoadLocation("America/New_York")
-	h := fakeHost{q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:40:36Z")}, zone: ny}
-	s := openCodex(env, Process{PID: 1, Host: h})
-	j := s.Judge(detector.KindUsage, utc("2026-11-28T12:40:48Z"))
+	h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:40:36Z")}, zone: ny}
+	s := openCodex(records.Env{}, Process{PID: 1, Host: h})
+	j := s.Judge(Seen{Kind: detector.KindUsage, Appeared: utc("2026-11-28T12:40:48Z")})
 	if j.Foreign != "" || j.Limit == nil || j.Limit.ResetsAt.Unix() != 1795869686 || j.Limit.Source != "rollout" || j.Limit.Type != "primary" {
 		t.Fatalf("Judge = %+v (limit %+v), want the process's own stop, reset 1795869686 from the rollout", j, j.Limit)
 	}
 	if s.Zone() != ny || s.Account() != env.CodexHome {
 		t.Errorf("zone %v, account %q; want the daemon's zone and the Codex home", s.Zone(), s.Account())
 	}
-	if id, dir := s.Conversation(); id != "01a2222c-0810-74f1-b0b2-948e10a8d168" || dir != "/tmp/c33b/r1/w" {
-		t.Errorf("Conversation = %q, %q", id, dir)
+	if id, dir := s.Conversation(); id != "" || dir != "/tmp/c33b/r1/w" {
+		t.Errorf("Conversation = %q, %q; want the directory, and no id (bound by process)", id, dir)
 	}
 }
 
 // A thread reopened after its stop redraws an old stop: not the process's own.
 func TestCodexJudgeReopenedThread(t *testing.T) {
 	env, _ := codexHome(t, rowsUpTo(t, "2026-11-28T12:40:47.308Z"))
-	h := fakeHost{q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:41:00Z"), Thread: "01a2222c-0810-74f1-b0b2-948e10a8d168"}, zone: time.UTC}
-	j := openCodex(env, Process{PID: 1, Host: h}).Judge(detector.KindUsage, time.Time{})
+	h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:41:00Z"), Thread: "01a2222c-0810-74f1-b0b2-948e10a8d168"}, zone: time.UTC}
+	j := openCodex(env, Process{PID: 1, Host: h}).Judge(Seen{Kind: detector.KindUsage, Appeared: time.Time{}})
 	if !strings.Contains(j.Foreign, "older than this codex process") || j.Limit != nil {
 		t.Errorf("Judge = %+v, want a foreign stop (written before the process started)", j)
 	}
 }
 
-// Without the rollout, a reset printed without a zone can be read only in the daemon's zone:
-// when that cannot be told either, the stop is held.
-func TestCodexJudgeNeitherRolloutNorZone(t *testing.T) {
+// No rollout written since the process started is a thread reopened (its old stop redrawn)
+// or a stop not written yet: held, whatever the zone. Without the process table, held too.
+func TestCodexJudgeNoRollout(t *testing.T) {
 	env := records.Env{CodexHome: t.TempDir()}
-	h := fakeHost{q: records.CodexQuery{Cwd: "/nowhere", Started: utc("2026-11-28T12:40:36Z")}, zerr: errors.New("no daemon.pid")}
-	j := openCodex(env, Process{PID: 1, Host: h}).Judge(detector.KindUsage, time.Time{})
-	if !strings.Contains(j.Foreign, "daemon's zone") || j.Err == nil {
-		t.Errorf("Judge = %+v, want a hold naming the daemon's zone", j)
+	h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/nowhere", Started: utc("2026-11-28T12:40:36Z")}, zone: time.UTC}
+	if j := openCodex(env, Process{PID: 1, Host: h}).Judge(Seen{Kind: detector.KindUsage, Appeared: time.Time{}}); !strings.Contains(j.Foreign, "no rollout") {
+		t.Errorf("Judge = %+v, want a hold: no rollout since the process started", j)
 	}
-	h.zerr, h.zone = nil, time.UTC
-	if j := openCodex(env, Process{PID: 1, Host: h}).Judge(detector.KindUsage, time.Time{}); j.Foreign != "" {
-		t.Errorf("with the zone known, Judge = %+v: the screen decides", j)
+	if j := openCodex(env, Process{PID: 1}).Judge(Seen{Kind: detector.KindUsage, Appeared: time.Time{}}); j.Err == nil || !strings.Contains(j.Foreign, "zone") {
+		t.Errorf("without the process table, Judge = %+v, want a hold naming the zone", j)
 	}
-	if j := openCodex(env, Process{PID: 1}).Judge(detector.KindUsage, time.Time{}); j.Err == nil || j.Limit != nil {
-		t.Errorf("without the process table, Judge = %+v, want nothing read", j)
+}
+
+// The zone cannot be told (no daemon.pid, or --no-daemon: the embedded server prints in the
+// TUI's zone): the rollout's reset is the only reading (Limit.Sure); without a rollout, held.
+func TestCodexJudgeZoneUnknown(t *testing.T) {
+	env, _ := codexHome(t, rowsUpTo(t, "2026-11-28T12:40:47.308Z"))
+	q := records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:40:36Z")}
+	for _, h := range []fakeHost{{env: env, q: q, zerr: errors.New("no daemon.pid")}, {env: env, q: q, noDaemon: true, zone: time.UTC}} {
+		s := openCodex(env, Process{PID: 1, Host: h})
+		j := s.Judge(Seen{Kind: detector.KindUsage, Appeared: utc("2026-11-28T12:40:48Z")})
+		if j.Foreign != "" || j.Limit == nil || !j.Limit.Sure || s.Zone() != nil {
+			t.Errorf("no daemon %v: Judge = %+v (limit %+v), zone %v; want the rollout's reset, sure, no zone", h.noDaemon, j, j.Limit, s.Zone())
+		}
 	}
 }
 
@@ -129,9 +142,9 @@ func TestCodexJudgeNeitherRolloutNorZone(t *testing.T) {
 // the rollout shows running is a reason not to type.
 func TestCodexProofAndBefore(t *testing.T) {
 	env, path := codexHome(t, rowsUpTo(t, "2026-11-28T12:40:47.308Z"))
-	h := fakeHost{q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:40:36Z")}, zone: time.UTC}
+	h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:40:36Z")}, zone: time.UTC}
 	s := openCodex(env, Process{PID: 1, Host: h})
-	s.Judge(detector.KindUsage, utc("2026-11-28T12:40:48Z"))
+	s.Judge(Seen{Kind: detector.KindUsage, Appeared: utc("2026-11-28T12:40:48Z")})
 	sent := utc("2026-11-28T12:41:30Z")
 	if got := s.Proof(sent, "continue"); got != records.Unproven {
 		t.Errorf("before the resume, Proof = %v, want Unproven", got)
@@ -153,5 +166,22 @@ func TestCodexProofAndBefore(t *testing.T) {
 	}
 	if got := s.Proof(sent, "continue"); got != records.Resumed {
 		t.Errorf("after the resumed turn, Proof = %v, want Resumed", got)
+	}
+}
+
+// A thread reopened from the picker or by codex resume --last (argv names no thread) redraws
+// its old stop, and Codex writes nothing to its rollout until the next turn: held, as a thread
+// named in argv is.
+func TestCodexJudgeReopenedFromPicker(t *testing.T) {
+	env, path := codexHome(t, rowsUpTo(t, "2026-11-28T12:40:47.308Z"))
+	last := utc("2026-11-28T12:40:47.308Z")
+	if err := os.Chtimes(path, last, last); err != nil { // as Codex left it
+		t.Fatal(err)
+	}
+	for _, thread := range []string{"01a2222c-0810-74f1-b0b2-948e10a8d168", ""} {
+		h := fakeHost{env: env, q: records.CodexQuery{Cwd: "/tmp/c33b/r1/w", Started: utc("2026-11-28T12:42:03Z"), Thread: thread}, zone: time.UTC}
+		if j := openCodex(env, Process{PID: 1, Host: h}).Judge(Seen{Kind: detector.KindUsage, Appeared: utc("2026-11-28T12:42:05Z")}); j.Foreign == "" {
+			t.Errorf("reopened, argv thread %q: Judge = %+v (err %v), want the old stop held", thread, j, j.Err)
+		}
 	}
 }

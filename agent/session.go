@@ -21,6 +21,10 @@ type Agent struct {
 	MenuKey func(m detector.Menu) (key, does string)
 	// MenuStuck is the note of a pane whose menu stayed open after its key.
 	MenuStuck string
+	// Unzoned: the agent prints a reset without a zone, in a zone only its records tell
+	// (Session.Zone): without its records nothing is typed, and a look without them shows
+	// no reset.
+	Unzoned bool
 	// EnterAfter is how long the Enter waits after the look that showed the typed message
 	// in the input box (Codex reads an Enter soon after typed text as a paste's newline).
 	EnterAfter time.Duration
@@ -41,11 +45,20 @@ type Process struct {
 // Host is what an agent's records need of the process table beyond the environment (the
 // watcher gives proc.Finder's answers through it).
 type Host interface {
-	// CodexQuery is what finds the thread of a Codex process (records.Env.FindRollout),
-	// without the screen's part; noDaemon when it runs without Codex's app-server daemon.
-	CodexQuery() (q records.CodexQuery, noDaemon bool, err error)
+	// Codex is what the process table tells of a Codex TUI process.
+	Codex() (CodexProcess, error)
 	// DaemonZone is the zone of the app-server daemon of the Codex home.
 	DaemonZone(home string) (*time.Location, error)
+}
+
+// CodexProcess is what the process table tells of a Codex TUI process.
+type CodexProcess struct {
+	// Env is its environment: its Codex home (records.Env.CodexDir) is its account.
+	Env records.Env
+	// Query finds the thread it shows (records.Env.FindRollout), without the screen's part.
+	Query records.CodexQuery
+	// NoDaemon: it runs its app-server embedded (--no-daemon), not Codex's shared daemon.
+	NoDaemon bool
 }
 
 // Session is what an agent's own records say about the session of one process. The screen
@@ -56,9 +69,8 @@ type Session interface {
 	Account() string
 	// Zone is the zone the agent prints a reset without a zone in; nil is the host's.
 	Zone() *time.Location
-	// Judge reads the records about the stop on screen, whose kind the screen reads as kind
-	// and which appeared at appeared (zero when unknown).
-	Judge(kind detector.Kind, appeared time.Time) Judgement
+	// Judge reads the records about the stop on screen.
+	Judge(s Seen) Judgement
 	// Before is checked before each key: changed is true when the process now runs another
 	// conversation than the stop's; note, when not "", says why nothing may be typed now.
 	Before() (changed bool, note string)
@@ -74,12 +86,21 @@ type Session interface {
 	Forget()
 }
 
+// Seen is what the screen shows of a stop: its kind, when it appeared (zero when unknown),
+// and the prompt above it ("" when the screen does not show it whole).
+type Seen struct {
+	Kind     detector.Kind
+	Appeared time.Time
+	Prompt   string
+}
+
 // Judgement is what the records say of the stop on screen.
 type Judgement struct {
 	// Foreign, when not "", says why nothing may be typed for the stop on screen: it is not
 	// the process's own (a quoted line, an older stop redrawn), or cannot be read.
 	Foreign string
-	// Limit is the records' latest limit, when it may be the stop on screen.
+	// Limit is the records' latest limit, when it may be the stop on screen (a stop the
+	// records call foreign is refined only by inspect).
 	Limit *Limit
 	// Err says why the records could not be read, nil when they were (for the debug log).
 	Err error
@@ -95,6 +116,9 @@ type Limit struct {
 	Kind detector.Kind
 	// Type is the record's own name of the limit, for the log.
 	Type string
+	// Sure: the record is the only reading of the reset (the screen's printed time cannot be
+	// placed: Session.Zone is unknown); it stands when the screen's reading disagrees.
+	Sure bool
 	// Records names the records for people ("Claude Code's transcript"), Field the field that
 	// holds the reset ("resetsAt"), and Source the word a reset from them is published with
 	// ("transcript").

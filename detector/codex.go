@@ -33,6 +33,7 @@ func DetectCodex(screen string, f Facts) Verdict {
 		return v
 	}
 	v.Line, v.Message, v.Kind, v.Waitable = last.row, last.text, last.msg.kind, last.msg.waitable
+	v.Prompt = s.promptAbove(last.row)
 	v.Reset = codexReset(last.msg, f)
 	v.Busy, v.Exited = s.busyFrom(last.end), s.exited
 	newer := s.newerFrom(last.end)
@@ -169,6 +170,23 @@ func (s *codexScreen) newerFrom(from int) string {
 		case codexWorked.MatchString(r.text):
 			return "a turn finished"
 		}
+	}
+	return ""
+}
+
+// promptAbove is the text of the last prompt cell above row: a "› " row followed by a blank
+// one (Codex pads a prompt cell with a blank row on each side), so that the prompt fits one
+// row and is read whole; "" otherwise.
+func (s *codexScreen) promptAbove(row int) string {
+	for i := row - 1; i >= 0; i-- {
+		r := s.rows[i]
+		if !r.startsWith("› ") {
+			continue
+		}
+		if i+1 < len(s.rows) && s.rows[i+1].blank() {
+			return strings.TrimSpace(strings.TrimPrefix(r.text, "› "))
+		}
+		return ""
 	}
 	return ""
 }

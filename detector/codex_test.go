@@ -1,6 +1,8 @@
 package detector
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -205,5 +207,27 @@ func TestCodexExited(t *testing.T) {
 	v = DetectCodex(readCodexScreen(t, "codex-composer-placeholder-80.txt"), codexFacts(t))
 	if v.Exited {
 		t.Errorf("Codex's own screen read as exited (%s)", v.Reason)
+	}
+}
+
+// The prompt above a stop is read when it fits one row (it tells the pane's thread in Codex's
+// rollouts); a prompt wrapped over rows is not read at all.
+func TestCodexPromptAboveTheStop(t *testing.T) {
+	for name, want := range map[string]string{
+		"codex-stop-after-esc-80.txt":  "do more",
+		"codex-stop-menu-first-80.txt": "do more",
+		"codex-stop-second-80.txt":     "next plus",
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", "codex-screens", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := DetectCodex(string(b), Facts{Now: time.Now()}); v.Prompt != want {
+			t.Errorf("%s: Prompt = %q, want %q", name, v.Prompt, want)
+		}
+	}
+	wrapped := "› a prompt long enough to wrap\n  onto a second row\n\n\x1b[38;5;1m■ You’ve hit your usage limit. Try again at 9:33 PM.\x1b[39m\n"
+	if v := DetectCodex(wrapped, Facts{Now: time.Now()}); v.Prompt != "" || !strings.Contains(v.Message, "usage limit") {
+		t.Errorf("wrapped prompt: Prompt = %q, message %q; want no prompt read", v.Prompt, v.Message)
 	}
 }

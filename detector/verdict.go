@@ -195,6 +195,9 @@ type Verdict struct {
 	// block says "Press ⏎ to continue after reset" and the box holds exactly "continue". That
 	// box is not the user's draft, and Enter after the reset submits it; typing would double it.
 	Prefilled bool
+	// Prompt is the last prompt the screen shows above the stop, exactly as submitted; ""
+	// when it is not sure (none, or wrapped over rows). Codex only: it tells its thread.
+	Prompt string
 	// Busy is true when a turn is running ("esc to interrupt").
 	Busy bool
 	// Resumed is true when there is evidence below the last stop that a turn ran after it

@@ -39,8 +39,11 @@ func binds(binding string, id proc.Identity, session string) bool {
 // now, and the directory it runs in; "" when they do not say (no records, or an identity
 // found without /proc).
 func sessionIn(env records.Env, found proc.Found) (session, dir string) {
-	start, _ := found.ProcStart()
-	return agent.For(found.Agent).Open(env, agent.Process{PID: found.PID, ProcStart: start}).Conversation()
+	pr := agent.Process{PID: found.PID}
+	if start, ok := found.ProcStart(); ok {
+		pr.ProcStart = start
+	}
+	return agent.For(found.Agent).Open(env, pr).Conversation()
 }
 
 // binding is the binding of session p as the watcher knows it now, "" when its process is not

@@ -1,10 +1,13 @@
 package watcher_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/cac-tmux/cac-tmux/agent"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
+	"github.com/cac-tmux/cac-tmux/scheduler"
 	"github.com/cac-tmux/cac-tmux/watcher"
 )
 
@@ -44,8 +48,16 @@ type codexPane struct {
 	afterEsc, resumed string
 	zone              *time.Location // the daemon's; nil: cannot be told
 	home              string         // CODEX_HOME
+	noDaemon          bool           // codex --no-daemon
+	started           time.Time      // the process's start; zero: an hour before the stop
+	thread            string         // the thread its argv names (codex resume ID)
 	// harm is set by a key Codex would take for a choice in its menu or a submit too early.
 	harm []string
+	// rollout is the thread's rollout (writeRollout); a submitted prompt is written there,
+	// then its turn's end: at the limit again when again is set, else done.
+	rollout string
+	again   bool
+	now     func() time.Time // the rig's clock
 }
 
 // typed: text reaches an empty composer in place of its placeholder.
@@ -68,24 +80,72 @@ func (c *codexPane) pressed(p *fakePane, key string) {
 		c.harm = append(c.harm, "a key in the menu: "+key)
 	case key == "Enter" && strings.Contains(p.screen, "continue"):
 		p.draw(c.resumed)
+		c.submitted(c.now(), "continue")
 	}
 }
 
-// addCodex opens a pane where Codex (npm: the pane's command is node) stopped, its menu open.
+// submitted writes a submitted prompt and its turn's end into the rollout, as Codex's daemon
+// does (at the limit again, or done).
+func (c *codexPane) submitted(at time.Time, text string) {
+	stamp := func(d time.Duration) string { return at.Add(d).UTC().Format("2006-01-02T15:04:05.000Z") }
+	end := `{"timestamp":"%s","type":"event_msg","payload":{"type":"task_complete","turn_id":"y","last_agent_message":"ok"}}`
+	if c.again {
+		end = `{"timestamp":"%s","type":"event_msg","payload":{"type":"task_complete","turn_id":"y","last_agent_message":null,"error":{"message":"You’ve hit your usage limit.","codex_error_info":"usage_limit_exceeded"}}}`
+	}
+	rows := fmt.Sprintf(`{"timestamp":"%s","type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","content":[{"type":"text","text":%q}]}}}`+"\n"+end+"\n", stamp(0), text, stamp(100*time.Millisecond))
+	f, err := os.OpenFile(c.rollout, os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.WriteString(rows)
+		f.Close()
+	}
+	if err != nil {
+		c.harm = append(c.harm, "the rollout could not be written: "+err.Error())
+	}
+}
+
+// addCodex opens a pane where Codex (npm: the pane's command is node) stopped, its menu open,
+// and its daemon wrote the stop into its thread's rollout (writeRollout).
 func (r *rig) addCodex(id string, pid int, zone *time.Location) *fakePane {
 	p := r.tmux.add(id, pid, codexScreen(r.t, "codex-stop-menu-first-80.txt"))
 	p.info.Command, p.info.Width, p.agent = "node", 80, agent.Codex
 	p.codex = &codexPane{afterEsc: codexScreen(r.t, "codex-stop-after-esc-80.txt"),
 		resumed: codexScreen(r.t, "codex-resumed-after-stop-80.txt"), zone: zone, home: r.t.TempDir()}
+	p.codex.rollout, p.codex.now = writeRollout(r.t, p.codex.home), r.clk.Now
 	return p
 }
 
+// writeRollout writes, in home, the rollout of a thread in /w whose turn stopped at the usage
+// limit at 13:03:08.5Z (the captures' stop), its primary window full, resetting at codexReset,
+// in the shape Codex 0.171.0 writes (records/testdata/codex).
+func writeRollout(t *testing.T, home string) string {
+	t.Helper()
+	dir := filepath.Join(home, "sessions", "2026", "11", "28")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	id := "01a2222c-0000-7000-8000-000000000001"
+	rows := fmt.Sprintf(`{"timestamp":"2026-11-28T12:30:00.000Z","type":"session_meta","payload":{"id":"%s","cwd":"/w","timestamp":"2026-11-28T12:30:00.000Z","originator":"codex-tui","source":"cli"}}
+{"timestamp":"2026-11-28T13:03:07.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","content":[{"type":"text","text":"do more"}]}}}
+{"timestamp":"2026-11-28T13:03:08.000Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"limit_id":"codex","primary":{"used_percent":100.0,"window_minutes":300,"resets_at":%d},"secondary":{"used_percent":5.0,"window_minutes":10080,"resets_at":%d},"plan_type":"plus","rate_limit_reached_type":null}}}
+{"timestamp":"2026-11-28T13:03:08.500Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"x","last_agent_message":null,"error":{"message":"You’ve hit your usage limit.","codex_error_info":"usage_limit_exceeded"}}}
+`, id, codexReset.Unix(), codexReset.Add(96*time.Hour).Unix())
+	path := filepath.Join(dir, "rollout-2026-11-28T07-30-00-"+id+".jsonl")
+	if err := os.WriteFile(path, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, codexAppeared, codexAppeared); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // Codex implements the watcher's Codex questions of the process table: a TUI in /w, started
-// before the stop, whose Codex home holds no rollout (the screen decides).
+// an hour before the stop unless the pane says otherwise.
 func (f *fakeTmux) Codex(_ context.Context, id proc.Identity) (proc.CodexTUI, error) {
 	for _, p := range f.panes {
 		if p.claude == id && p.codex != nil {
-			return proc.CodexTUI{Env: records.Env{CodexHome: p.codex.home}, Cwd: "/w", Started: codexAppeared.Add(-time.Hour)}, nil
+			return proc.CodexTUI{Env: records.Env{CodexHome: p.codex.home}, Args: proc.CodexArgs{NoDaemon: p.codex.noDaemon, Thread: p.codex.thread},
+				Cwd: "/w", Started: cmp.Or(p.codex.started, codexAppeared.Add(-time.Hour))}, nil
 		}
 	}
 	return proc.CodexTUI{}, errors.New("proc: codex: not a codex process")
@@ -125,10 +185,10 @@ func TestUnitCodexStopResumedThroughTheMenu(t *testing.T) {
 	p := r.addCodex("%1", 100, newYork(t))
 	r.atTime(codexAppeared.Add(time.Second))
 	row := r.row("%1")
-	if row.State != watcher.Waiting || !row.Reset.Equal(codexReset) {
-		t.Fatalf("row = %+v, want waiting for the reset %s (New York's 10:10 AM)", row, codexReset)
+	if row.State != watcher.Waiting || !row.Reset.Equal(codexReset) || row.Source != watcher.SourceRollout {
+		t.Fatalf("row = %+v, want waiting for the reset %s (New York's 10:10 AM) from the rollout", row, codexReset)
 	}
-	due := codexReset.Add(time.Minute)
+	due := codexReset.Add(scheduler.Default.ExactMargin)
 	r.atTime(due.Add(-time.Second))
 	r.wantKeys(p)
 	var typedAt, enterAt time.Time
@@ -169,7 +229,7 @@ func TestUnitCodexNoKeys(t *testing.T) {
 		state  watcher.State
 	}{
 		{"a draft", "codex-stop-with-draft-80.txt", false, watcher.Held},
-		{"the daemon's zone unknown", "codex-stop-menu-first-80.txt", true, watcher.Held},
+		{"the daemon's zone unknown and no rollout", "codex-stop-menu-first-80.txt", true, watcher.Held},
 		{"the menu as a warning", "codex-menu-warning-no-stop-120.txt", false, watcher.Running},
 		{"workspace credits", "codex-synth-stop-credits-owner-200.txt", false, watcher.Unwaitable},
 	} {
@@ -179,6 +239,7 @@ func TestUnitCodexNoKeys(t *testing.T) {
 			p.screen = codexScreen(t, tc.screen)
 			if tc.noZone {
 				p.codex.zone = nil
+				os.RemoveAll(filepath.Join(p.codex.home, "sessions"))
 			}
 			r.atTime(codexAppeared.Add(time.Second))
 			if got := r.state("%1"); got != tc.state {
@@ -214,7 +275,7 @@ func TestUnitCodexSecondStopIsAgainNotALoop(t *testing.T) {
 	p := r.addCodex("%1", 100, newYork(t))
 	again := codexScreen(t, "codex-stop-second-80.txt")
 	again = strings.Replace(strings.Replace(again, "at 9:33 AM.", "at 10:10 AM.", 1), "next plus", "continue", 1)
-	p.codex.resumed = again
+	p.codex.resumed, p.codex.again = again, true
 	r.atTime(codexAppeared.Add(time.Second))
 	due := codexReset.Add(time.Minute)
 	for d := time.Duration(0); d < 2*time.Hour; d += 2 * time.Second {
@@ -234,5 +295,127 @@ func TestUnitCodexSecondStopIsAgainNotALoop(t *testing.T) {
 	}
 	if len(p.codex.harm) > 0 {
 		t.Errorf("keys Codex takes for a choice: %q", p.codex.harm)
+	}
+}
+
+// A thread reopened after its reset (codex resume ID, --last or the picker) redraws its old
+// stop, and Codex writes nothing to its rollout until the next turn: no rollout written since
+// the process started is no stop of its own, and it gets no key.
+func TestUnitCodexReopenedThreadGetsNoKey(t *testing.T) {
+	for _, thread := range []string{"01a2222c-0000-7000-8000-000000000001", ""} {
+		t.Run("argv thread "+cmp.Or(thread, "none"), func(t *testing.T) {
+			r := newRig(t, nil)
+			p := r.addCodex("%1", 100, newYork(t))
+			p.screen = codexScreen(t, "codex-stop-after-esc-80.txt") // the old stop, no menu
+			opened := codexReset.Add(50 * time.Minute)
+			p.codex.started, p.codex.thread = opened.Add(-5*time.Second), thread
+			for _, at := range []time.Time{opened, opened.Add(2 * time.Minute), opened.Add(2*time.Minute + 2*time.Second), opened.Add(3 * time.Hour)} {
+				r.atTime(at)
+			}
+			r.wantKeys(p)
+			if row := r.row("%1"); row.State != watcher.Held {
+				t.Errorf("row = %+v, want held", row)
+			}
+		})
+	}
+}
+
+// A Codex reset is never read in the watcher's own zone (São Paulo here, where the printed
+// 10:10 AM would be 13:10Z, two hours early): the daemon's zone unknown but the rollout's
+// reset exact; --no-daemon (the embedded server prints in the TUI's zone, not read), with a
+// rollout and without; the process's environment unreadable. With the rollout, the resume
+// comes at its reset.
+func TestUnitCodexResetNeverInTheWatchersZone(t *testing.T) {
+	saoPaulo, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name                           string
+		daemonZone, noDaemon, noRecord bool
+		noRollout                      bool
+	}{
+		{name: "the daemon's zone unknown, the rollout exact"},
+		{name: "no daemon, the rollout exact", daemonZone: true, noDaemon: true},
+		{name: "no daemon, no rollout", daemonZone: true, noDaemon: true, noRollout: true},
+		{name: "the environment unreadable", daemonZone: true, noRecord: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, func(c *watcher.Config) { c.Zone = saoPaulo })
+			var zone *time.Location
+			if tc.daemonZone {
+				zone = newYork(t)
+			}
+			p := r.addCodex("%1", 100, zone)
+			p.codex.noDaemon, r.tmux.editorUnknown = tc.noDaemon, tc.noRecord
+			if tc.noRollout {
+				os.RemoveAll(filepath.Join(p.codex.home, "sessions"))
+			}
+			r.atTime(codexAppeared.Add(time.Second))
+			for at := codexAppeared.Add(time.Minute); at.Before(codexReset); at = at.Add(10 * time.Minute) {
+				r.atTime(at)
+				r.atTime(at.Add(2 * time.Second))
+			}
+			if len(p.keys) > 0 {
+				t.Errorf("keys %q before the reset %s (row %+v)", p.keys, codexReset, r.row("%1"))
+			}
+			r.atTime(codexReset.Add(10 * time.Second))
+			r.atTime(codexReset.Add(12 * time.Second))
+			if got := r.row("%1"); strings.HasSuffix(tc.name, "the rollout exact") && !slices.Equal(p.keys, []string{"Escape", "continue", "Enter"}) {
+				t.Errorf("after the reset: keys %q (row %+v), want the resume: the rollout's reset stands", p.keys, got)
+			}
+		})
+	}
+}
+
+// A Codex session is bound by its process: the binding of its events is accepted for the
+// same process, refused for another in the pane.
+func TestUnitCodexBindingIsHonoured(t *testing.T) {
+	told := &events{}
+	r := newRig(t, func(c *watcher.Config) { c.Notify = told })
+	p := r.addCodex("%1", 100, newYork(t))
+	r.atTime(codexAppeared.Add(time.Second))
+	if len(*told) == 0 {
+		t.Fatal("no event told")
+	}
+	binding := (*told)[0].Binding
+	if _, why, err := watcher.Bound(context.Background(), r.tmux, r.tmux, "%1", binding); err != nil || why != "" {
+		t.Errorf("Bound of the event's own binding = %q, %v; want the pane accepted", why, err)
+	}
+	p.claude.Start = "ticks:999" // another codex process in the pane
+	if _, why, _ := watcher.Bound(context.Background(), r.tmux, r.tmux, "%1", binding); why == "" {
+		t.Error("Bound for another process in the pane accepted the binding")
+	}
+}
+
+// [codex] enabled = false, at start and at a reload while a Codex stop waits: no key, and the
+// pane is no longer supervised.
+func TestUnitCodexTurnedOff(t *testing.T) {
+	off := map[agent.Name]agent.Settings{agent.Codex: {Off: true}}
+	for _, reload := range []bool{false, true} {
+		t.Run(fmt.Sprint("reload ", reload), func(t *testing.T) {
+			r := newRig(t, func(c *watcher.Config) {
+				if !reload {
+					c.Agents = off
+				}
+			})
+			p := r.addCodex("%1", 100, newYork(t))
+			r.atTime(codexAppeared.Add(time.Second))
+			if reload {
+				if st := r.state("%1"); st != watcher.Waiting {
+					t.Fatalf("state = %s, want waiting", st)
+				}
+				cfg := r.cfg
+				cfg.Agents = off
+				r.w.Apply(cfg)
+			}
+			for _, d := range []time.Duration{0, 10 * time.Second, 12 * time.Second, time.Hour} {
+				r.atTime(codexReset.Add(d))
+			}
+			r.wantKeys(p)
+			if st := r.state("%1"); st != "" {
+				t.Errorf("state = %s, want the pane not supervised", st)
+			}
+		})
 	}
 }

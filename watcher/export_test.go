@@ -41,3 +41,6 @@ func RowOf(info tmuxctl.Pane) (Row, error) { return rowOf(info) }
 func Exact(r detector.Reset, kind detector.Kind, l agent.Limit) (detector.Reset, detector.Kind, bool) {
 	return exactReset(r, kind, l)
 }
+
+// Apply hands new settings to the watcher as a SIGHUP does, at once (apply).
+func (w *Watcher) Apply(cfg Config) { w.apply(cfg) }

@@ -93,8 +93,11 @@ type pane struct {
 	state State
 	note  string
 
-	// The stop being handled; stop is "" while running.
+	// The stop being handled; stop is "" while running. prompt is the prompt above it as the
+	// screen shows it (detector.Verdict.Prompt), kept in memory only: it tells the agent's
+	// records which conversation is the pane's.
 	stop     string
+	prompt   string
 	appeared time.Time // when the stop appeared; zero when unknown
 	stopped  time.Time // when the watcher first saw it
 	reset    detector.Reset
@@ -191,6 +194,7 @@ func (p *pane) active() bool {
 func (p *pane) newStop(v detector.Verdict, appeared, now time.Time) {
 	old, oldSource, hadKeys := p.reset, p.source, !p.sent.IsZero()
 	p.stop, p.appeared, p.stopped, p.reset, p.source, p.kind = v.Message, appeared, now, v.Reset, SourceScreen, v.Kind
+	p.prompt = v.Prompt
 	p.recs.forget() // the session is read again for this stop
 	p.due, p.capped, p.retryAt, p.pressEnter, p.typed, p.dryRun, p.checkAt, p.sticky = time.Time{}, false, time.Time{}, false, false, false, time.Time{}, false
 	p.capNote, p.armed, p.foreign = "", false, ""

@@ -46,7 +46,7 @@ func (w *Watcher) prompt(ctx context.Context, p *pane, text string) (Outcome, er
 		return refused("%s; nothing was typed", why), err
 	}
 	if !v.Input.VimInsert && w.vimMode(ctx, p) {
-		return refused("Claude Code in pane %s has vim mode on: a prompt is typed only in its INSERT mode; nothing was typed", p.info.ID), nil
+		return refused("%s in pane %s has vim mode on: a prompt is typed only in its INSERT mode; nothing was typed", p.agent.Title(), p.info.ID), nil
 	}
 	if err := w.tmux.SendLiteral(ctx, p.info.ID, text); err != nil {
 		return Outcome{}, err
@@ -54,6 +54,14 @@ func (w *Watcher) prompt(ctx context.Context, p *pane, text string) (Outcome, er
 	p.event(w.cfg.Log.Info()).Int("chars", utf8.RuneCountInString(text)).Msg("typed a prompt asked for")
 	if err := w.awaitDraft(ctx, p, text); err != nil {
 		return Outcome{Sent: true, Message: err.Error() + "; no Enter was sent and the box is left as it is"}, nil
+	}
+	if after := p.program().EnterAfter; after > 0 { // as typeAndEnter: a look after the wait
+		if err := w.cfg.Clock.Sleep(ctx, after); err != nil {
+			return Outcome{}, err
+		}
+		if err := w.awaitDraft(ctx, p, text); err != nil {
+			return Outcome{Sent: true, Message: err.Error() + "; no Enter was sent and the box is left as it is"}, nil
+		}
 	}
 	if err := w.tmux.SendKey(ctx, p.info.ID, "Enter"); err != nil {
 		return Outcome{}, err

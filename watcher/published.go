@@ -95,7 +95,7 @@ func stoppedHere(ctx context.Context, c *tmuxctl.Client, p tmuxctl.Pane, a agent
 		return r
 	}
 	r.State, r.Kind, r.Agent = unwatched, string(v.Kind), a.Name
-	if v.Reset.Known {
+	if v.Reset.Known && !a.Unzoned { // an unzoned reset needs the agent's records to be placed
 		r.Reset, r.Zone, r.Source = v.Reset.At, v.Reset.Zone, SourceScreen
 	}
 	return r

@@ -59,13 +59,18 @@ func exactReset(r detector.Reset, kind detector.Kind, l agent.Limit) (exact dete
 	case detector.SourceClock:
 		agree = at.Hour() == r.At.Hour() && at.Minute() == r.At.Minute()
 	}
+	how := "%s; %s records the reset to the second: %s (%s %d)"
+	if !agree && l.Sure {
+		// The screen's printed time was read in a zone that may not be the one it was printed
+		// in (agent.Limit.Sure): the record's instant is the only reading.
+		agree, how = true, "%s, in a zone that cannot be told; %s records the reset to the second: %s (%s %d)"
+	}
 	if !agree {
 		return r, kind, false
 	}
 	exact = r
 	exact.At, exact.Ambiguous = at, false
-	exact.How = fmt.Sprintf("%s; %s records the reset to the second: %s (%s %d)",
-		strings.TrimSuffix(r.How, "."), l.Records, at.Format("2006-01-02 15:04:05 MST"), l.Field, l.ResetsAt.Unix())
+	exact.How = fmt.Sprintf(how, strings.TrimSuffix(r.How, "."), l.Records, at.Format("2006-01-02 15:04:05 MST"), l.Field, l.ResetsAt.Unix())
 	if l.Kind != detector.KindNone {
 		kind = l.Kind
 	}
@@ -98,8 +103,10 @@ func (w *Watcher) recordsOf(ctx context.Context, p *pane) agent.Session {
 			p.event(w.cfg.Log.Debug()).Err(err).Msg("no records: the process's environment is unreadable")
 			return nil
 		}
-		start, _ := p.Identity.ProcStart()
-		pr := agent.Process{PID: p.PID, ProcStart: start}
+		pr := agent.Process{PID: p.PID}
+		if start, ok := p.Identity.ProcStart(); ok {
+			pr.ProcStart = start
+		}
 		if f, ok := w.finder.(codexFinder); ok {
 			pr.Host = host{ctx: ctx, f: f, id: p.Identity}
 		}
@@ -129,9 +136,7 @@ func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict
 	if w.recordsOf(ctx, p) == nil || !v.Limited {
 		return v, SourceScreen, p.account()
 	}
-	if j := w.judge(ctx, p); j.Foreign == "" {
-		w.refine(p, j)
-	}
+	w.refine(p, w.judge(ctx, p))
 	v.Reset, v.Kind = p.reset, p.kind
 	return v, p.source, p.account()
 }
@@ -163,9 +168,18 @@ func (w *Watcher) judge(ctx context.Context, p *pane) agent.Judgement {
 	p.foreign = ""
 	s := w.recordsOf(ctx, p)
 	if s == nil {
+		if p.program().Unzoned {
+			p.foreign = p.agent.Title() + "'s records cannot be read, and the reset it prints has no zone they would place; nothing will be typed"
+		}
 		return agent.Judgement{}
 	}
-	j := s.Judge(p.kind, p.appeared)
+	// When the stop appeared: p.appeared is only an anchor for reading a time-only reset after
+	// keys (takeNewStop), and zero when the stop was on screen at the first look.
+	seen := p.stopped
+	if p.appeared.IsZero() {
+		seen = time.Time{}
+	}
+	j := s.Judge(agent.Seen{Kind: p.kind, Appeared: seen, Prompt: p.prompt})
 	if j.Err != nil {
 		p.event(w.cfg.Log.Debug()).Err(j.Err).Msg("no records of the stop")
 	}
@@ -245,9 +259,9 @@ type host struct {
 	id  proc.Identity
 }
 
-func (h host) CodexQuery() (records.CodexQuery, bool, error) {
+func (h host) Codex() (agent.CodexProcess, error) {
 	tui, err := h.f.Codex(h.ctx, h.id)
-	return tui.Query(), tui.Args.NoDaemon, err
+	return agent.CodexProcess{Env: tui.Env, Query: tui.Query(), NoDaemon: tui.Args.NoDaemon}, err
 }
 
 func (h host) DaemonZone(home string) (*time.Location, error) {

@@ -193,7 +193,7 @@ func (w *Watcher) send(ctx context.Context, p *pane, l look, s step, now time.Ti
 	p.pre = digest(above(l.screen, l.v.Line))
 	if s == pressStop {
 		key, does := p.program().MenuKey(l.v.Menu)
-		p.set(Resuming, "pressed "+key+" ("+does+")")
+		p.set(Resuming, "pressed "+does)
 		p.pressed, p.checkAt = now, now.Add(w.cfg.Settle/3)
 		if err := w.save(); err != nil {
 			return w.unsaved(p, err)

@@ -293,6 +293,9 @@ func (p *fakePane) cwd() string {
 
 // env is where the pane's claude keeps its records.
 func (p *fakePane) env() records.Env {
+	if p.codex != nil {
+		return records.Env{CodexHome: p.codex.home}
+	}
 	return records.Env{ConfigDir: filepath.Join(p.srv.dir, "account"+p.account)}
 }
 
