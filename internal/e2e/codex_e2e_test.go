@@ -52,7 +52,9 @@ func TestCodexStopResumed(t *testing.T) {
 			w := startWatch(t, tl.cac, c, "--message", codexMessage)
 			reset := time.Now().Add(codexLead).Truncate(time.Second)
 			model := codexStopAt(t, m, c, reset, true)
-			w.waitLog(t, 30*time.Second, c.pane, "waiting")
+			if waiting := w.waitLog(t, 30*time.Second, c.pane, "waiting"); !sameInstant(waiting["reset"], reset) {
+				t.Errorf("the watcher waits for the reset %v (%v), want %s to the second", waiting["reset"], waiting["reset_source"], reset.Format(time.RFC3339))
+			}
 
 			codexResumed(t, m, c, w, reset, model, true)
 			if got := codexConfig(t, m); got != cfg {
@@ -86,7 +88,11 @@ func TestCodexDaemonInAnotherZone(t *testing.T) {
 		t.Fatalf("the stop does not say %q (the reset in the daemon's zone):\n%s", printed, screen)
 	}
 	t.Logf("the stop says %q; Tokyo's is %s, the watcher's Kolkata %s", printed, reset.In(zoneOf(t, "Asia/Tokyo")).Format("15:04"), reset.In(zoneOf(t, "Asia/Kolkata")).Format("15:04"))
-	w.waitLog(t, 30*time.Second, c.pane, "waiting")
+	waiting := w.waitLog(t, 30*time.Second, c.pane, "waiting")
+	t.Logf("waiting for the reset %v (%v)", waiting["reset"], waiting["reset_source"])
+	if !sameInstant(waiting["reset"], reset) {
+		t.Errorf("the watcher waits for the reset %v, want %s", waiting["reset"], reset.Format(time.RFC3339))
+	}
 
 	r := codexResumed(t, m, c, w, reset, model, false)
 	if late := r.at().Sub(reset); late < margin || late > margin+10*time.Second {
