@@ -302,6 +302,7 @@ func codexDaemonPid(t *testing.T, m *codexMock) int {
 	return f.Pid
 }
 
+// zoneOf loads the IANA zone name.
 func zoneOf(t *testing.T, name string) *time.Location {
 	t.Helper()
 	l, err := time.LoadLocation(name)

@@ -234,24 +234,14 @@ func (m *codexMock) requests(t *testing.T) []codexRequest {
 // prompts returns the model requests that carry a user's text (not Codex's own title
 // request, nor a prewarm without text).
 func (m *codexMock) prompts(t *testing.T) []codexRequest {
-	var out []codexRequest
-	for _, r := range m.requests(t) {
-		if r.Text != "" && !strings.HasPrefix(r.Text, titlePrompt) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(m.requests(t), func(r codexRequest) bool {
+		return r.Text == "" || strings.HasPrefix(r.Text, titlePrompt)
+	})
 }
 
 // typed returns the prompts whose text is text.
 func (m *codexMock) typed(t *testing.T, text string) []codexRequest {
-	var out []codexRequest
-	for _, r := range m.prompts(t) {
-		if r.Text == text {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(m.prompts(t), func(r codexRequest) bool { return r.Text != text })
 }
 
 // ---- the real Codex in a private tmux server
