@@ -18,7 +18,7 @@ TMUX_VERSIONS ?= 3.2a 3.4 3.5a 3.6b 3.7c next-3.8
 TMUX_PKGS ?= ./tmuxctl/... ./watcher/... ./proc/... ./cmd/... ./doctor/... ./demo/...
 SHARED ?= ../shared
 
-.PHONY: help build dist run test test-tmux test-matrix e2e lint fuzz bench gobench clean
+.PHONY: help build dist run test test-tmux test-matrix e2e e2e-claude e2e-codex lint fuzz bench gobench clean
 
 help:
 	@echo "make build   build $(BIN), statically linked"
@@ -27,7 +27,9 @@ help:
 	@echo "make test    lint, then every test (needs tmux for integration tests)"
 	@echo "make test-tmux V=3.4   the tmux-facing tests on tmux V, built once from $(SHARED)/tmux"
 	@echo "make test-matrix       test-tmux on each of $(TMUX_VERSIONS)"
-	@echo "make e2e    opt-in: the watcher against the real Claude Code and ../shared's mock API (~5 min)"
+	@echo "make e2e    opt-in: e2e-claude, then e2e-codex (~8 min)"
+	@echo "make e2e-claude        the watcher against the real Claude Code and ../shared's mock API (~5 min)"
+	@echo "make e2e-codex         the watcher against the real Codex CLI and ../shared's mock of its backend (~2 min)"
 	@echo "make lint    gofmt + go vet"
 	@echo "make fuzz    fuzz the detector for FUZZTIME (default $(FUZZTIME))"
 	@echo "make bench   the cost harness: N=10,100,1000 Claude panes, watcher vs a naive poller (~32 min; BENCHFLAGS=-quick ~3 min)"
@@ -82,9 +84,17 @@ test-tmux-%:
 	@$(MAKE) --no-print-directory test-tmux V=$*
 
 # Opt-in, not part of test or CI: the real Claude Code (CAC_CLAUDE_VERSION, fetched by
-# ../shared/tools/real-claude.sh) against the loopback mock API (CAC_SHARED), on the real clock.
-e2e:
-	$(GO) test -tags e2e -count=1 -v -timeout 20m ./internal/e2e/
+# ../shared/tools/real-claude.sh) against the loopback mock API, and the real Codex CLI
+# (CAC_CODEX_VERSION, ../shared/tools/codex/real-codex.sh) against the loopback mock of its
+# backend (CAC_SHARED), on the real clock. The Codex cases all run at once (-parallel 5): each
+# waits about a minute for its reset.
+e2e: e2e-claude e2e-codex
+
+e2e-claude:
+	$(GO) test -tags e2e -count=1 -v -timeout 20m -skip 'Codex' ./internal/e2e/
+
+e2e-codex:
+	$(GO) test -tags e2e -count=1 -v -timeout 15m -parallel 5 -run 'Codex' ./internal/e2e/
 
 fuzz:
 	$(GO) test ./detector -run '^$$' -fuzz FuzzDetect -fuzztime $(FUZZTIME)

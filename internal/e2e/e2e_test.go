@@ -257,9 +257,15 @@ func waitRequest(t *testing.T, m *mock, text string, d time.Duration) request {
 // whole window is the point: it proves nothing was sent.
 func quiet(t *testing.T, m *mock, c *session, n int, d time.Duration) {
 	t.Helper()
+	stayQuiet(t, c, n, d, "the API", func() []request { return m.requests(t) })
+}
+
+// stayQuiet checks for d that requests (of what) returns no more than its first n.
+func stayQuiet[R any](t *testing.T, c *session, n int, d time.Duration, what string, requests func() []R) {
+	t.Helper()
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
-		if rs := m.requests(t); len(rs) > n {
-			t.Fatalf("e2e: the API got %+v after it should have stayed quiet; the screen:\n%s", rs[n:], c.capture(t))
+		if rs := requests(); len(rs) > n {
+			t.Fatalf("e2e: %s got %+v after it should have stayed quiet; the screen:\n%s", what, rs[n:], c.capture(t))
 		}
 	}
 }

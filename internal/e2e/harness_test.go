@@ -59,10 +59,7 @@ type tools struct {
 }
 
 var setup = sync.OnceValue(func() tools {
-	shared := os.Getenv("CAC_SHARED")
-	if shared == "" {
-		shared, _ = filepath.Abs("../../../shared")
-	}
+	shared := sharedDir()
 	mockDir := filepath.Join(shared, "tools", "mockapi")
 	if _, err := os.Stat(mockDir); err != nil {
 		return tools{skip: fmt.Sprintf("e2e: no mock API at %s (clone shared/ beside the repository or set CAC_SHARED): %v", mockDir, err)}
@@ -71,7 +68,7 @@ var setup = sync.OnceValue(func() tools {
 	if version == "" {
 		version = defaultVersion
 	}
-	tl := tools{cac: filepath.Join(binDir, "cac-tmux"), mock: filepath.Join(binDir, "mockapi")}
+	tl := tools{mock: filepath.Join(binDir, "mockapi")}
 	out, err := exec.Command("bash", filepath.Join(shared, "tools", "real-claude.sh"), version).Output()
 	tl.claude = strings.TrimSpace(string(out))
 	if err != nil {
@@ -84,8 +81,8 @@ var setup = sync.OnceValue(func() tools {
 	if fi, err := os.Stat(tl.claude); err != nil || fi.Mode()&0o111 == 0 {
 		return tools{skip: fmt.Sprintf("e2e: real-claude.sh %s printed %q, not an executable: %v", version, tl.claude, err)}
 	}
-	if err := tmuxtest.GoBuild(tl.cac, "../../cmd/cac-tmux"); err != nil {
-		return tools{err: fmt.Errorf("e2e: build cac-tmux: %w", err)}
+	if tl.cac, err = buildCac(); err != nil {
+		return tools{err: err}
 	}
 	build := exec.Command(goTool(), "build", "-o", tl.mock, ".")
 	build.Dir = mockDir
@@ -95,17 +92,41 @@ var setup = sync.OnceValue(func() tools {
 	return tl
 })
 
+// sharedDir is the shared/ checkout: $CAC_SHARED, else ../shared beside the repository.
+func sharedDir() string {
+	if dir := os.Getenv("CAC_SHARED"); dir != "" {
+		return dir
+	}
+	dir, _ := filepath.Abs("../../../shared")
+	return dir
+}
+
+// buildCac builds cac-tmux once for every case, Claude Code's and Codex's.
+var buildCac = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "cac-tmux")
+	if err := tmuxtest.GoBuild(bin, "../../cmd/cac-tmux"); err != nil {
+		return "", fmt.Errorf("e2e: build cac-tmux: %w", err)
+	}
+	return bin, nil
+})
+
 // need returns the tools, or skips (nothing to run against) or fails (a build broke) t.
 func need(t *testing.T) tools {
 	t.Helper()
 	tl := setup()
-	if tl.skip != "" {
-		t.Skip(tl.skip)
-	}
-	if tl.err != nil {
-		t.Fatal(tl.err)
-	}
+	ready(t, tl.skip, tl.err)
 	return tl
+}
+
+// ready skips t with skip, else fails it with err, when either is set.
+func ready(t *testing.T, skip string, err error) {
+	t.Helper()
+	if skip != "" {
+		t.Skip(skip)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func goTool() string {
@@ -484,6 +505,12 @@ type watch struct {
 // configuration directories; it is killed when t ends.
 func startWatch(t *testing.T, bin string, c *session, flags ...string) *watch {
 	t.Helper()
+	return startWatchEnv(t, bin, c, nil, flags...)
+}
+
+// startWatchEnv is startWatch with env added to the watcher's environment (TZ=…).
+func startWatchEnv(t *testing.T, bin string, c *session, env []string, flags ...string) *watch {
+	t.Helper()
 	dir := t.TempDir()
 	w := &watch{log: filepath.Join(dir, "watch.log"), done: make(chan struct{})}
 	f, err := os.Create(w.log)
@@ -498,7 +525,7 @@ func startWatch(t *testing.T, bin string, c *session, flags ...string) *watch {
 	}
 	args = append(args, flags...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(withoutTmux(os.Environ()), "XDG_STATE_HOME="+dir+"/state", "XDG_RUNTIME_DIR="+dir+"/run", "XDG_CONFIG_HOME="+dir+"/config")
+	cmd.Env = append(append(withoutTmux(os.Environ()), env...), "XDG_STATE_HOME="+dir+"/state", "XDG_RUNTIME_DIR="+dir+"/run", "XDG_CONFIG_HOME="+dir+"/config")
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("e2e: start watcher: %v", err)
