@@ -18,7 +18,7 @@ import (
 func CodexCLI() Agent {
 	return Agent{Name: Codex, Detect: detector.DetectCodex, Styled: true, MenuKey: codexMenuKey,
 		MenuStuck:  "Codex's rate-limit menu did not close after Esc; nothing more is pressed",
-		EnterAfter: 500 * time.Millisecond, Open: openCodex, Unzoned: true}
+		EnterAfter: 500 * time.Millisecond, Open: openCodex, Unzoned: true, MenuWaits: true}
 }
 
 // codexMenuKey is Esc while the menu covers the stop that is the latest thing on screen

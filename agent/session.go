@@ -21,6 +21,10 @@ type Agent struct {
 	MenuKey func(m detector.Menu) (key, does string)
 	// MenuStuck is the note of a pane whose menu stayed open after its key.
 	MenuStuck string
+	// MenuWaits: a menu that no key may answer closes by itself or by hand (Codex's notice
+	// that replaces its rate-limit menu after the reset closes in 5 s): the stop waits for it
+	// to close, no key sent, rather than being held for a person.
+	MenuWaits bool
 	// Unzoned: the agent prints a reset without a zone, in a zone only its records tell
 	// (Session.Zone): without its records nothing is typed, and a look without them shows
 	// no reset.

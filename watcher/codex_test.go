@@ -119,6 +119,12 @@ func (r *rig) addCodex(id string, pid int, zone *time.Location) *fakePane {
 // in the shape Codex 0.171.0 writes (records/testdata/codex).
 func writeRollout(t *testing.T, home string) string {
 	t.Helper()
+	return writeRolloutReset(t, home, codexReset)
+}
+
+// writeRolloutReset is writeRollout with the stop's reset at reset.
+func writeRolloutReset(t *testing.T, home string, reset time.Time) string {
+	t.Helper()
 	dir := filepath.Join(home, "sessions", "2026", "11", "28")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -128,7 +134,7 @@ func writeRollout(t *testing.T, home string) string {
 {"timestamp":"2026-11-28T13:03:07.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","content":[{"type":"text","text":"do more"}]}}}
 {"timestamp":"2026-11-28T13:03:08.000Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"limit_id":"codex","primary":{"used_percent":100.0,"window_minutes":300,"resets_at":%d},"secondary":{"used_percent":5.0,"window_minutes":10080,"resets_at":%d},"plan_type":"plus","rate_limit_reached_type":null}}}
 {"timestamp":"2026-11-28T13:03:08.500Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"x","last_agent_message":null,"error":{"message":"You’ve hit your usage limit.","codex_error_info":"usage_limit_exceeded"}}}
-`, id, codexReset.Unix(), codexReset.Add(96*time.Hour).Unix())
+`, id, reset.Unix(), reset.Add(96*time.Hour).Unix())
 	path := filepath.Join(dir, "rollout-2026-11-28T07-30-00-"+id+".jsonl")
 	if err := os.WriteFile(path, []byte(rows), 0o644); err != nil {
 		t.Fatal(err)
@@ -417,5 +423,35 @@ func TestUnitCodexTurnedOff(t *testing.T) {
 				t.Errorf("state = %s, want the pane not supervised", st)
 			}
 		})
+	}
+}
+
+// After the reset Codex replaces its rate-limit menu by a notice that closes itself 5 s later
+// ("You’re no longer close to your usage limit", one row "› 1. Dismiss"; real 0.171.0): the
+// stop waits while it is open, no key sent and no hold, then is resumed with the message alone.
+func TestUnitCodexNoticeAfterTheResetIsWaitedOut(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := time.Date(2026, 11, 28, 13, 22, 0, 0, time.UTC) // the captures' "2:22 PM", Berlin's
+	r := newRig(t, nil)
+	p := r.addCodex("%1", 100, berlin)
+	p.codex.rollout = writeRolloutReset(t, p.codex.home, reset)
+	p.screen = codexScreen(t, "codex-stop-notice-no-longer-close-120.txt")
+	p.codex.resumed = codexScreen(t, "codex-resumed-after-stop-80.txt")
+	r.atTime(reset.Add(-time.Minute))
+	due := reset.Add(scheduler.Default.ExactMargin)
+	r.atTime(due)
+	r.atTime(due.Add(2 * time.Second))
+	r.wantKeys(p)
+	if row := r.row("%1"); row.State != watcher.Waiting || !strings.Contains(row.Note, "until it closes") {
+		t.Errorf("while the notice is open: row %+v, want waiting for it to close", row)
+	}
+	p.draw(codexScreen(t, "codex-stop-notice-dismissed-120.txt"))
+	r.atTime(due.Add(5 * time.Second))
+	r.wantKeys(p, "continue", "Enter")
+	if len(p.codex.harm) > 0 {
+		t.Errorf("keys Codex takes for a choice: %q", p.codex.harm)
 	}
 }

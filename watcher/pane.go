@@ -292,6 +292,8 @@ func (p *pane) classify(v detector.Verdict, now time.Time, message string) {
 		p.set(Held, "a draft is in the input box; left alone"+byHand)
 	case p.person && !p.manual && !p.release(now):
 		p.set(Held, p.personNote(now))
+	case v.Menu.Open && menuKey == "" && p.program().MenuWaits:
+		p.set(Waiting, does) // the gate sends nothing while it is open
 	case v.Menu.Open && menuKey == "":
 		p.set(Held, does)
 	case v.Menu.Open && p.armed && !p.manual:

@@ -115,9 +115,12 @@ func (w *Watcher) gate(ctx context.Context, p *pane, now time.Time) (l look, ok 
 	}
 	w.judge(ctx, p)
 	p.classify(v, now, w.message(p))
+	key, _ := p.program().MenuKey(v.Menu)
 	switch {
 	case p.state != Waiting && p.state != Native:
 		return l, false, nil
+	case v.Menu.Open && key == "":
+		return l, false, nil // a menu no key may answer: waiting for it to close (classify's note)
 	case v.Native == detector.NativeArmed && !scheduler.IsDue(w.cfg.Schedule.Due(p.reset.At, p.exact(), true), now):
 		p.set(Native, "Claude Code's own auto-continue is armed; it goes first")
 		return l, false, nil
