@@ -455,3 +455,25 @@ func TestUnitCodexNoticeAfterTheResetIsWaitedOut(t *testing.T) {
 		t.Errorf("keys Codex takes for a choice: %q", p.codex.harm)
 	}
 }
+
+// The notice can take the place of the menu just as Esc closes it: the resume waits for the
+// notice to close, then types the message; Esc is never pressed again, nothing is held.
+func TestUnitCodexNoticeAfterEsc(t *testing.T) {
+	r := newRig(t, nil)
+	p := r.addCodex("%1", 100, newYork(t))
+	notice := codexScreen(t, "codex-stop-notice-no-longer-close-120.txt")
+	notice = strings.Replace(notice, "at 2:22 PM.", "at 10:10 AM.", 1)
+	p.codex.afterEsc = notice
+	r.atTime(codexAppeared.Add(time.Second))
+	due := codexReset.Add(scheduler.Default.ExactMargin)
+	r.atTime(due)
+	r.atTime(due.Add(2 * time.Second))
+	r.atTime(due.Add(4 * time.Second))
+	r.wantKeys(p, "Escape")
+	if row := r.row("%1"); row.State != watcher.Waiting {
+		t.Errorf("under the notice: row %+v, want waiting", row)
+	}
+	p.draw(strings.Replace(codexScreen(t, "codex-stop-notice-dismissed-120.txt"), "at 2:22 PM.", "at 10:10 AM.", 1))
+	r.atTime(due.Add(6 * time.Second))
+	r.wantKeys(p, "Escape", "continue", "Enter")
+}

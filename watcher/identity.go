@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/cac-tmux/cac-tmux/agent"
-
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/tmuxctl"
 )

@@ -359,6 +359,12 @@ func (w *Watcher) afterMenu(ctx context.Context, p *pane, now time.Time) error {
 	if !ok {
 		return err
 	}
+	if key, _ := p.program().MenuKey(v.Menu); v.Menu.Open && key == "" && p.program().MenuWaits {
+		// Another menu took the place of the one the key closed (Codex's notice after the
+		// reset): the resume waits for it to close (gate).
+		p.set(Waiting, "")
+		return w.resume(ctx, p, now)
+	}
 	if v.Menu.Open && now.Before(p.pressed.Add(w.cfg.Settle)) {
 		// Not closed yet: a loaded machine's Claude Code took over a second to redraw (measured
 		// 0.4–1.1 s). Looked at again every pause, up to Settle after the
