@@ -407,3 +407,29 @@ func checkDaemon(t *testing.T, home string) int {
 	}
 	return entry.Pid
 }
+
+// TestIdleLimitAt: an idle session submits "keep going" at --limit-at by itself, refused by a
+// stop with the menu over the composer (the instant a harness chooses for a limit), and a
+// prompt typed after the reset resumes it.
+func TestIdleLimitAt(t *testing.T) {
+	t.Parallel()
+	hit := time.Now().Add(500 * time.Millisecond)
+	reset := time.Now().Add(3 * time.Second).Truncate(time.Second)
+	f := start(t, 120, "--scenario", "idle", "--limit-at", hit.Format(time.RFC3339Nano), "--reset", reset.Format(time.RFC3339))
+	f.waitState(t, "limited")
+	screen := f.screen(t, "the stop and the menu", func(s string) bool { return strings.Contains(s, menuTitle) })
+	if !red.MatchString(screen) || !strings.Contains(plain(screen), "› keep going") {
+		t.Fatalf("want the prompt keep going refused by the red stop:\n%s", screen)
+	}
+	f.tmux(t, "send-keys", "-t", pane, "Escape")
+	f.waitState(t, "menu-escaped")
+	after(t, reset, 100*time.Millisecond)
+	f.tmux(t, "send-keys", "-t", pane, "-l", "continue")
+	typed := f.read(t, "continue")
+	after(t, typed, 500*time.Millisecond)
+	f.tmux(t, "send-keys", "-t", pane, "Enter")
+	f.waitState(t, "resumed")
+	if got, want := f.states(t), []string{"idle", "limited", "menu-escaped", "resumed"}; !slices.Equal(got[:min(len(got), 4)], want) {
+		t.Errorf("states %q, want %q first", got, want)
+	}
+}
