@@ -35,7 +35,7 @@ func compareModes() error {
 	}
 	res := map[key][]modeCost{}
 	for _, n := range opt.ns {
-		g, err := newGroup(n)
+		g, err := newGroup(n, agentClaude)
 		if err != nil {
 			g.kill()
 			return fmt.Errorf("N=%d: %w", n, err)

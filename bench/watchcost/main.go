@@ -43,6 +43,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +69,7 @@ type options struct {
 	latency, quick, compare  bool
 	trials                   int      // detection trials per N and run
 	watchArgs                []string // -watch-args split on blanks: appended to every watch command line
+	agents                   []string // -agent: what the panes run, each measured in turn for every N of each run
 	out                      string
 	outDir                   string // out made absolute (relative paths are to the repository root)
 	started                  time.Time
@@ -90,8 +92,8 @@ var (
 )
 
 func main() {
-	var n, watchArgs, readme string
-	defineFlags(&n, &watchArgs, &readme)
+	var n, watchArgs, readme, agents string
+	defineFlags(&n, &watchArgs, &readme, &agents)
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "watchcost: unexpected arguments %q\n", flag.Args())
@@ -107,7 +109,7 @@ func main() {
 	if opt.quick {
 		quickDefaults()
 	}
-	if err := setOptions(n, watchArgs); err != nil {
+	if err := setOptions(n, watchArgs, agents); err != nil {
 		fmt.Fprintln(os.Stderr, "watchcost:", err)
 		os.Exit(2)
 	}
@@ -130,10 +132,11 @@ func main() {
 	}
 }
 
-// defineFlags defines the command's flags. Most set opt directly; -n, -watch-args and -readme
-// go into the strings given, which main reads after parsing.
-func defineFlags(n, watchArgs, readme *string) {
-	flag.StringVar(n, "n", "10,100,1000", "numbers of Claude panes per server, comma separated")
+// defineFlags defines the command's flags. Most set opt directly; -n, -watch-args, -readme and
+// -agent go into the strings given, which main reads after parsing.
+func defineFlags(n, watchArgs, readme, agents *string) {
+	flag.StringVar(n, "n", "10,100,1000", "numbers of agent panes per server, comma separated")
+	flag.StringVar(agents, "agent", agentClaude, "what the panes run, comma separated, each measured in turn for every N of each run: claude (fake Claude Code), codex (simulated Codex CLI), both (half each)")
 	flag.IntVar(&opt.trials, "trials", 20, "detection trials per N and run: limits drawn at random points of the tick on idle sessions (0: none)")
 	flag.StringVar(readme, "readme", "", "print the table in docs/costs.md of what watching costs from this CSV of an earlier run, and exit")
 	flag.IntVar(&opt.servers, "servers", 1, "tmux servers each N is split over (sockets tmux-UID/s0, s1, … in TMUX_TMPDIR), watched by one `cac-tmux watch --all-servers` when more than 1")
@@ -166,9 +169,16 @@ func quickDefaults() {
 // setOptions checks the flags and completes opt from them: the Ns of -n (each large enough
 // for the busy panes, the stopped pane and the probe on the home server when split over
 // -servers) and the words of -watch-args.
-func setOptions(n, watchArgs string) error {
+func setOptions(n, watchArgs, agents string) error {
 	if opt.servers < 1 {
 		return errors.New("-servers must be at least 1")
+	}
+	var err error
+	if opt.agents, err = parseAgents(agents); err != nil {
+		return err
+	}
+	if opt.compare && !slices.Equal(opt.agents, []string{agentClaude}) {
+		return errors.New("-compare measures Claude Code panes only: leave -agent out")
 	}
 	if opt.compare && opt.servers < 2 {
 		return errors.New("-compare needs -servers of 2 or more")
@@ -208,19 +218,34 @@ func run() error {
 	logf("watcher: %s", watcherCommand())
 	logf("estimated runtime: about %s", estimate().Round(time.Minute))
 
-	res := map[int][]result{}
-	for r := 1; r <= opt.runs; r++ { // runs outermost: drift over time spreads over every N
+	res := map[string]map[int][]result{}
+	for _, a := range opt.agents {
+		res[a] = map[int][]result{}
+	}
+	// Runs outermost, then N, then the agents: drift over time and the load of anything else
+	// running spread over every N and every agent alike.
+	for r := 1; r <= opt.runs; r++ {
 		for _, n := range opt.ns {
-			x, err := measure(n, r)
-			if err != nil {
-				return fmt.Errorf("N=%d run %d: %w", n, r, err)
+			for _, a := range opt.agents {
+				x, err := measure(n, r, a)
+				if err != nil {
+					return fmt.Errorf("N=%d run %d -agent %s: %w", n, r, a, err)
+				}
+				res[a][n] = append(res[a][n], x)
 			}
-			res[n] = append(res[n], x)
 		}
 	}
 	took := time.Since(opt.started)
-	report(res, took)
-	return writeResults(res)
+	for _, a := range opt.agents {
+		report(a, res[a], took)
+		if err := writeResults(a, res[a]); err != nil {
+			return err
+		}
+	}
+	if len(opt.agents) > 1 {
+		sideBySide(res)
+	}
+	return nil
 }
 
 // prepare finds the repository root and tmux, makes the output and temporary directories,
@@ -247,6 +272,9 @@ func prepare() error {
 	if tmp, err = os.MkdirTemp("/tmp", "cb."); err != nil { // short: socket paths must stay < ~100 bytes
 		return err
 	}
+	if err := setCodexHome(); err != nil {
+		return err
+	}
 	os.Setenv("TMUX_TMPDIR", tmp) // even a tmux call without -S cannot reach the default server
 	bin = filepath.Join(tmp, "bin")
 	if opt.servers > 1 { // where the watcher of every server looks for them
@@ -268,11 +296,12 @@ func prepare() error {
 	return writeWrapper()
 }
 
-// build builds cac-tmux and the fake Claude Code into bin, and notes what from.
+// build builds cac-tmux, the fake Claude Code and the simulated Codex into bin, and notes what
+// from.
 func build() error {
 	logf("building into %s", bin)
 	revision = describe(root)
-	for _, b := range [][2]string{{"cac-tmux", "./cmd/cac-tmux"}, {"claude", "./internal/fakeclaude"}} {
+	for _, b := range [][2]string{{"cac-tmux", "./cmd/cac-tmux"}, {"claude", "./internal/fakeclaude"}, {"codex", "./internal/fakecodex"}} {
 		// -buildvcs=false: no `git status` (which may write .git/index) in a repository others use
 		cmd := exec.Command("go", "build", "-buildvcs=false", "-o", filepath.Join(bin, b[0]), b[1])
 		cmd.Dir = root
@@ -283,16 +312,19 @@ func build() error {
 	return nil
 }
 
-// writeResults writes the CSV and the PNG plot of the results into the output directory,
-// named for the start of the run.
-func writeResults(res map[int][]result) error {
+// writeResults writes the CSV and the PNG plot of an agent mode's results into the output
+// directory, named for the start of the run, and for the mode unless it is claude.
+func writeResults(agent string, res map[int][]result) error {
 	stamp := opt.started.Format("20060102-150405")
+	if agent != agentClaude {
+		stamp += "-" + agent
+	}
 	csvPath := filepath.Join(opt.outDir, "watchcost-"+stamp+".csv")
 	pngPath := filepath.Join(opt.outDir, "watchcost-"+stamp+".png")
 	if err := writeCSV(csvPath, res); err != nil {
 		return err
 	}
-	if err := writePlot(pngPath, res); err != nil {
+	if err := writePlot(pngPath, agent, res); err != nil {
 		return err
 	}
 	fmt.Printf("\nWritten: %s\nWritten: %s\n", csvPath, pngPath)
@@ -316,7 +348,7 @@ func estimate() time.Duration {
 		d += 2*time.Second + perN + 2*opt.interval + opt.countWindow // the counting watcher
 		d += opt.naiveWindow + time.Second
 	}
-	return d * time.Duration(opt.runs)
+	return d * time.Duration(opt.runs*len(opt.agents))
 }
 
 // probeGap is the least time between the probe's limit T and its reset R: the watcher must

@@ -25,6 +25,7 @@ type result struct {
 	startPingMs, idlePing []float64
 	// the probe
 	latencyMs, delayMs []float64 // ms; empty when not measured
+	messageMs          []float64 // ms from due to the first read of the message's text (after a Codex menu's Esc)
 	resumed            bool
 	// detection trials: limits drawn at random points of the tick (ms)
 	trialMs     []float64
@@ -82,9 +83,9 @@ func note(n, run int, format string, a ...any) {
 	logf("  note: %s", s)
 }
 
-func measure(n, run int) (r result, err error) {
+func measure(n, run int, agent string) (r result, err error) {
 	t := time.Now()
-	g, err := newGroup(n) // the probe, the N-th pane, is made later
+	g, err := newGroup(n, agent) // the probe, the N-th pane, is made later
 	defer g.kill()
 	if err != nil {
 		return r, err
@@ -111,8 +112,8 @@ func measure(n, run int) (r result, err error) {
 		del = fmt.Sprintf("%.0f ms", r.delayMs[0])
 	}
 	trials := summarize(r.trialMs)
-	logf("run %d/%d N=%d: setup %s, warm-up %s, window %s: tmux server idle %.3f%%; watcher+clients %.3f%% (clients %.3f%%), tmux server %.3f%% (%+.3f%%), total %.3f%%, peak RSS %.1f MB; first look %.2fs; detection %s (trials: median %.0f ms, max %.0f ms of %d, %d missed), keys %s after due; %.2f tmux commands/tick (+ %.2f sync lines); naive %.2f%% (server %.2f%% (%+.2f%%), pass %s)",
-		run, opt.runs, n, setup.Round(100*time.Millisecond), r.warmup.Round(100*time.Millisecond), r.window.Round(100*time.Millisecond),
+	logf("run %d/%d N=%d %s: setup %s, warm-up %s, window %s: tmux server idle %.3f%%; watcher+clients %.3f%% (clients %.3f%%), tmux server %.3f%% (%+.3f%%), total %.3f%%, peak RSS %.1f MB; first look %.2fs; detection %s (trials: median %.0f ms, max %.0f ms of %d, %d missed), keys %s after due; %.2f tmux commands/tick (+ %.2f sync lines); naive %.2f%% (server %.2f%% (%+.2f%%), pass %s)",
+		run, opt.runs, n, agent, setup.Round(100*time.Millisecond), r.warmup.Round(100*time.Millisecond), r.window.Round(100*time.Millisecond),
 		r.serverIdlePct, r.watcherPct, r.clientsPct, r.serverPct, r.serverAddedPct(), r.totalPct(), r.rssMB, r.startupWallS, lat, trials.med, trials.hi, trials.n, r.trialMissed, del, r.cmdsPerTick(), float64(r.syncs)/r.ticks,
 		r.naivePct, r.naiveServerPct, r.naiveServerAddedPct(), r.naivePass.Round(time.Millisecond))
 	return r, nil
@@ -249,9 +250,9 @@ func startProbe(s *server, w *watcher, n, run int, end time.Time) (limitProbe, t
 	p.server = s.label
 	end = p.T.Add(-300 * time.Millisecond)
 	p.fakeLog = filepath.Join(tmp, fmt.Sprintf("probe%d.log", watchSeq))
-	out, err := tmuxCmd(s.sock, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:",
-		filepath.Join(bin, "claude"), "--scenario", "idle", "--log", p.fakeLog,
-		"--limit-at", p.T.Format(time.RFC3339Nano), "--reset", p.R.UTC().Format(time.RFC3339))
+	args := append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bench:"}, fakeCmd(probeCodex(s.agent), "--scenario", "idle", "--log", p.fakeLog,
+		"--limit-at", p.T.Format(time.RFC3339Nano), "--reset", p.R.UTC().Format(time.RFC3339))...)
+	out, err := tmuxCmd(s.sock, args...)
 	if err != nil {
 		return p, end, err
 	}
@@ -325,7 +326,8 @@ func amongSpinners(s *server, w *watcher, n, run int, p limitProbe, r *result) e
 
 // detect waits for the watcher's "waiting" line about the probe (detection latency: its time
 // minus T) and for the first read of the probe's terminal (resume punctuality: its time minus
-// due, R + margin), then for the session to resume.
+// due, R + margin), then for the session to resume. The first read that is not Esc alone is
+// the message's text: after a Codex menu's Esc (pressed at due), it comes a look later.
 func detect(w *watcher, n, run int, p limitProbe, r *result) error {
 	probe, fakeLog, T, due := p.pane, p.fakeLog, p.T, p.R.Add(margin)
 	logf("  probe %s: limit at %s, due %s", probe, T.Format("15:04:05.000"), due.Format("15:04:05"))
@@ -341,9 +343,9 @@ func detect(w *watcher, n, run int, p limitProbe, r *result) error {
 	} else {
 		r.latencyMs = append(r.latencyMs, float64(seen.Sub(T).Microseconds())/1000)
 	}
-	var typed time.Time
+	var typed, text time.Time
 	for deadline := due.Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		typed, r.resumed = readFakeLog(fakeLog)
+		typed, text, r.resumed = readFakeLog(fakeLog)
 		if !typed.IsZero() && (r.resumed || time.Now().After(typed.Add(5*time.Second))) {
 			break
 		}
@@ -353,27 +355,37 @@ func detect(w *watcher, n, run int, p limitProbe, r *result) error {
 	} else {
 		r.delayMs = append(r.delayMs, float64(typed.Sub(due).Microseconds())/1000)
 	}
+	if !text.IsZero() {
+		r.messageMs = append(r.messageMs, float64(text.Sub(due).Microseconds())/1000)
+	}
 	if !r.resumed {
 		note(n, run, "the probe %s did not resume", probe)
 	}
 	return nil
 }
 
-// readFakeLog returns the time of the first read of the fake's terminal (zero: none yet) and
-// whether the session resumed.
-func readFakeLog(path string) (first time.Time, resumed bool) {
+// readFakeLog returns the time of the first read of the fake's terminal and of the first that
+// is not Esc alone (zero: none yet), and whether the session resumed.
+func readFakeLog(path string) (first, text time.Time, resumed bool) {
 	b, _ := os.ReadFile(path)
 	for _, l := range strings.Split(string(b), "\n") {
 		if l == "# state resumed" {
 			resumed = true
 		}
-		if ts, _, ok := strings.Cut(l, "\t"); ok && first.IsZero() && !strings.HasPrefix(l, "#") {
-			if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		ts, read, ok := strings.Cut(l, "\t")
+		if !ok || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			if first.IsZero() {
 				first = t
+			}
+			if text.IsZero() && read != `"\x1b"` {
+				text = t
 			}
 		}
 	}
-	return first, resumed
+	return first, text, resumed
 }
 
 // count runs a second watcher with the counting wrapper first in its PATH and counts the

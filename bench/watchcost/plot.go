@@ -43,7 +43,7 @@ type series struct {
 	pts    []point
 }
 
-func writePlot(path string, res map[int][]result) error {
+func writePlot(path, agent string, res map[int][]result) error {
 	ns := slices.Sorted(slices.Values(opt.ns))
 	mk := func(key string) []point {
 		q := quantityByKey(key)
@@ -65,9 +65,10 @@ func writePlot(path string, res map[int][]result) error {
 			ratios[float64(n)] = s.med
 		}
 	}
-	title := fmt.Sprintf("CPU %% OF ONE CORE VS N CLAUDE PANES, TICK %s", strings.ToUpper(opt.interval.String()))
+	panes := map[string]string{agentClaude: "CLAUDE", agentCodex: "CODEX", agentBoth: "CLAUDE AND CODEX"}[agent]
+	title := fmt.Sprintf("CPU %% OF ONE CORE VS N %s PANES, TICK %s", panes, strings.ToUpper(opt.interval.String()))
 	if opt.servers > 1 {
-		title = fmt.Sprintf("CPU %% OF ONE CORE VS N CLAUDE PANES OVER %d SERVERS, TICK %s", opt.servers, strings.ToUpper(opt.interval.String()))
+		title = fmt.Sprintf("CPU %% OF ONE CORE VS N %s PANES OVER %d SERVERS, TICK %s", panes, opt.servers, strings.ToUpper(opt.interval.String()))
 	}
 	sub := fmt.Sprintf("MEDIANS OF %d RUN(S), BARS MIN-MAX, LABELS NAIVE/CAC-TMUX; %d BUSY PANES + 1 STOPPED, THE REST IDLE", opt.runs, opt.busy)
 	img := plot(title, sub, ss, ratios)

@@ -57,19 +57,26 @@ func readmeTable(w io.Writer, path string) error {
 		}
 		return strconv.FormatFloat(x, 'f', prec, 64)
 	}
-	fmt.Fprintf(w, "| Claude panes | watcher + tmux server added (min–max) | watcher | tmux server added | first look at every pane | detection p99 / median | peak RSS | commands per tick | naive poller + server | naive / cac-tmux |\n")
+	panes := "Claude panes" // a run's CSV for Codex panes is named …-codex.csv (writeResults)
+	switch {
+	case strings.HasSuffix(path, "-codex.csv"):
+		panes = "Codex panes"
+	case strings.HasSuffix(path, "-both.csv"):
+		panes = "Claude and Codex panes"
+	}
+	fmt.Fprintf(w, "| %s | watcher + tmux server added (min–max) | watcher | tmux server added | first look at every pane | detection p99 / median | peak RSS | commands per tick | naive poller + server | naive / cac-tmux |\n", panes)
 	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, n := range ns {
 		c := byN[n]
 		t := c["total_cpu_pct"]
 		d := c["detection_trials_ms"]
-		panes := strconv.Itoa(n)
+		count := strconv.Itoa(n)
 		if servers > 1 && n%servers == 0 {
-			panes = fmt.Sprintf("%d × %d", servers, n/servers)
+			count = fmt.Sprintf("%d × %d", servers, n/servers)
 		} else if servers > 1 {
-			panes = fmt.Sprintf("%d over %d servers", n, servers)
+			count = fmt.Sprintf("%d over %d servers", n, servers)
 		}
-		fmt.Fprintf(w, "| %s | **%s %%** (%s–%s) | %s %% | %s %% | %s s | %s / %s ms (%s trials) | %s MB | %s | %s %% | %s× |\n", panes,
+		fmt.Fprintf(w, "| %s | **%s %%** (%s–%s) | %s %% | %s %% | %s s | %s / %s ms (%s trials) | %s MB | %s | %s %% | %s× |\n", count,
 			num(t.med, 3), num(t.lo, 3), num(t.hi, 3), num(c["watcher_cpu_pct"].med, 3), num(c["tmux_server_added_cpu_pct"].med, 3),
 			num(c["first_look_s"].med, 2), num(d.p99, 0), num(d.med, 0), d.samples, num(c["watcher_peak_rss_mb"].med, 1),
 			num(c["tmux_cmds_per_tick"].med, 2), num(c["naive_total_cpu_pct"].med, 1), num(c["ratio_cpu_with_server"].med, 0))

@@ -67,6 +67,12 @@ var quantities = []quantity{
 	{"cpu_window_s", "s", "CPU window, s", 0, false, one(func(r result) float64 { return r.window.Seconds() })},
 }
 
+// withCodex are the quantities of a run with Codex panes only (-agent other than claude), so
+// that the output of a Claude Code run stays what it was.
+var withCodex = []quantity{
+	{"resume_message_ms", "ms", "resume: due instant → first read of the message's text, ms (Codex: after its menu's Esc, the first key)", 0, false, func(r result) []float64 { return r.messageMs }},
+}
+
 // perServer are the quantities of each server of a run, with -servers > 1 only (so that the
 // output with one server stays what it was): a run gives one sample per server.
 var perServer = []quantity{
@@ -75,12 +81,17 @@ var perServer = []quantity{
 	{"first_look_each_s", "s", "start-up: exec to the first look at every pane of each server, s (wall)", 2, false, func(r result) []float64 { return r.firstLookEach }},
 }
 
-// shown are the quantities of the tables and the CSV: perServer too with -servers > 1.
+// shown are the quantities of the tables and the CSV: perServer too with -servers > 1, and
+// withCodex with an -agent other than claude.
 func shown() []quantity {
+	q := quantities
 	if opt.servers > 1 {
-		return append(slices.Clone(quantities), perServer...)
+		q = append(slices.Clone(q), perServer...)
 	}
-	return quantities
+	if !slices.Equal(opt.agents, []string{agentClaude}) {
+		q = append(slices.Clone(q), withCodex...)
+	}
+	return q
 }
 
 func quantityByKey(key string) quantity {
@@ -148,17 +159,17 @@ func (q quantity) format(s stat) string {
 	return med + " (" + rng + ")"
 }
 
-func report(res map[int][]result, took time.Duration) {
+func report(agent string, res map[int][]result, took time.Duration) {
 	tv, _ := exec.Command(realTmux, "-V").Output()
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	tick := opt.interval.String()
 
 	fmt.Println()
-	fmt.Printf("## cac-tmux watch vs a naive poller, tick %s\n\n", tick)
+	fmt.Printf("## cac-tmux watch vs a naive poller, tick %s%s\n\n", tick, agentHeading(agent))
 	fmt.Printf("%s, %s, Linux %s, %d CPUs, CLK_TCK %.0f; cac-tmux built from %s; %d run(s) per figure (a fresh server each); took %s.\n\n",
 		strings.TrimSpace(string(tv)), runtime.Version(), strings.TrimSpace(string(kernel)), runtime.NumCPU(), clkTck,
 		revision, opt.runs, took.Round(time.Second))
-	describeSetup()
+	describeSetup(agent)
 	fmt.Printf("tmux server: its own CPU from /proc, first over %s with nothing watching, right after the server is set up and before any watcher starts (the baseline: the busy panes' spinners and N processes cost it CPU even then), then during the watcher's window and the naive poller's; \"added by\" is that minus the baseline, measured on the same server in the same run (noise can make it slightly negative), and the CPU ratio with the server uses the added figures. ", opt.baselineWindow)
 	fmt.Printf("Commands: a second watcher with a counting `tmux` wrapper first in its PATH, over %s: each tmux process, or each command line the watcher writes to a control-mode client, counts once (several commands joined by \";\" too); the sync line tmuxctl writes after each control-mode command line (`display-message -p cac-sync-…`, which the server also runs) is counted apart. ", opt.countWindow)
 	fmt.Printf("Naive poller: `tmux capture-pane -p -t %%N` for every pane every %s (passes back to back when one overruns), its tmux clients' CPU, over %s on the same panes with the watcher stopped.", tick, opt.naiveWindow)
@@ -177,11 +188,11 @@ func report(res map[int][]result, took time.Duration) {
 	for _, n := range opt.ns {
 		rs := res[n]
 		idle := n - opt.busy - 1
-		fmt.Printf("\n### N = %d%s: %d idle, %d busy (spinner), 1 stopped at a limit\n\n", n, split(n), idle, opt.busy)
+		fmt.Printf("\n### N = %d%s%s: %d idle, %d busy (spinner), 1 stopped at a limit\n\n", n, split(n), agentHeading(agent), idle, opt.busy)
 		fmt.Println("| quantity | median | min – max |")
 		fmt.Println("|---|---:|---:|")
 		for _, q := range shown() {
-			if !opt.latency && (q.key == "detection_latency_ms" || q.key == "resume_punctuality_ms") || opt.trials == 0 && q.key == "detection_trials_ms" {
+			if !opt.latency && (q.key == "detection_latency_ms" || q.key == "resume_punctuality_ms" || q.key == "resume_message_ms") || opt.trials == 0 && q.key == "detection_trials_ms" {
 				continue
 			}
 			med, rng := q.cells(q.of(rs))
@@ -197,7 +208,7 @@ func report(res map[int][]result, took time.Duration) {
 		fmt.Println()
 	}
 
-	targets(res)
+	targets(agent, res)
 	if len(notes) > 0 {
 		fmt.Println()
 		for _, n := range notes {
@@ -211,13 +222,20 @@ func report(res map[int][]result, took time.Duration) {
 	if opt.servers > 1 {
 		wa = fmt.Sprintf(" -servers %d", opt.servers) + wa
 	}
+	if !slices.Equal(opt.agents, []string{agentClaude}) {
+		wa = " -agent " + strings.Join(opt.agents, ",") + wa
+	}
 	fmt.Printf("\nReproduce (from the repository root): `go run ./bench/watchcost -n %s -busy %d -interval %s -runs %d -window %s -warmup %s -baseline-window %s -count-window %s -naive-window %s -latency=%v%s`\n",
 		joinInts(opt.ns), opt.busy, opt.interval, opt.runs, opt.window, opt.warmup, opt.baselineWindow, opt.countWindow, opt.naiveWindow, opt.latency, wa)
 }
 
 // describeSetup prints what the servers hold and how the watcher runs, in the text above the
 // tables.
-func describeSetup() {
+func describeSetup(agent string) {
+	if agent != agentClaude {
+		describeAgent(agent)
+		return
+	}
 	if opt.servers > 1 {
 		fmt.Printf("N fake Claude Code sessions (internal/fakeclaude) split evenly over %d tmux servers (sockets s0 … s%d in $TMUX_TMPDIR/tmux-UID, a fresh set each run), one 120x40 window each: 1 stopped at a limit an hour away and %d running a turn with an animated spinner, all on s0, the rest idle", opt.servers, opt.servers-1, opt.busy)
 	} else {
@@ -299,7 +317,7 @@ func commandsNote(rs []result) string {
 // cost at N=100, detection within one tick (p99 of the trials), the first look at every pane
 // within 1 s, peak RSS ≤ 20 MB, CPU ≥ 20× lower than the naive poller, keys ≤ 1 s after the
 // due instant and never before.
-func targets(res map[int][]result) {
+func targets(agent string, res map[int][]result) {
 	n := slices.Max(opt.ns)
 	where := fmt.Sprintf("N=%d", n)
 	if n != 1000 {
@@ -309,7 +327,7 @@ func targets(res map[int][]result) {
 		where += fmt.Sprintf(" (the targets are for a 1s tick, this run used %s)", opt.interval)
 	}
 	rs := res[n]
-	fmt.Printf("\n### Targets, at %s\n\n", where)
+	fmt.Printf("\n### Targets, at %s%s\n\n", where, agentHeading(agent))
 	check := func(what string, ok bool, got string) {
 		verdict := "met"
 		if !ok {

@@ -39,6 +39,7 @@ func tmuxCmd(sock string, args ...string) (string, error) {
 type server struct {
 	sock    string
 	label   string // its "server" field in the watcher's log: "" with one server, else "s0", "s1", …
+	agent   string // what its panes run (-agent): agentClaude, agentCodex or agentBoth
 	pid     int
 	panes   int      // fake sessions made at the start
 	stopped string   // the pane id of the session stopped at a limit ("" but on the home server)
@@ -62,24 +63,23 @@ func socketFor(i int) (sock, label string) {
 	return filepath.Join(userSocketDir(), label), label
 }
 
-// newServer starts a tmux server on sock with n fake Claude Code sessions, one window (120x40)
-// each in one session. On the home server the first is stopped at a limit an hour away
-// (`--scenario plain`) and the next opt.busy are named busy (spin makes them run a turn);
-// every other session is idle (`--scenario idle`). It waits until every one has drawn its
-// screen.
-func newServer(sock, label string, n int, home bool) (*server, error) {
+// newServer starts a tmux server on sock with n fake sessions of the agent mode (codexAt),
+// one window (120x40) each in one session. On the home server the first is stopped at a limit
+// an hour away (`--scenario plain`) and the next opt.busy are named busy (spin makes them run
+// a turn); every other session is idle (`--scenario idle`). It waits until every one has drawn
+// its screen.
+func newServer(sock, label string, n int, home bool, agent string) (*server, error) {
 	mu.Lock()
-	s := &server{sock: sock, label: label, panes: n}
+	s := &server{sock: sock, label: label, panes: n, agent: agent}
 	if cleaned {
 		mu.Unlock()
 		return s, errors.New("interrupted")
 	}
 	sockets[s.sock] = 0
-	claude := filepath.Join(bin, "claude")
-	first := []string{claude, "--scenario", "idle"}
+	first := fakeCmd(codexAt(agent, 0, home), "--scenario", "idle")
 	if home {
 		reset := time.Now().Add(time.Hour).Truncate(time.Minute).UTC().Format(time.RFC3339)
-		first = []string{claude, "--scenario", "plain", "--reset", reset}
+		first = fakeCmd(codexAt(agent, 0, home), "--scenario", "plain", "--reset", reset)
 	}
 	args := append([]string{"-f", filepath.Join(tmp, "tmux.conf"), "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "bench", "-x", "120", "-y", "40"}, first...)
 	out, err := tmuxCmd(s.sock, args...) // under mu: cleanup cannot run between the start and its registration
@@ -102,16 +102,17 @@ func newServer(sock, label string, n int, home bool) (*server, error) {
 // fill makes the server's windows after the first, up to n, batch at a time, the first
 // opt.busy of them named busy on the home server, and notes the busy panes.
 func (s *server) fill(n int, home bool) error {
-	claude := filepath.Join(bin, "claude")
 	for made := 1; made < n; {
 		var args []string
 		for k := 0; k < batch && made < n; k, made = k+1, made+1 {
 			if k > 0 {
 				args = append(args, ";")
 			}
-			args = append(args, "new-window", "-d", "-t", "bench:", claude, "--scenario", "idle")
+			args = append(args, "new-window", "-d", "-t", "bench:")
 			if home && made <= opt.busy {
-				args = append(args, "--name", "busy") // idle until spin
+				args = append(args, fakeCmd(false, "--scenario", "idle", "--name", "busy")...) // idle until spin
+			} else {
+				args = append(args, fakeCmd(codexAt(s.agent, made, home), "--scenario", "idle")...)
 			}
 		}
 		if _, err := tmuxCmd(s.sock, args...); err != nil {
@@ -165,15 +166,16 @@ func (s *server) waitDrawn(n int) error {
 	}
 }
 
-// drawn counts the panes whose command is claude and whose screen shows its session.
+// drawn counts the panes whose command is a fake (claude, codex) and whose screen shows its
+// session: a finished turn, or a stop (Claude Code's or Codex's wording).
 func (s *server) drawn() (int, error) {
-	out, err := tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_current_command}\t#{C:Worked for}\t#{C:hit your session limit}")
+	out, err := tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_current_command}\t#{C:Worked for}\t#{C:hit your session limit}\t#{C:hit your usage limit}")
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, l := range strings.Split(out, "\n") {
-		if f := strings.Split(l, "\t"); len(f) == 3 && f[0] == "claude" && (f[1] != "0" || f[2] != "0") {
+		if f := strings.Split(l, "\t"); len(f) == 4 && (f[0] == "claude" || f[0] == "codex") && (f[1] != "0" || f[2] != "0" || f[3] != "0") {
 			n++
 		}
 	}
@@ -183,9 +185,8 @@ func (s *server) drawn() (int, error) {
 // spin makes the busy panes' sessions run a turn with an animated spinner (--spinner,
 // redrawn every 100 ms), or idle again: each is replaced by a new fake (respawn-pane -k).
 func (s *server) spin(on bool) error {
-	claude := filepath.Join(bin, "claude")
 	for _, p := range s.busy {
-		args := []string{"respawn-pane", "-k", "-t", p, claude, "--scenario", "idle", "--name", "busy"}
+		args := append([]string{"respawn-pane", "-k", "-t", p}, fakeCmd(false, "--scenario", "idle", "--name", "busy")...)
 		if on {
 			args = append(args, "--spinner")
 		}
@@ -215,7 +216,7 @@ type group []*server
 
 // newGroup starts the servers of n panes in all (the probe, made later, is the home server's
 // last pane with -latency). On an error it returns the servers started so far, to be killed.
-func newGroup(n int) (group, error) {
+func newGroup(n int, agent string) (group, error) {
 	var g group
 	for i := range opt.servers {
 		k := n / opt.servers
@@ -226,7 +227,7 @@ func newGroup(n int) (group, error) {
 			k-- // the probe
 		}
 		sock, label := socketFor(i)
-		s, err := newServer(sock, label, k, i == 0)
+		s, err := newServer(sock, label, k, i == 0, agent)
 		g = append(g, s)
 		if err != nil {
 			return g, err
@@ -306,10 +307,10 @@ func killServer(sock string) {
 }
 
 // ours lists the processes this program started that outlive their server: fakes (their exe
-// is tmp/bin/claude) and tmux processes whose command line names a socket in tmp.
+// is tmp/bin/claude or tmp/bin/codex, a simulated Codex's stand-in daemon too) and tmux
+// processes whose command line names a socket in tmp.
 func ours() []int {
 	ents, _ := os.ReadDir("/proc")
-	fake := filepath.Join(bin, "claude")
 	liveServer := map[int]bool{}
 	for _, pid := range sockets {
 		if pid > 0 {
@@ -323,8 +324,9 @@ func ours() []int {
 			continue
 		}
 		exe, _ := os.Readlink("/proc/" + e.Name() + "/exe")
-		if exe == fake {
-			if !liveServer[parent(pid)] { // a fake of a server still in use is not left over
+		if fakeExe(exe) {
+			// A fake of a server still in use, or a daemon of such a fake, is not left over.
+			if p := parent(pid); !liveServer[p] && !liveServer[parent(p)] {
 				pids = append(pids, pid)
 			}
 			continue

@@ -106,7 +106,6 @@ func trials(s *server, w *watcher, n, run int, r *result) error {
 		note(n, run, "no idle pane for the detection trials")
 		return nil
 	}
-	claude := filepath.Join(bin, "claude")
 	reset := time.Now().Add(2 * time.Hour).Truncate(time.Minute).UTC().Format(time.RFC3339)
 	for done := 0; done < opt.trials; {
 		batch := panes[:min(len(panes), opt.trials-done)]
@@ -114,19 +113,20 @@ func trials(s *server, w *watcher, n, run int, r *result) error {
 		base := time.Now().Add(2*opt.interval + opt.interval/2)
 		for i, p := range batch {
 			at[i] = base.Add(time.Duration(rand.Float64() * float64(opt.interval)))
-			if _, err := tmuxCmd(s.sock, "respawn-pane", "-k", "-t", p, claude, "--scenario", "idle",
-				"--limit-at", at[i].Format(time.RFC3339Nano), "--reset", reset); err != nil {
+			args := append([]string{"respawn-pane", "-k", "-t", p.id}, fakeCmd(p.codex, "--scenario", "idle",
+				"--limit-at", at[i].Format(time.RFC3339Nano), "--reset", reset)...)
+			if _, err := tmuxCmd(s.sock, args...); err != nil {
 				return err
 			}
 		}
 		for i, p := range batch {
-			seen, err := w.waitLogged(s.label, p, "waiting", at[i], at[i].Add(5*opt.interval+5*time.Second))
+			seen, err := w.waitLogged(s.label, p.id, "waiting", at[i], at[i].Add(5*opt.interval+5*time.Second))
 			if err != nil {
 				return err
 			}
 			if seen.IsZero() {
 				r.trialMissed++
-				note(n, run, "detection trial on %s: no \"waiting\" line within %s of its limit", p, 5*opt.interval+5*time.Second)
+				note(n, run, "detection trial on %s: no \"waiting\" line within %s of its limit", p.id, 5*opt.interval+5*time.Second)
 				continue
 			}
 			r.trialMs = append(r.trialMs, float64(seen.Sub(at[i]).Microseconds())/1000)
@@ -134,7 +134,7 @@ func trials(s *server, w *watcher, n, run int, r *result) error {
 		done += len(batch)
 	}
 	for _, p := range panes {
-		if _, err := tmuxCmd(s.sock, "respawn-pane", "-k", "-t", p, claude, "--scenario", "idle"); err != nil {
+		if _, err := tmuxCmd(s.sock, append([]string{"respawn-pane", "-k", "-t", p.id}, fakeCmd(p.codex, "--scenario", "idle")...)...); err != nil {
 			return err
 		}
 	}
@@ -166,19 +166,25 @@ func (w *watcher) waitLogged(server, pane, message string, after, deadline time.
 	}
 }
 
+// idlePane is a pane of an idle session, and whether it runs Codex.
+type idlePane struct {
+	id    string
+	codex bool
+}
+
 // idlePanes returns up to k panes of idle sessions made with the server (not busy, not the
 // stopped one, not the probe).
-func (s *server) idlePanes(k int) ([]string, error) {
+func (s *server) idlePanes(k int) ([]idlePane, error) {
 	out, err := tmuxCmd(s.sock, "list-panes", "-a", "-F", "#{pane_id}\t#{pane_start_command}")
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
+	var ids []idlePane
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		id, cmd, _ := strings.Cut(l, "\t")
 		if len(ids) < k && id != s.stopped && strings.Contains(cmd, "--scenario idle") &&
 			!strings.Contains(cmd, "--name busy") && !strings.Contains(cmd, "--limit-at") {
-			ids = append(ids, id)
+			ids = append(ids, idlePane{id, strings.Contains(cmd, filepath.Join(bin, "codex"))})
 		}
 	}
 	return ids, nil

@@ -18,6 +18,7 @@ type sim struct {
 	reset, until, hitAt      time.Time // the printed reset (zero: none), when the limit lifts, when it starts (idle)
 	daemonZone, tuiZone      *time.Location
 	menuOnStop               bool
+	selfPrompt               bool // idle with --limit-at: the session submits "keep going" at hitAt
 	turn, exitAfter          time.Duration
 	cwd, model               string
 	log                      io.Writer
@@ -101,9 +102,12 @@ func (s *sim) session() error {
 		s.rec.close()
 	}()
 	s.resize()
-	var exit, tick <-chan time.Time
+	var exit, tick, hit <-chan time.Time
 	if s.exitAfter > 0 {
 		exit = after(s.exitAfter)
+	}
+	if s.selfPrompt {
+		hit = after(s.hitAt.Sub(clock.Real.Now()))
 	}
 	s.setState(s.scenario)
 	s.draw()
@@ -124,6 +128,11 @@ func (s *sim) session() error {
 			tick = nil
 			if !s.busySince.IsZero() && now.Sub(s.busySince) >= s.turn {
 				s.turnDone(now)
+			}
+		case now := <-hit:
+			hit = nil
+			if s.busySince.IsZero() {
+				s.prompt(now, "keep going")
 			}
 		case <-exit:
 			s.setState("exit")
@@ -281,6 +290,11 @@ func (s *sim) submit(at time.Time) {
 		return
 	}
 	s.draft = nil
+	s.prompt(at, text)
+}
+
+// prompt submits text at at: refused by a stop while the limit holds, else a turn.
+func (s *sim) prompt(at time.Time, text string) {
 	s.history = append(s.history, cell{kind: cellPrompt, text: text})
 	s.rec.prompt(at, text)
 	switch {

@@ -43,7 +43,9 @@
 // A prompt submitted while the limit holds (before --limit-until, which is --reset unless
 // given; in the idle scenario only from --limit-at on) is echoed and refused by a new stop
 // with the same wording: limited the first time in an idle session, limited-again after
-// that. After it, the prompt starts a turn (resumed after a stop, replied otherwise) that runs
+// that. At --limit-at an idle session submits its own next prompt, "keep going", as a
+// running agent's next turn would (unless a turn runs then): so the stop and the menu appear
+// at that instant, as simclaude's limit-hit does. After it, the prompt starts a turn (resumed after a stop, replied otherwise) that runs
 // --turn, then draws the reply "• ok" and "Worked for …" (turn-done).
 //
 // Scenarios (--scenario): stop, the session's prompt "hello" refused at the limit, the stop
@@ -107,7 +109,7 @@ func Run(args []string) error {
 	fs.StringVar(&s.scenario, "scenario", "stop", strings.Join(scenarios, ", "))
 	fs.StringVar(&fl.reset, "reset", "", `the reset instant, RFC3339, or "none" (default: in one hour, on the minute)`)
 	fs.StringVar(&fl.until, "limit-until", "", "prompts submitted before this RFC3339 instant hit the limit (default: --reset)")
-	fs.StringVar(&fl.hitAt, "limit-at", "", "idle: prompts submitted from this RFC3339 instant on hit the limit (default: never)")
+	fs.StringVar(&fl.hitAt, "limit-at", "", "idle: at this RFC3339 instant the session submits \"keep going\", and prompts from then on hit the limit (default: never)")
 	fs.StringVar(&fl.plan, "plan", "plus", "the plan whose wording the stop uses: "+strings.Join(plans, ", "))
 	fs.StringVar(&fl.zone, "zone", "", "the app-server daemon's IANA zone, the reset's (default: $TZ, the local zone)")
 	fs.StringVar(&fl.tuiZone, "tui-zone", "", "the TUI's IANA zone, the status line's (default: $TZ, the local zone)")
@@ -193,6 +195,7 @@ func (s *sim) instants(fl flags, now time.Time) error {
 	}
 	if s.scenario == "idle" {
 		s.hitAt, err = simterm.Instant("--limit-at", fl.hitAt, never)
+		s.selfPrompt = fl.hitAt != ""
 	}
 	return err
 }

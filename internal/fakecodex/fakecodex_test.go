@@ -134,6 +134,16 @@ func (f *fc) read(t *testing.T, want ...string) time.Time {
 	return at
 }
 
+// typeThenEnter types text, waits until the simulator has read it and 500 ms more (past a
+// paste burst's window), then presses Enter alone, as the watcher does in Codex.
+func (f *fc) typeThenEnter(t *testing.T, text string) {
+	t.Helper()
+	f.tmux(t, "send-keys", "-t", pane, "-l", text)
+	typed := f.read(t, text)
+	after(t, typed, 500*time.Millisecond)
+	f.tmux(t, "send-keys", "-t", pane, "Enter")
+}
+
 func (f *fc) waitState(t *testing.T, name string) {
 	t.Helper()
 	tmuxtest.WaitFor(t, patience, "state "+name, func() bool { return slices.Contains(f.states(t), name) })
@@ -188,10 +198,7 @@ func TestStopMenuEscAndPasteBurst(t *testing.T) {
 	}
 	f.tmux(t, "send-keys", "-t", pane, "C-u")
 	f.read(t, "\x15")
-	f.tmux(t, "send-keys", "-t", pane, "-l", "continue")
-	typed := f.read(t, "continue")
-	after(t, typed, 500*time.Millisecond)
-	f.tmux(t, "send-keys", "-t", pane, "Enter")
+	f.typeThenEnter(t, "continue")
 	f.waitState(t, "limited-again")
 	screen = f.screen(t, "a second stop", func(s string) bool { return len(red.FindAllString(s, -1)) == 2 })
 	if strings.Contains(screen, menuTitle) || !placeholder.MatchString(screen) {
@@ -217,10 +224,7 @@ func TestResumeAfterTheResetAndRecords(t *testing.T) {
 	f.screen(t, "the stop", func(s string) bool { return red.MatchString(s) && placeholder.MatchString(s) })
 	daemon := checkDaemon(t, f.home)
 	after(t, reset, 100*time.Millisecond)
-	f.tmux(t, "send-keys", "-t", pane, "-l", "continue")
-	typed := f.read(t, "continue")
-	after(t, typed, 500*time.Millisecond)
-	f.tmux(t, "send-keys", "-t", pane, "Enter")
+	f.typeThenEnter(t, "continue")
 	f.waitState(t, "resumed")
 	f.waitState(t, "turn-done")
 	screen := f.screen(t, "the reply", func(s string) bool {
@@ -406,4 +410,27 @@ func checkDaemon(t *testing.T, home string) int {
 		t.Fatalf("daemon.pid %s (%v): want a live daemon with TZ=Asia/Tokyo", b, err)
 	}
 	return entry.Pid
+}
+
+// TestIdleLimitAt: an idle session submits "keep going" at --limit-at by itself, refused by a
+// stop with the menu over the composer (the instant a harness chooses for a limit), and a
+// prompt typed after the reset resumes it.
+func TestIdleLimitAt(t *testing.T) {
+	t.Parallel()
+	hit := time.Now().Add(500 * time.Millisecond)
+	reset := time.Now().Add(3 * time.Second).Truncate(time.Second)
+	f := start(t, 120, "--scenario", "idle", "--limit-at", hit.Format(time.RFC3339Nano), "--reset", reset.Format(time.RFC3339))
+	f.waitState(t, "limited")
+	screen := f.screen(t, "the stop and the menu", func(s string) bool { return strings.Contains(s, menuTitle) })
+	if !red.MatchString(screen) || !strings.Contains(plain(screen), "› keep going") {
+		t.Fatalf("want the prompt keep going refused by the red stop:\n%s", screen)
+	}
+	f.tmux(t, "send-keys", "-t", pane, "Escape")
+	f.waitState(t, "menu-escaped")
+	after(t, reset, 100*time.Millisecond)
+	f.typeThenEnter(t, "continue")
+	f.waitState(t, "resumed")
+	if got, want := f.states(t), []string{"idle", "limited", "menu-escaped", "resumed"}; !slices.Equal(got[:min(len(got), 4)], want) {
+		t.Errorf("states %q, want %q first", got, want)
+	}
 }
