@@ -32,7 +32,7 @@ help:
 	@echo "make e2e-codex         the watcher against the real Codex CLI and ../shared's mock of its backend (~2 min)"
 	@echo "make lint    gofmt + go vet"
 	@echo "make fuzz    fuzz the detector for FUZZTIME (default $(FUZZTIME))"
-	@echo "make bench   the cost harness: N=10,100,1000 Claude panes, watcher vs a naive poller (~32 min; BENCHFLAGS=-quick ~3 min)"
+	@echo "make bench   the cost harness: N=10,100,1000 Claude Code panes (BENCHFLAGS=-agent codex: Codex), watcher vs a naive poller (~32 min; BENCHFLAGS=-quick ~3 min)"
 	@echo "make gobench Go benchmarks of the hot paths"
 
 build:
