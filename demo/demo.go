@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if t := o.Term; t != nil && (t.Width < o.minWidth() || t.Height < MinHeight) {
 		fmt.Fprintf(o.Err, "cac-tmux demo: the view needs a terminal of at least %dx%d (this one is %dx%d); showing the timeline instead\n",
-			o.minWidth(), MinHeight, t.Width, t.Height)
+			MinWidth, MinHeight, t.Width, t.Height)
 		o.Term = nil
 	}
 	w, err := setUp(ctx, o)
