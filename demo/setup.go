@@ -113,9 +113,9 @@ func linkOrCopy(from, to string) error {
 	return nil
 }
 
-// start starts the server with the sessions in a grid, (a) (b) over (c) (d), Codex's (e) in a
-// column on their right with Options.Codex, and the watcher in a full-width pane under them,
-// which is the active one (keys typed go to it, not to a session).
+// start starts the server with the sessions in a grid, (a) (b) over (c) (d), the watcher in a
+// pane under them, which is the active one (keys typed go to it, not to a session), and with
+// Options.Codex, Codex's (e) in a full-height column on their right.
 func (w *world) start(ctx context.Context, conf, claude string) error {
 	width, height := headlessWidth, headlessHeight
 	if w.o.Codex {
@@ -143,7 +143,15 @@ func (w *world) start(ctx context.Context, conf, claude string) error {
 		}
 		ids = append(ids, id)
 	}
+	watch, err := w.pane(ctx, []string{"split-window", "-v", "-f", "-l", strconv.Itoa(watcherRows(height)), "-t", a}, w.watcherCommand())
+	if err != nil {
+		return err
+	}
+	w.panes[watch] = ""
 	if w.o.Codex {
+		// Last, so that its pane keeps the size the simulator drew its first frame for: on tmux
+		// next-3.8 the frame of a Codex pane split before the watcher's kept its old height's
+		// layout, its stop cut off above (seen in the demo, not explained).
 		codex := append([]string{"-e", "CODEX_HOME=" + filepath.Join(w.dir, "codex-home"), filepath.Join(w.dir, "codex"), SimCodexCommand},
 			codexSession.args(w.plan, w.logPath(codexSession.key))...)
 		id, err := w.pane(ctx, []string{"split-window", "-h", "-f", "-l", strconv.Itoa(codexWidth), "-t", a}, codex)
@@ -155,11 +163,6 @@ func (w *world) start(ctx context.Context, conf, claude string) error {
 	for i, s := range w.all {
 		w.panes[ids[i]], w.titles[s.key] = s.key, ids[i]
 	}
-	watch, err := w.pane(ctx, []string{"split-window", "-v", "-f", "-l", strconv.Itoa(watcherRows(height)), "-t", a}, w.watcherCommand())
-	if err != nil {
-		return err
-	}
-	w.panes[watch] = ""
 	for _, s := range w.all {
 		if _, err := w.tmux.Run(ctx, "select-pane", "-t", w.titles[s.key], "-T", s.title); err != nil {
 			return err

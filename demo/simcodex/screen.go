@@ -220,8 +220,11 @@ func tokens(line string) []string {
 }
 
 // draw writes the frame in one write: home, each row erased and rewritten, the rest of the
-// screen erased.
+// screen erased. The size is read afresh for each frame: a frame taller than the pane scrolls
+// its top away (seen in the demo's grid on tmux next-3.8, whose panes are split after the
+// simulator started and whose SIGWINCH came before the size the frame was made for).
 func (s *sim) draw() {
+	s.resize()
 	rows := s.screen(clock.Real.Now())
 	for i, r := range rows {
 		if r == "" {
