@@ -32,15 +32,14 @@ func codexMenuKey(m detector.Menu) (key, does string) {
 
 // codexSession reads the rollout of the thread a Codex TUI shows (package records): the thread
 // is matched to the process soundly (records.Env.FindRollout: its working directory, start,
-// the thread its argv reopened, the stop's instant), or not at all. Resets Codex prints
+// the thread its argv reopened, the stop's instant, the prompt above the stop), or not at all. Resets Codex prints
 // without a zone are in its app-server daemon's zone (SPEC §11), which Zone gives.
 type codexSession struct {
-	env      records.Env
-	q        records.CodexQuery
-	qerr     error // the process could not be read: no thread is matched
-	noDaemon bool
-	zone     *time.Location
-	zerr     error // the daemon's zone cannot be told
+	env  records.Env
+	q    records.CodexQuery
+	qerr error // the process could not be read: no thread is matched
+	zone *time.Location
+	zerr error // the daemon's zone cannot be told
 	// The rollout of the thread of the stop being handled, "" until matched.
 	path, thread string
 }
