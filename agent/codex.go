@@ -32,8 +32,9 @@ func codexMenuKey(m detector.Menu) (key, does string) {
 
 // codexSession reads the rollout of the thread a Codex TUI shows (package records): the thread
 // is matched to the process soundly (records.Env.FindRollout: its working directory, start,
-// the thread its argv reopened, the stop's instant, the prompt above the stop), or not at all. Resets Codex prints
-// without a zone are in its app-server daemon's zone (SPEC §11), which Zone gives.
+// the thread its argv reopened, the stop's instant, the prompt above the stop), or not at
+// all. Resets Codex prints without a zone are in its app-server daemon's zone (SPEC §11),
+// which Zone gives.
 type codexSession struct {
 	env  records.Env
 	q    records.CodexQuery
