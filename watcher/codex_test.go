@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cac-tmux/cac-tmux/agent"
+	"github.com/cac-tmux/cac-tmux/detector"
 	"github.com/cac-tmux/cac-tmux/proc"
 	"github.com/cac-tmux/cac-tmux/records"
 	"github.com/cac-tmux/cac-tmux/scheduler"
@@ -476,4 +477,26 @@ func TestUnitCodexNoticeAfterEsc(t *testing.T) {
 	p.draw(strings.Replace(codexScreen(t, "codex-stop-notice-dismissed-120.txt"), "at 2:22 PM.", "at 10:10 AM.", 1))
 	r.atTime(due.Add(6 * time.Second))
 	r.wantKeys(p, "Escape", "continue", "Enter")
+}
+
+// inspect --pane reads a Codex pane's printed reset in its daemon's zone (New York), not the
+// zone the caller read it in (UTC here): with the rollout, the exact reset; without, the
+// printed time placed right.
+func TestRefineCodexInTheDaemonsZone(t *testing.T) {
+	for _, rollout := range []bool{true, false} {
+		r := newRig(t, nil)
+		p := r.addCodex("%1", 100, newYork(t))
+		if !rollout {
+			os.RemoveAll(filepath.Join(p.codex.home, "sessions"))
+		}
+		v := detector.DetectCodex(p.screen, detector.Facts{Now: codexAppeared, Zone: time.UTC})
+		got, src, _ := watcher.Refine(context.Background(), r.tmux, r.tmux, "%1", v, codexAppeared)
+		want := watcher.SourceScreen
+		if rollout {
+			want = watcher.SourceRollout
+		}
+		if !got.Reset.At.Equal(codexReset) || src != want {
+			t.Errorf("rollout %v: Refine = reset %s (%s), want %s (%s)", rollout, got.Reset.At.UTC(), src, codexReset, want)
+		}
+	}
 }

@@ -115,14 +115,15 @@ func (w *Watcher) recordsOf(ctx context.Context, p *pane) agent.Session {
 	return p.recs.s
 }
 
-// Refine refines the verdict v of the screen of pane id with the records of the agent's
+// Refine refines the verdict v of the screen of pane id, captured at now, with the records of the agent's
 // process there, for `inspect --pane`, by the watcher's own steps, so the two read a live
-// pane alike: the process found (Finder.Find), its records located (recordsOf) and the reset
-// taken from them when their limit belongs to the stop (refine, exactReset). It returns the
+// pane alike: the process found (Finder.Find), its records located (recordsOf), the screen
+// read again in the zone they tell for an agent whose resets print none (Codex's daemon's),
+// and the reset taken from them when their limit belongs to the stop (refine, exactReset). It returns the
 // verdict, where its reset comes from and the process's account directory ("" when unknown).
 // Without an agent's process in the pane, or without its records, the screen's reading
 // stands (SourceScreen).
-func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict) (detector.Verdict, ResetSource, string) {
+func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict, now time.Time) (detector.Verdict, ResetSource, string) {
 	info, err := t.PaneInfo(ctx, id)
 	if err != nil {
 		return v, SourceScreen, ""
@@ -133,8 +134,17 @@ func Refine(ctx context.Context, t Tmux, f Finder, id string, v detector.Verdict
 	}
 	w := New(t, f, Config{Log: zerolog.Nop()})
 	p := &pane{info: info, Identity: found.Identity, agent: found.Agent, reset: v.Reset, kind: v.Kind, source: SourceScreen}
-	if w.recordsOf(ctx, p) == nil || !v.Limited {
+	s := w.recordsOf(ctx, p)
+	if s == nil || !v.Limited {
 		return v, SourceScreen, p.account()
+	}
+	if a, z := p.program(), s.Zone(); a.Unzoned && z != nil {
+		// The agent's reset has no zone of its own: read again in the one its records tell.
+		if screen, err := w.capture(ctx, id, a); err == nil {
+			if again := a.Detect(screen, detector.Facts{Now: now, Zone: z}); again.Limited {
+				v, p.reset, p.kind = again, again.Reset, again.Kind
+			}
+		}
 	}
 	w.refine(p, w.judge(ctx, p))
 	v.Reset, v.Kind = p.reset, p.kind

@@ -114,7 +114,7 @@ func runInspect(ctx context.Context, o *inspectOptions, std *deps) error {
 	v := a.Detect(raw, facts)
 	source, account := watcher.SourceScreen, ""
 	if o.pane != "" { // refined with the claude process's records, as the watcher does
-		v, source, account = watcher.Refine(ctx, o.tmux, std.finder, o.pane, v)
+		v, source, account = watcher.Refine(ctx, o.tmux, std.finder, o.pane, v, facts.Now)
 	}
 	if !o.json {
 		detector.Explain(std.out, v, facts.Now)
