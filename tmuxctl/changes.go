@@ -223,7 +223,7 @@ const captureBatch = 64
 func (c *Client) Captures(ctx context.Context, panes []Shot) ([]Screen, error) {
 	out := make([]Screen, 0, len(panes))
 	one := func(s Shot) error {
-		text, err := c.capture(ctx, s)
+		text, err := c.CaptureShot(ctx, s)
 		if errors.Is(err, ErrNoServer) || ctx.Err() != nil {
 			return err
 		}

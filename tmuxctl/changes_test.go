@@ -245,7 +245,7 @@ func TestCaptures(t *testing.T) {
 			}
 			s.Tmux(t, "kill-pane", "-t", panes[5])
 			s.Tmux(t, "kill-pane", "-t", panes[39])
-			ask := append(tmuxctl.Shots(panes), tmuxctl.Shot{Pane: "%999"})
+			ask := append(shots(panes), tmuxctl.Shot{Pane: "%999"})
 			for i := range ask {
 				ask[i].Styled = i%2 == 1
 			}
@@ -280,4 +280,13 @@ func TestCaptures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shots are plain shots of the panes.
+func shots(panes []string) []tmuxctl.Shot {
+	out := make([]tmuxctl.Shot, len(panes))
+	for i, p := range panes {
+		out[i] = tmuxctl.Shot{Pane: p}
+	}
+	return out
 }

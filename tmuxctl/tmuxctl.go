@@ -263,16 +263,17 @@ func (c *Client) exec(ctx context.Context, args ...string) (string, error) {
 // wrapped lines joined, trailing spaces kept, and a tab as the spaces it covers on screen (see
 // expandTabs).
 func (c *Client) Capture(ctx context.Context, pane string) (string, error) {
-	return c.capture(ctx, Shot{Pane: pane})
+	return c.CaptureShot(ctx, Shot{Pane: pane})
 }
 
 // CaptureStyled is Capture with the SGR escapes of the text kept (capture-pane -e), for a
 // program whose screen tells by an attribute alone what a row is.
 func (c *Client) CaptureStyled(ctx context.Context, pane string) (string, error) {
-	return c.capture(ctx, Shot{Pane: pane, Styled: true})
+	return c.CaptureShot(ctx, Shot{Pane: pane, Styled: true})
 }
 
-func (c *Client) capture(ctx context.Context, s Shot) (string, error) {
+// CaptureShot captures the shot's pane, styled or not as the shot says.
+func (c *Client) CaptureShot(ctx context.Context, s Shot) (string, error) {
 	out, err := c.Run(ctx, s.args()...)
 	return expandTabs(out), err
 }
@@ -289,15 +290,6 @@ func (s Shot) args() []string {
 		return []string{"capture-pane", "-p", "-J", "-e", "-t", s.Pane}
 	}
 	return []string{"capture-pane", "-p", "-J", "-t", s.Pane}
-}
-
-// Shots are plain shots of the panes.
-func Shots(panes []string) []Shot {
-	shots := make([]Shot, len(panes))
-	for i, p := range panes {
-		shots[i] = Shot{Pane: p}
-	}
-	return shots
 }
 
 // expandTabs replaces each tab of a capture by spaces up to the next tab stop (every 8

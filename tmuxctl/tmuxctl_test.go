@@ -497,7 +497,7 @@ func testCaptureTabs(t *testing.T, control bool) {
 	if err != nil || !strings.HasPrefix(tmuxtest.TrimLines(got), want) {
 		t.Errorf("Capture = %q, %v; want it to start with %q", got, err, want)
 	}
-	screens, err := s.Client.Captures(context.Background(), tmuxctl.Shots([]string{"%0", "%0"}))
+	screens, err := s.Client.Captures(context.Background(), shots([]string{"%0", "%0"}))
 	if err != nil || len(screens) != 2 || !strings.HasPrefix(tmuxtest.TrimLines(screens[0].Text), want) || screens[1].Text != screens[0].Text {
 		t.Errorf("Captures = %+v, %v; want two screens starting with %q", screens, err, want)
 	}

@@ -81,7 +81,7 @@ func (w *Watcher) list(ctx context.Context, now time.Time) ([]tmuxctl.Pane, bool
 func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Time, identify func() ([]identity, []bool)) ([]identity, []bool) {
 	var early []tmuxctl.Shot
 	for _, info := range list {
-		if w.panes[info.ID] == nil && claudeCommand.MatchString(info.Command) && w.outOfScope(info) == "" {
+		if w.panes[info.ID] == nil && agentCommand.MatchString(info.Command) && w.outOfScope(info) == "" {
 			early = append(early, tmuxctl.Shot{Pane: info.ID})
 		}
 	}
@@ -132,8 +132,8 @@ func (w *Watcher) prefetch(ctx context.Context, list []tmuxctl.Pane, now time.Ti
 	return ids, fresh
 }
 
-// claudeCommand is prefilter.Commands, compiled.
-var claudeCommand = regexp.MustCompile(prefilter.Commands)
+// agentCommand is prefilter.Commands, compiled.
+var agentCommand = regexp.MustCompile(prefilter.Commands)
 
 // keep keeps captures of the shots, taken at taken, for this tick's looks.
 func (w *Watcher) keep(screens []tmuxctl.Screen, shots []tmuxctl.Shot, taken time.Time) {

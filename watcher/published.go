@@ -82,11 +82,7 @@ func remoteNote(command string) string {
 // watcher runs: a stop at a limit makes its row r unwatched, with the reset and kind the
 // screen prints (read as a watcher starting now would). It only captures the pane.
 func stoppedHere(ctx context.Context, c *tmuxctl.Client, p tmuxctl.Pane, a agent.Agent, r Row, now time.Time) Row {
-	capture := c.Capture
-	if a.Styled {
-		capture = c.CaptureStyled
-	}
-	screen, err := capture(ctx, p.ID)
+	screen, err := c.CaptureShot(ctx, tmuxctl.Shot{Pane: p.ID, Styled: a.Styled})
 	if err != nil {
 		return r
 	}

@@ -157,11 +157,10 @@ func PaneAgent(ctx context.Context, t Tmux, f Finder, id string) agent.Name {
 	if err != nil {
 		return agent.Claude
 	}
-	found, ok, err := f.Find(ctx, info.PID)
-	if err != nil || !ok {
-		return agent.Claude
+	if a, ok := agentIn(ctx, f, info); ok && a != "" {
+		return a
 	}
-	return found.Agent
+	return agent.Claude
 }
 
 // consult reads the pane's records about the stop on screen: whose stop it is (judge), and,

@@ -138,11 +138,7 @@ func inspectInput(ctx context.Context, o *inspectOptions, stdin io.Reader, finde
 		return "", err
 	}
 	o.pane, o.agent = id, watcher.PaneAgent(ctx, o.tmux, finder, id)
-	capture := o.tmux.Capture
-	if agent.For(o.agent).Styled {
-		capture = o.tmux.CaptureStyled
-	}
-	raw, err := capture(ctx, o.pane)
+	raw, err := o.tmux.CaptureShot(ctx, tmuxctl.Shot{Pane: o.pane, Styled: agent.For(o.agent).Styled})
 	switch {
 	case errors.Is(err, tmuxctl.ErrNoServer):
 		err = fmt.Errorf("%w; is tmux running there? select the server with -L NAME or -S PATH", err)
