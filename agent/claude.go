@@ -43,14 +43,23 @@ func (c *claudeSession) Forget()              { c.id = "" }
 // errNoEntry: the claude process has no readable registry entry.
 var errNoEntry = errors.New("no registry entry")
 
-// entry reads the process's registry entry; the first one read names the stop's session.
-func (c *claudeSession) entry() (records.Entry, error) {
+// read reads the process's registry entry.
+func (c *claudeSession) read() (records.Entry, error) {
 	if c.env.Dir() == "" || c.p.ProcStart == "" {
 		return records.Entry{}, errNoEntry
 	}
 	en, err := c.env.Session(c.p.PID, c.p.ProcStart)
 	if err != nil {
 		return records.Entry{}, fmt.Errorf("%w: %w", errNoEntry, err)
+	}
+	return en, nil
+}
+
+// entry reads the process's registry entry; the first one read names the stop's session.
+func (c *claudeSession) entry() (records.Entry, error) {
+	en, err := c.read()
+	if err != nil {
+		return en, err
 	}
 	if c.id == "" {
 		c.id = en.SessionID
@@ -166,10 +175,7 @@ func (c *claudeSession) VimMode() (bool, error) {
 
 // Conversation reads the registry entry afresh.
 func (c *claudeSession) Conversation() (id, dir string) {
-	if c.env.Dir() == "" || c.p.ProcStart == "" {
-		return "", ""
-	}
-	en, err := c.env.Session(c.p.PID, c.p.ProcStart)
+	en, err := c.read()
 	if err != nil {
 		return "", ""
 	}
